@@ -1,0 +1,27 @@
+package loop
+
+import (
+	"context"
+
+	"harness/protocol"
+)
+
+// Model produces the next reply of a conversation. The Ollama adapter and
+// the scripted fake model satisfy it.
+//
+// Chat streams the reply through stream (which may be nil) as it arrives
+// and returns the complete reply. It returns an error only when no complete
+// reply could be had; a reply cut off by an output limit is a reply with
+// DoneReason protocol.DoneLength, not an error.
+type Model interface {
+	Chat(ctx context.Context, req protocol.Request, stream func(protocol.Delta)) (protocol.Reply, error)
+}
+
+// Tools runs the calls the loop has accepted. Specs says what the model may
+// call; Run is only given calls that passed protocol.Check against Specs.
+// A tool that fails reports it in the Result (OK false); Run has no error
+// of its own to return.
+type Tools interface {
+	Specs() []protocol.ToolSpec
+	Run(ctx context.Context, call protocol.Call) protocol.Result
+}

@@ -1,0 +1,168 @@
+package protocol
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+)
+
+// ErrMalformed is wrapped by every error that makes a call unrunnable:
+// bad JSON, an unterminated block, an unknown tool, a missing, unknown or
+// mistyped argument.
+var ErrMalformed = errors.New("malformed tool call")
+
+// CallError says why a call cannot run. Line is the reply line where the
+// call starts (0 when unknown); Hint lists what would have been valid.
+type CallError struct {
+	Line   int
+	Reason string
+	Hint   string
+}
+
+func (e *CallError) Error() string {
+	msg := e.Reason
+	if e.Line > 0 {
+		msg = fmt.Sprintf("line %d: %s", e.Line, e.Reason)
+	}
+	if e.Hint != "" {
+		msg += ". " + e.Hint
+	}
+	return msg
+}
+
+func (e *CallError) Unwrap() error { return ErrMalformed }
+
+// Check reports whether call names one of specs and carries exactly the
+// arguments that tool takes, each of the right type. Integers given as
+// whole-valued JSON numbers are accepted; Check converts them to int64 so
+// the tool need not.
+func Check(specs []ToolSpec, call *Call) error {
+	if call.Err != nil {
+		return call.Err
+	}
+	spec, ok := find(specs, call.Name)
+	if !ok {
+		names := make([]string, len(specs))
+		for i, s := range specs {
+			names[i] = s.Name
+		}
+		sort.Strings(names)
+		reason := fmt.Sprintf("unknown tool %q", call.Name)
+		if call.Name == "" {
+			reason = `the call has no "name"`
+		}
+		return &CallError{Line: call.Line, Reason: reason, Hint: "Valid tools: " + strings.Join(names, ", ")}
+	}
+	hint := "Arguments of " + spec.Name + ": " + argList(spec)
+	var unknown []string
+	for name := range call.Args {
+		if _, ok := spec.Arg(name); !ok {
+			unknown = append(unknown, name)
+		}
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		return &CallError{Line: call.Line, Reason: fmt.Sprintf("%s does not take argument %s", spec.Name, quoteAll(unknown)), Hint: hint}
+	}
+	for _, a := range spec.Args {
+		v, present := call.Args[a.Name]
+		if !present {
+			if a.Required {
+				return &CallError{Line: call.Line, Reason: fmt.Sprintf("%s needs argument %q", spec.Name, a.Name), Hint: hint}
+			}
+			continue
+		}
+		conv, ok := convert(a.Type, v)
+		if !ok {
+			return &CallError{Line: call.Line, Reason: fmt.Sprintf("argument %q of %s must be %s, not %s", a.Name, spec.Name, article(a.Type), describe(v)), Hint: hint}
+		}
+		call.Args[a.Name] = conv
+	}
+	return nil
+}
+
+func find(specs []ToolSpec, name string) (ToolSpec, bool) {
+	for _, s := range specs {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return ToolSpec{}, false
+}
+
+func convert(t Type, v any) (any, bool) {
+	switch t {
+	case String:
+		s, ok := v.(string)
+		return s, ok
+	case Boolean:
+		b, ok := v.(bool)
+		return b, ok
+	case Integer:
+		switch n := v.(type) {
+		case int64:
+			return n, true
+		case json.Number:
+			if i, err := n.Int64(); err == nil {
+				return i, true
+			}
+			f, err := n.Float64()
+			if err != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+				return nil, false
+			}
+			return int64(f), true
+		}
+	}
+	return nil, false
+}
+
+func article(t Type) string {
+	if t == Integer {
+		return "an integer"
+	}
+	return "a " + string(t)
+}
+
+func describe(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case json.Number:
+		return "the number " + v.String()
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+func argList(spec ToolSpec) string {
+	if len(spec.Args) == 0 {
+		return "none"
+	}
+	parts := make([]string, len(spec.Args))
+	for i, a := range spec.Args {
+		req := "optional"
+		if a.Required {
+			req = "required"
+		}
+		parts[i] = fmt.Sprintf("%s (%s, %s)", a.Name, a.Type, req)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func quoteAll(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = fmt.Sprintf("%q", n)
+	}
+	return strings.Join(q, ", ")
+}

@@ -1,0 +1,67 @@
+// Package protocol is the plain-text wire format between the harness and a
+// model that has no tool-calling API: the system prompt that teaches it, the
+// parser that reads calls out of a reply, and the results that go back.
+// It is pure code: no I/O, no clock, no state.
+//
+// # Replies
+//
+// A reply is read line by line. In the grammar below a line is the text
+// between two newlines, with a trailing carriage return ignored, and trim()
+// removes the spaces and tabs around it.
+//
+//	reply     = { line } .
+//	line      = call | result | text .
+//	call      = call-line { block } .
+//	call-line = trim(line) starts with "TOOL_CALL" followed by a space or "{",
+//	            then one JSON object: {"name": STRING, "arguments": OBJECT} .
+//	block     = { body-line } end-line .
+//	end-line  = a line that is exactly WORD (trailing spaces allowed) .
+//	result    = trim(line) starts with "TOOL_RESULT" .
+//	text      = any other line .
+//
+// What real models write is forgiven:
+//   - Text before, between and after calls is text for the user.
+//   - A call may sit inside a Markdown code fence, or be written as inline
+//     code (`TOOL_CALL {...}`); fences that held only calls are dropped
+//     from the text, and backticks after the object are ignored.
+//   - The JSON is standard, so escapes such as \/ and \u00e9 decode as JSON
+//     says. When the object is not closed at the end of the line, the
+//     following lines (up to 200) are taken as its continuation.
+//   - Several calls in one reply run in the order written.
+//
+// A string argument whose JSON value is "<<WORD" (WORD made of letters,
+// digits and underscores) is a block, like a shell here-document: its value
+// is the lines after the call, taken verbatim, up to a line that is exactly
+// WORD. Each line of the value ends with a newline. When a call has several
+// blocks they follow one another in the order their arguments appear in the
+// JSON. A block that is never closed makes the call malformed. Text that
+// looks like a call or a result inside a block is part of the block: blocks
+// are how such text is quoted.
+//
+// Text inside <think>...</think> is the model's thinking and is never read
+// for calls, nor is the thinking a backend reports separately. A reply that
+// closes a think span it never opened thought from its start; an unclosed
+// span thinks to the end.
+//
+// A result line written by the model is never a result: the model has
+// stopped calling tools and started inventing what they returned. Parsing
+// ends at that line; it and everything after it are dropped, and the
+// conversation keeps the reply cut before it. StopSequences asks a backend
+// to end generation there in the first place.
+//
+// # Results
+//
+// Each call gets one result, sent back as its own user message:
+//
+//	TOOL_RESULT <call-id> <tool> SUCCESS|ERROR
+//	<body>
+//
+// Call ids (call_1, call_2, ...) are given by the harness, in order, unique
+// in a conversation. The tool is "-" when the call named none. The body is
+// never empty. Because the header is always the message's first line, a body
+// needs no quoting.
+//
+// A malformed call (bad JSON, unclosed block, unknown tool, missing, unknown
+// or mistyped argument) is never run; its ERROR result says what was wrong,
+// what would have been valid, and asks for a valid call or a normal answer.
+package protocol

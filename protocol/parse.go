@@ -1,0 +1,288 @@
+package protocol
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Parsed is a reply read line by line.
+type Parsed struct {
+	// Text is what the user should see: every line that is not part of a
+	// call, with thinking removed and fences left empty by calls dropped.
+	Text string
+	// Calls are the calls in the order they appear, malformed ones included
+	// (with Err set) so each gets an ERROR result.
+	Calls []Call
+	// Content is the reply as the conversation keeps it: the whole reply,
+	// or, when the model wrote a result line itself, the reply cut before it.
+	Content string
+	// Forged is the line where the model wrote a TOOL_RESULT line of its
+	// own, or 0. Everything from there on was dropped unread.
+	Forged int
+}
+
+const (
+	callPrefix   = "TOOL_CALL"
+	resultPrefix = "TOOL_RESULT"
+	// maxCallLines bounds how many lines one call's JSON may span.
+	maxCallLines = 200
+)
+
+// StopSequences returns the sequences at which a backend should end
+// generation: a model that starts writing a result itself has finished its
+// calls and is about to invent what they returned.
+func StopSequences() []string { return []string{"\n" + resultPrefix} }
+
+// Parse reads a reply. It never fails: what cannot be understood becomes a
+// call with Err set, and everything else is text.
+func Parse(reply string) Parsed {
+	lines := strings.Split(stripThinking(reply), "\n")
+	var p Parsed
+	var text []string
+	cut := len(lines)
+	for i := 0; i < len(lines); i++ {
+		t := unquoteInline(strings.TrimSpace(strings.TrimSuffix(lines[i], "\r")))
+		switch {
+		case strings.HasPrefix(t, resultPrefix):
+			p.Forged = i + 1
+			cut = i
+		case isCall(t):
+			call, next := readCall(lines, i, t)
+			p.Calls = append(p.Calls, call)
+			i = next - 1
+			continue
+		default:
+			text = append(text, strings.TrimRight(lines[i], " \t\r"))
+			continue
+		}
+		break
+	}
+	p.Text = strings.TrimSpace(strings.Join(dropEmptyFences(text), "\n"))
+	p.Content = reply
+	if p.Forged > 0 {
+		p.Content = strings.TrimRight(firstLines(reply, cut), " \t\r\n")
+	}
+	return p
+}
+
+func isCall(t string) bool {
+	rest, ok := strings.CutPrefix(t, callPrefix)
+	return ok && (strings.HasPrefix(rest, " ") || strings.HasPrefix(rest, "\t") || strings.HasPrefix(rest, "{"))
+}
+
+// unquoteInline removes the backticks of a line written as inline code.
+func unquoteInline(t string) string {
+	if len(t) >= 2 && t[0] == '`' && t[len(t)-1] == '`' && !strings.HasPrefix(t, "```") {
+		return strings.TrimSpace(t[1 : len(t)-1])
+	}
+	return t
+}
+
+// readCall reads the call that starts on lines[start], whose trimmed text
+// is first, and returns it with the index of the first line after it.
+func readCall(lines []string, start int, first string) (Call, int) {
+	call := Call{Line: start + 1}
+	payload := strings.TrimSpace(strings.TrimPrefix(first, callPrefix))
+	end := start + 1
+	var obj callObject
+	var err error
+	for {
+		obj, err = decodeCall(payload)
+		if !errors.Is(err, io.ErrUnexpectedEOF) || end >= len(lines) || end-start >= maxCallLines {
+			break
+		}
+		// The JSON goes on: models often spread a call over several lines.
+		payload += "\n" + strings.TrimRight(lines[end], "\r")
+		end++
+	}
+	call.Text = callPrefix + " " + payload
+	if err != nil {
+		call.Err = &CallError{Line: call.Line, Reason: "the TOOL_CALL line does not hold one JSON object: " + jsonReason(err),
+			Hint: `Write it as TOOL_CALL {"name":"TOOL","arguments":{...}} on one line`}
+		return call, end
+	}
+	call.Name = obj.name
+	call.Args = obj.args
+	for _, key := range obj.order {
+		word, ok := blockWord(obj.args[key])
+		if !ok {
+			continue
+		}
+		body, next, ok := readBlock(lines, end, word)
+		if !ok {
+			call.Err = &CallError{Line: call.Line, Reason: fmt.Sprintf("the block for argument %q was never closed by a line %s", key, word),
+				Hint: "End each block with a line that holds only its word"}
+			return call, len(lines)
+		}
+		call.Args[key] = body
+		end = next
+	}
+	return call, end
+}
+
+type callObject struct {
+	name  string
+	args  map[string]any
+	order []string // argument names as written, for blocks
+}
+
+// decodeCall decodes {"name":...,"arguments":{...}} and checks that nothing
+// but closing backticks follows it.
+func decodeCall(payload string) (callObject, error) {
+	var obj callObject
+	dec := json.NewDecoder(strings.NewReader(payload))
+	dec.UseNumber()
+	var top map[string]json.RawMessage
+	if err := dec.Decode(&top); err != nil {
+		return obj, err
+	}
+	if rest := strings.Trim(payload[dec.InputOffset():], " \t\r\n`"); rest != "" {
+		return obj, fmt.Errorf("unexpected text after the JSON object: %q", clip(rest, 40))
+	}
+	for key := range top {
+		if key != "name" && key != "arguments" {
+			return obj, fmt.Errorf(`unexpected key %q: put arguments inside "arguments"`, key)
+		}
+	}
+	if raw, ok := top["name"]; ok {
+		if err := json.Unmarshal(raw, &obj.name); err != nil {
+			return obj, errors.New(`"name" must be a string`)
+		}
+	}
+	obj.args = map[string]any{}
+	raw, ok := top["arguments"]
+	if !ok || string(raw) == "null" {
+		return obj, nil
+	}
+	ad := json.NewDecoder(bytes.NewReader(raw))
+	ad.UseNumber()
+	if tok, err := ad.Token(); err != nil || tok != json.Delim('{') {
+		return obj, errors.New(`"arguments" must be a JSON object`)
+	}
+	for ad.More() {
+		tok, err := ad.Token()
+		if err != nil {
+			return obj, err
+		}
+		key := tok.(string) // inside an object the decoder yields keys as strings
+		var v any
+		if err := ad.Decode(&v); err != nil {
+			return obj, err
+		}
+		if _, dup := obj.args[key]; dup {
+			return obj, fmt.Errorf("argument %q is given twice", key)
+		}
+		obj.args[key] = v
+		obj.order = append(obj.order, key)
+	}
+	return obj, nil
+}
+
+func jsonReason(err error) string {
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		return "the JSON ends before the object is closed"
+	}
+	return err.Error()
+}
+
+// blockWord reports whether v is a block marker "<<WORD".
+func blockWord(v any) (string, bool) {
+	s, ok := v.(string)
+	if !ok {
+		return "", false
+	}
+	word, ok := strings.CutPrefix(s, "<<")
+	if !ok || word == "" {
+		return "", false
+	}
+	for _, r := range word {
+		if !(r == '_' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9') {
+			return "", false
+		}
+	}
+	return word, true
+}
+
+// readBlock reads lines from lines[from] up to a line that is word and
+// returns the text, each line ending in a newline, and the index after the
+// terminator.
+func readBlock(lines []string, from int, word string) (string, int, bool) {
+	var b strings.Builder
+	for i := from; i < len(lines); i++ {
+		if strings.TrimRight(lines[i], " \t\r") == word {
+			return b.String(), i + 1, true
+		}
+		b.WriteString(lines[i])
+		b.WriteByte('\n')
+	}
+	return "", len(lines), false
+}
+
+// stripThinking blanks out <think>...</think> spans but keeps their line
+// breaks, so line numbers still point into the reply as written. A reply
+// that closes a span it never opened thought from its start; one that opens
+// a span and never closes it thinks to its end.
+func stripThinking(s string) string {
+	const open, close = "<think>", "</think>"
+	if i, j := strings.Index(s, open), strings.Index(s, close); j >= 0 && (i < 0 || j < i) {
+		s = blank(s[:j+len(close)]) + s[j+len(close):]
+	}
+	for {
+		i := strings.Index(s, open)
+		if i < 0 {
+			return s
+		}
+		j := strings.Index(s[i:], close)
+		if j < 0 {
+			return s[:i] + blank(s[i:])
+		}
+		j += i + len(close)
+		s = s[:i] + blank(s[i:j]) + s[j:]
+	}
+}
+
+func blank(s string) string { return strings.Repeat("\n", strings.Count(s, "\n")) }
+
+// dropEmptyFences removes code fences that held nothing but calls.
+func dropEmptyFences(lines []string) []string {
+	out := make([]string, 0, len(lines))
+	for i := 0; i < len(lines); i++ {
+		if fence(lines[i]) {
+			j := i + 1
+			for j < len(lines) && strings.TrimSpace(lines[j]) == "" {
+				j++
+			}
+			if j < len(lines) && strings.TrimSpace(lines[j]) == "```" {
+				i = j
+				continue
+			}
+		}
+		out = append(out, lines[i])
+	}
+	return out
+}
+
+func fence(line string) bool { return strings.HasPrefix(strings.TrimSpace(line), "```") }
+
+func firstLines(s string, n int) string {
+	idx := 0
+	for range n {
+		j := strings.IndexByte(s[idx:], '\n')
+		if j < 0 {
+			return s
+		}
+		idx += j + 1
+	}
+	return s[:idx]
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
+}

@@ -1,0 +1,121 @@
+package protocol
+
+import "time"
+
+// Role says who wrote a message.
+type Role string
+
+const (
+	System    Role = "system"
+	User      Role = "user"
+	Assistant Role = "assistant"
+)
+
+// Message is one entry of the conversation as the model sees it.
+// Tool results travel as User messages whose first line is a result header.
+type Message struct {
+	Role    Role
+	Content string
+}
+
+// Request is what the harness sends to a model for one step.
+type Request struct {
+	Messages []Message
+	// Stop lists sequences at which the backend must end generation.
+	Stop []string
+}
+
+// Delta is a piece of a reply as it streams in.
+type Delta struct {
+	Content  string
+	Thinking string
+}
+
+// Done reasons a backend may report. An empty DoneReason means unknown.
+const (
+	DoneStop   = "stop"
+	DoneLength = "length"
+)
+
+// Reply is a complete model reply for one step.
+type Reply struct {
+	Content  string
+	Thinking string // never parsed for calls
+	// DoneReason is why generation ended: DoneStop, DoneLength, or "" when
+	// the backend did not say.
+	DoneReason string
+	Usage      Usage
+}
+
+// Usage is what a backend reported about one reply. Known is false when the
+// backend reported nothing; the counts are then unknown, not zero.
+type Usage struct {
+	Known          bool
+	PromptTokens   int
+	OutputTokens   int
+	PromptDuration time.Duration
+	OutputDuration time.Duration
+}
+
+// Type is the JSON type of a tool argument.
+type Type string
+
+const (
+	String  Type = "string"
+	Integer Type = "integer"
+	Boolean Type = "boolean"
+)
+
+// Arg describes one argument of a tool.
+type Arg struct {
+	Name        string
+	Type        Type
+	Required    bool
+	Description string
+}
+
+// ToolSpec is what the model is told about a tool.
+type ToolSpec struct {
+	Name        string
+	Description string
+	Args        []Arg
+	// Writes is true when the tool can change the workspace.
+	Writes bool
+}
+
+// Arg returns the argument named name, or false.
+func (s ToolSpec) Arg(name string) (Arg, bool) {
+	for _, a := range s.Args {
+		if a.Name == name {
+			return a, true
+		}
+	}
+	return Arg{}, false
+}
+
+// Call is one tool call found in a reply.
+type Call struct {
+	// ID is assigned by the harness (call_1, call_2, ...), never by the model.
+	ID string
+	// Name is the tool the model asked for; it may be empty or unknown.
+	Name string
+	// Args holds the decoded arguments with blocks already substituted:
+	// strings, json.Number for numbers, bools, and whatever else the model
+	// wrote (Check rejects what the tool does not take).
+	Args map[string]any
+	// Line is the 1-based line of the reply where the call starts.
+	Line int
+	// Text is the call as the model wrote it: the TOOL_CALL line (or lines,
+	// when the JSON spans several) without its block bodies.
+	Text string
+	// Err is set when the call is malformed; such a call is never run.
+	Err error
+}
+
+// Result is the outcome of one call, as sent back to the model.
+type Result struct {
+	CallID string
+	Tool   string
+	OK     bool
+	Body   string
+}
