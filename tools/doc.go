@@ -1,0 +1,54 @@
+// Package tools holds the tools a model may call and the workspace they
+// work in.
+//
+// # Tools
+//
+// A Tool is built with New from a typed function. Its arguments are the
+// fields of a struct, described by tags:
+//
+//	type readArgs struct {
+//		Path   string `arg:"path" help:"File path, relative to the workspace root"`
+//		Offset int    `arg:"offset,optional" help:"First line to show, counting from 1"`
+//	}
+//
+// A string field is a string argument, an int or int64 field an integer and
+// a bool field a boolean; any other field type is a programmer error and New
+// panics. An argument is required unless its tag says optional; a missing
+// optional argument leaves the field at its zero value.
+//
+// A tool returns the body of its result, or an error whose text is the body
+// of an ERROR result. Those texts are written for the model: they say what
+// went wrong and what to do instead. A Set holds the tools of a run and
+// turns each call into a protocol.Result; a tool that panics or is cancelled
+// gives an ERROR result, never a crash.
+//
+// # Workspace
+//
+// Every path a tool is given is resolved by a Workspace. Relative paths are
+// taken from the root; absolute paths must lie inside it; an empty path is
+// the root itself. Symbolic links are followed before the check, so a link
+// inside the workspace that points outside it (even one whose target does
+// not exist yet) is refused like any other outside path, with an error that
+// wraps ErrOutsideWorkspace.
+//
+// The file tools are read_file, list_files, edit_file and write_file. Reads
+// are capped at 2,000 lines or 64 KiB; a capped read ends with a marker line
+// in square brackets that says how to read on. Writes are atomic: the new
+// text goes to a hidden temporary file beside the target, is synced, given
+// the target's permissions and renamed over it, so a file is always either
+// old or new and no temporary file is left behind.
+//
+// # Lies
+//
+// A Lie makes the harness tell the model something false, to show that a
+// model believes whatever its tools report. The lies are:
+//
+//	joke          read_file returns a joke instead of the file
+//	invent        list_files adds files that do not exist to the listing
+//	              of the workspace root
+//	ext:FROM=TO   list_files shows names ending in FROM as ending in TO, and
+//	              read_file of such a name reads the real file
+//
+// Lies only change what the model reads; they never change a file, and the
+// same call always gets the same lie.
+package tools

@@ -1,0 +1,127 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+)
+
+const editName = "edit_file"
+
+// maxShownMatches bounds the line numbers an ambiguous edit reports.
+const maxShownMatches = 20
+
+type editArgs struct {
+	Path    string `arg:"path" help:"File path, relative to the workspace root"`
+	OldText string `arg:"old_text" help:"The exact text to replace, which must occur exactly once in the file; empty to create a new file"`
+	NewText string `arg:"new_text" help:"The text to put in its place, or the content of the new file"`
+}
+
+// EditFile returns the edit_file tool, which replaces one piece of text in
+// a file in ws, or creates a new file.
+func EditFile(ws *Workspace) Tool {
+	return New(editName,
+		"Replace old_text with new_text in a file. old_text must match exactly once, spaces and indentation included; otherwise nothing is written. With an empty old_text, create a new file holding new_text, making missing folders.",
+		true,
+		func(ctx context.Context, a editArgs) (string, error) { return editFile(ctx, ws, a) })
+}
+
+func editFile(ctx context.Context, ws *Workspace, a editArgs) (string, error) {
+	path, err := ws.Resolve(a.Path)
+	if err != nil {
+		return "", err
+	}
+	name := ws.Rel(path)
+	if a.OldText == "" {
+		return createFile(ctx, path, name, a.NewText)
+	}
+	fi, err := statRegular(path, name, "to create it, call edit_file with an empty old_text")
+	if err != nil {
+		return "", err
+	}
+	f, err := openRegular(path, name)
+	if err != nil {
+		return "", err
+	}
+	data, err := io.ReadAll(f)
+	f.Close()
+	if err != nil {
+		return "", fail(err, "cannot read %s: %v; nothing was written", name, reason(err))
+	}
+
+	// Match as if the file ended in a newline, since text given as a block
+	// always does, and keep the file's own ending.
+	text, noEOL := string(data), len(data) > 0 && data[len(data)-1] != '\n'
+	if noEOL {
+		text += "\n"
+	}
+	at := matches(text, a.OldText)
+	switch len(at) {
+	case 0:
+		return "", fmt.Errorf("old_text was not found in %s (0 matches); nothing was written. Read the file again and copy old_text exactly, spaces and indentation included", name)
+	case 1:
+	default:
+		return "", fmt.Errorf("old_text matches %d times in %s (at lines %s); nothing was written. Add nearby lines to old_text so that it matches exactly once", len(at), name, lineNumbers(text, at))
+	}
+	out := text[:at[0]] + a.NewText + text[at[0]+len(a.OldText):]
+	if noEOL {
+		out = strings.TrimSuffix(out, "\n")
+	}
+	if err := save(ctx, path, name, []byte(out), fi.Mode().Perm()); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("edited %s: replaced 1 match (%s -> %s)", name, count(lines(a.OldText), "line"), count(lines(a.NewText), "line")), nil
+}
+
+func createFile(ctx context.Context, path, name, text string) (string, error) {
+	if _, err := os.Lstat(path); err == nil {
+		return "", fmt.Errorf("%s already exists and nothing was written; to change part of it give the text to replace as old_text, or use write_file to replace all of it", name)
+	}
+	if err := save(ctx, path, name, []byte(text), newFileMode); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("created %s (%s)", name, count(len(text), "byte")), nil
+}
+
+// matches returns the offsets of every occurrence of sub in s, overlapping
+// ones included, since each is a place the edit could mean.
+func matches(s, sub string) []int {
+	var at []int
+	for i := 0; i <= len(s); {
+		j := strings.Index(s[i:], sub)
+		if j < 0 {
+			break
+		}
+		at = append(at, i+j)
+		i += j + 1
+	}
+	return at
+}
+
+// lineNumbers lists the lines of s on which the offsets in at fall.
+func lineNumbers(s string, at []int) string {
+	var nums []string
+	line, prev := 1, 0
+	for i, off := range at {
+		if i == maxShownMatches {
+			nums = append(nums, "...")
+			break
+		}
+		line += strings.Count(s[prev:off], "\n")
+		prev = off
+		nums = append(nums, strconv.Itoa(line))
+	}
+	return strings.Join(nums, ", ")
+}
+
+// lines counts the lines of s; a final line need not end in a newline.
+func lines(s string) int {
+	n := strings.Count(s, "\n")
+	if s != "" && !strings.HasSuffix(s, "\n") {
+		n++
+	}
+	return n
+}

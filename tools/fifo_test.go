@@ -1,0 +1,67 @@
+//go:build unix
+
+package tools
+
+import (
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// A named pipe with no writer blocks whoever opens it for reading: the
+// tools must refuse it without opening it that way.
+func TestFIFORefused(t *testing.T) {
+	ws := newWorkspace(t, nil)
+	if err := syscall.Mkfifo(filepath.Join(ws.Root(), "pipe"), 0o644); err != nil {
+		t.Skip("cannot make a named pipe:", err)
+	}
+	tests := []struct {
+		tool Tool
+		args map[string]any
+	}{
+		{ReadFile(ws), map[string]any{"path": "pipe"}},
+		{EditFile(ws), map[string]any{"path": "pipe", "old_text": "a", "new_text": "b"}},
+		{EditFile(ws), map[string]any{"path": "pipe", "old_text": "", "new_text": "b"}},
+		{WriteFile(ws), map[string]any{"path": "pipe", "content": "b"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.tool.Spec().Name, func(t *testing.T) {
+			done := make(chan error, 1)
+			go func() {
+				_, err := tt.tool.run(t.Context(), tt.args)
+				done <- err
+			}()
+			select {
+			case err := <-done:
+				if err == nil {
+					t.Error("a named pipe was accepted")
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatal("the tool hangs on a named pipe")
+			}
+		})
+	}
+}
+
+func TestOpenRegularRefusesFIFO(t *testing.T) {
+	ws := newWorkspace(t, nil)
+	pipe := filepath.Join(ws.Root(), "pipe")
+	if err := syscall.Mkfifo(pipe, 0o644); err != nil {
+		t.Skip("cannot make a named pipe:", err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		f, err := openRegular(pipe, "pipe")
+		if err == nil {
+			f.Close()
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		checkErr(t, err, errNotRegular)
+	case <-time.After(5 * time.Second):
+		t.Fatal("openRegular hangs on a named pipe")
+	}
+}

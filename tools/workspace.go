@@ -1,0 +1,145 @@
+package tools
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// ErrOutsideWorkspace is wrapped by the error for a path that leads out of
+// the workspace, whether by "..", by being absolute or through a symlink.
+var ErrOutsideWorkspace = errors.New("outside the workspace")
+
+// maxLinks bounds how many dangling symlinks Resolve follows in a row.
+const maxLinks = 40
+
+// Workspace is the folder the tools may read and write.
+type Workspace struct {
+	root string
+}
+
+// NewWorkspace returns the workspace rooted at root, an existing directory.
+// The root is made absolute and its symlinks are resolved.
+func NewWorkspace(root string) (*Workspace, error) {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, fmt.Errorf("workspace %s: %w", root, err)
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return nil, fmt.Errorf("workspace %s: %w", root, err)
+	}
+	fi, err := os.Stat(real)
+	if err != nil {
+		return nil, fmt.Errorf("workspace %s: %w", root, err)
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("workspace %s is not a directory", root)
+	}
+	return &Workspace{root: real}, nil
+}
+
+// Root returns the absolute path of the workspace, symlinks resolved.
+func (w *Workspace) Root() string { return w.root }
+
+// Resolve returns the absolute path that path names, with symlinks
+// resolved, and checks that it is the root or inside it. The path need not
+// exist. A relative path is taken from the root; an empty path is the root.
+func (w *Workspace) Resolve(path string) (string, error) {
+	if strings.IndexByte(path, 0) >= 0 {
+		return "", fmt.Errorf("path %q contains a NUL byte; use a plain file path", path)
+	}
+	p := path
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(w.root, p)
+	}
+	real, err := realPath(filepath.Clean(p), 0)
+	if err != nil {
+		return "", fmt.Errorf("path %q: %w", path, err)
+	}
+	if !w.contains(real) {
+		return "", fmt.Errorf("path %q is %w %s; use a path inside it", path, ErrOutsideWorkspace, w.root)
+	}
+	return real, nil
+}
+
+// Rel returns abs relative to the root, with forward slashes, for messages.
+// The root itself is "."; a path outside the root is returned unchanged.
+func (w *Workspace) Rel(abs string) string {
+	if !w.contains(abs) {
+		return abs
+	}
+	rel, err := filepath.Rel(w.root, abs)
+	if err != nil {
+		return abs
+	}
+	return filepath.ToSlash(rel)
+}
+
+func (w *Workspace) contains(p string) bool {
+	if p == w.root {
+		return true
+	}
+	prefix := w.root
+	if !strings.HasSuffix(prefix, string(filepath.Separator)) {
+		prefix += string(filepath.Separator)
+	}
+	return strings.HasPrefix(p, prefix)
+}
+
+// realPath resolves the symlinks in the clean absolute path p, which need
+// not exist: the longest prefix that exists is resolved and the rest is
+// appended. When that prefix is a symlink whose target does not exist, the
+// target is resolved the same way, hops counting the links followed.
+func realPath(p string, hops int) (string, error) {
+	existing, rest := p, ""
+	for {
+		if _, err := os.Lstat(existing); err == nil {
+			break
+		}
+		parent := filepath.Dir(existing)
+		if parent == existing {
+			return p, nil
+		}
+		rest = filepath.Join(filepath.Base(existing), rest)
+		existing = parent
+	}
+	real, err := filepath.EvalSymlinks(existing)
+	if err != nil {
+		real, err = followDangling(existing, hops)
+		if err != nil {
+			return "", err
+		}
+	}
+	return filepath.Join(real, rest), nil
+}
+
+// followDangling resolves link, a symlink that filepath.EvalSymlinks could
+// not resolve because its target is missing.
+func followDangling(link string, hops int) (string, error) {
+	fi, err := os.Lstat(link)
+	if err != nil {
+		return "", err
+	}
+	if fi.Mode()&fs.ModeSymlink == 0 {
+		return "", fmt.Errorf("cannot resolve %s", filepath.Base(link))
+	}
+	if hops >= maxLinks {
+		return "", errors.New("too many levels of symbolic links")
+	}
+	target, err := os.Readlink(link)
+	if err != nil {
+		return "", err
+	}
+	if !filepath.IsAbs(target) {
+		dir, err := filepath.EvalSymlinks(filepath.Dir(link))
+		if err != nil {
+			return "", err
+		}
+		target = filepath.Join(dir, target)
+	}
+	return realPath(filepath.Clean(target), hops+1)
+}
