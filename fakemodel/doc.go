@@ -1,0 +1,109 @@
+// Package fakemodel is a scripted language model for deterministic tests and
+// demos. A script lists the replies the model gives, in order, and what each
+// reply expects to have been sent. The same script can be served two ways:
+// in process by [Model], which satisfies the harness's model interface, or
+// over HTTP by [Server], which speaks enough of Ollama's API for the
+// official Go client.
+//
+// # Scripts
+//
+// A script is UTF-8 text made of lines ending in "\n" (a final line may lack
+// it). Its grammar:
+//
+//	script   = { preamble-line } { reply }
+//	preamble-line = comment | blank
+//	comment  = "#" text
+//	blank    = { " " | "\t" }
+//	reply    = header { body-line }
+//	header   = ">>>" { sep attr } [ sep ]
+//	sep      = ( " " | "\t" ) { " " | "\t" }
+//	attr     = key "=" value
+//	value    = quoted | bare
+//	quoted   = a Go double-quoted string literal, as read by strconv.Unquote
+//	bare     = one or more bytes, none a space or tab, not starting with `"`
+//	body-line = any line that does not start with ">>>"
+//
+// Before the first header only comments and blank lines may appear. After
+// it, every line belongs to a reply body: a "#" there is text, not a
+// comment.
+//
+// Header attributes, each allowed at most once:
+//
+//	expect=TEXT      the last message the model receives must contain TEXT
+//	role=ROLE        the last message must have role user, assistant or system
+//	done=REASON      the done reason reported: stop (the default) or length
+//	think=TEXT       thinking text, reported apart from the content
+//	delay=DURATION   wait this long before replying (time.ParseDuration syntax)
+//
+// The body of a reply is its lines taken verbatim and joined with "\n"; the
+// newline ending the last body line is not part of the body. A one-line body
+// is therefore that line alone, a header followed directly by another header
+// (or by the end of the script) has an empty body, and a body that must end
+// in a newline ends with an empty line.
+//
+// Escape: a body line starting with a backslash has that one backslash
+// removed. This is how a body line starting with ">>>" is written ("\>>>"),
+// and why a body line that really starts with a backslash is written with
+// two.
+//
+// An example:
+//
+//	# The model reads a file, then answers.
+//	>>> expect="fix the typo" role=user think="I should look first."
+//	Let me read it.
+//	TOOL_CALL {"name":"read","arguments":{"path":"README.md"}}
+//	>>> expect="TOOL_RESULT call_1 read SUCCESS" delay=10ms
+//	Done: the typo is on line 3.
+//	\>>> this line starts with three angle brackets
+//
+// A malformed script is reported as a [*ParseError] giving the script's
+// name, the line and the reason, as in "demo.txt:4: unknown attribute
+// "expct"". [Script.Format] prints a script back in this form.
+//
+// # Replying
+//
+// Each call to [Model.Chat] takes the next reply of the script, whatever
+// happens afterwards: a reply whose expectation fails, or whose delay is cut
+// short by the context, is used up. Running out of replies is an error
+// wrapping [ErrExhausted]; an unmet expect or role is an error wrapping
+// [ErrExpectation]. Both describe the last message received, so that a test
+// failure shows what the harness actually sent.
+//
+// A reply is streamed before it is returned: first its thinking, then its
+// content, each line in two pieces, so that consumers see partial lines the
+// way they do from a real server. When the request lists stop sequences and
+// the body contains one, the content ends just before the earliest of them
+// and the done reason is stop, as a real server does; a script can use this
+// to prove that the harness passes its stop sequences on. Thinking is never
+// cut.
+//
+// Usage is reported as known, with token counts that are approximations: a
+// quarter of the bytes of the request's message contents for the prompt, and
+// a quarter of the bytes of the thinking and content for the output, rounded
+// up. Durations are reported as zero.
+//
+// # Serving
+//
+// [Server] answers the requests the Ollama Go client makes:
+//
+//	GET|HEAD /        "Ollama is running"
+//	GET /api/version  a fixed version
+//	GET /api/tags     the one model the server serves
+//	POST /api/show    details of that model; 404 for any other name
+//	POST /api/chat    the next reply of the script
+//
+// The server's model is named "fake" unless [WithModelName] says otherwise;
+// like Ollama, it treats a name without a tag as having the tag "latest".
+// A chat request for another model gets HTTP 404, and one that offers
+// native tools gets HTTP 400, with the error texts Ollama uses. The
+// request's messages and its "stop" option become the [Model]'s request, and
+// a script error becomes HTTP 500 with the error's text. Replies stream as
+// NDJSON chunks unless the request sets stream to false; the last chunk has
+// done set, the done reason and the token counts.
+//
+// Every chat request received is kept ([Server.Requests]) and, with
+// [WithLog], also written out as one JSON line. [ReadLog] reads such a log
+// back and [CheckPrefixes] checks that each request of a conversation starts
+// with the messages of the one before, byte for byte: the property that lets
+// a server reuse its prompt cache.
+package fakemodel

@@ -1,0 +1,226 @@
+package fakemodel
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"harness/loop"
+	"harness/protocol"
+)
+
+var _ loop.Model = (*Model)(nil)
+
+func mustParse(t testing.TB, text string) *Script {
+	t.Helper()
+	s, err := Parse(t.Name(), []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func userReq(content string) protocol.Request {
+	return protocol.Request{Messages: []protocol.Message{
+		{Role: protocol.System, Content: "You are a test."},
+		{Role: protocol.User, Content: content},
+	}}
+}
+
+func TestModelOrder(t *testing.T) {
+	m := New(mustParse(t, ">>>\none\n>>>\ntwo\n"))
+	if n := m.Remaining(); n != 2 {
+		t.Fatalf("Remaining = %d, want 2", n)
+	}
+	for i, want := range []string{"one", "two"} {
+		r, err := m.Chat(t.Context(), userReq("hi"), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Content != want || r.DoneReason != protocol.DoneStop {
+			t.Errorf("reply %d = %+v, want %q, done stop", i+1, r, want)
+		}
+	}
+	if n := m.Remaining(); n != 0 {
+		t.Errorf("Remaining = %d, want 0", n)
+	}
+	_, err := m.Chat(t.Context(), userReq("one more"), nil)
+	if !errors.Is(err, ErrExhausted) {
+		t.Fatalf("Chat after the last reply: %v, want ErrExhausted", err)
+	}
+	if !strings.Contains(err.Error(), "one more") {
+		t.Errorf("error does not show the last message: %v", err)
+	}
+}
+
+func TestModelExpectations(t *testing.T) {
+	tests := []struct {
+		name   string
+		script string
+		req    protocol.Request
+		ok     bool
+	}{
+		{"expect met", ">>> expect=TOOL_RESULT\nx\n", userReq("TOOL_RESULT call_1 read SUCCESS"), true},
+		{"expect unmet", ">>> expect=TOOL_RESULT\nx\n", userReq("hello"), false},
+		{"role met", ">>> role=user\nx\n", userReq("hello"), true},
+		{"role unmet", ">>> role=assistant\nx\n", userReq("hello"), false},
+		{"no messages, no expectations", ">>>\nx\n", protocol.Request{}, true},
+		{"no messages, expect unmet", ">>> expect=a\nx\n", protocol.Request{}, false},
+		{"only the last message counts", ">>> expect=test\nx\n", userReq("hello"), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := New(mustParse(t, tt.script))
+			_, err := m.Chat(t.Context(), tt.req, nil)
+			if tt.ok && err != nil {
+				t.Fatalf("Chat: %v", err)
+			}
+			if !tt.ok && !errors.Is(err, ErrExpectation) {
+				t.Fatalf("Chat: %v, want ErrExpectation", err)
+			}
+			if m.Remaining() != 0 {
+				t.Errorf("reply not used up")
+			}
+		})
+	}
+}
+
+func TestModelReplies(t *testing.T) {
+	tests := []struct {
+		name     string
+		script   string
+		stop     []string
+		content  string
+		thinking string
+		done     string
+	}{
+		{"plain", ">>>\nhello\nworld\n", nil, "hello\nworld", "", protocol.DoneStop},
+		{"length", ">>> done=length\ncut off", nil, "cut off", "", protocol.DoneLength},
+		{"thinking", ">>> think=\"let me see\\nfirst\"\nanswer\n", nil, "answer", "let me see\nfirst", protocol.DoneStop},
+		{"stop cuts", ">>>\nTOOL_CALL {}\nTOOL_RESULT invented\n", []string{"\nTOOL_RESULT"}, "TOOL_CALL {}", "", protocol.DoneStop},
+		{"earliest stop wins", ">>>\na STOP2 b STOP1 c\n", []string{"STOP1", "", "STOP2"}, "a ", "", protocol.DoneStop},
+		{"stop overrides length", ">>> done=length\na|b\n", []string{"|"}, "a", "", protocol.DoneStop},
+		{"absent stop changes nothing", ">>> done=length\nab\n", []string{"|"}, "ab", "", protocol.DoneLength},
+		{"thinking is not cut", ">>> think=a|b\nc|d\n", []string{"|"}, "c", "a|b", protocol.DoneStop},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := New(mustParse(t, tt.script))
+			var content, thinking strings.Builder
+			chunks := 0
+			req := userReq("hi")
+			req.Stop = tt.stop
+			r, err := m.Chat(t.Context(), req, func(d protocol.Delta) {
+				chunks++
+				if d.Content != "" && d.Thinking != "" {
+					t.Errorf("delta carries both content and thinking: %+v", d)
+				}
+				if d.Content != "" && thinking.Len() < len(tt.thinking) {
+					t.Errorf("content streamed before all thinking")
+				}
+				content.WriteString(d.Content)
+				thinking.WriteString(d.Thinking)
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Content != tt.content || r.Thinking != tt.thinking || r.DoneReason != tt.done {
+				t.Errorf("reply = %+v, want content %q thinking %q done %q", r, tt.content, tt.thinking, tt.done)
+			}
+			if content.String() != r.Content || thinking.String() != r.Thinking {
+				t.Errorf("streamed content %q thinking %q, reply has %q %q", content.String(), thinking.String(), r.Content, r.Thinking)
+			}
+			if len(r.Content) > 1 && chunks < 2 {
+				t.Errorf("streamed in %d chunks, want several", chunks)
+			}
+		})
+	}
+}
+
+func TestModelUsage(t *testing.T) {
+	m := New(mustParse(t, ">>> think=abcd\n12345678\n"))
+	req := protocol.Request{Messages: []protocol.Message{
+		{Role: protocol.System, Content: "0123456789"}, // 10 bytes
+		{Role: protocol.User, Content: "ab"},           // 2 bytes
+	}}
+	r, err := m.Chat(t.Context(), req, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := protocol.Usage{Known: true, PromptTokens: 3, OutputTokens: 3}
+	if r.Usage != want {
+		t.Errorf("Usage = %+v, want %+v", r.Usage, want)
+	}
+}
+
+func TestModelDelay(t *testing.T) {
+	m := New(mustParse(t, ">>> delay=20ms\nslow\n>>> delay=1h\nnever\n>>>\nafter\n"))
+	start := time.Now()
+	if _, err := m.Chat(t.Context(), userReq("hi"), nil); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d < 20*time.Millisecond {
+		t.Errorf("replied after %v, want at least 20ms", d)
+	}
+
+	ctx, cancel := context.WithCancel(t.Context())
+	time.AfterFunc(10*time.Millisecond, cancel)
+	called := false
+	_, err := m.Chat(ctx, userReq("hi"), func(protocol.Delta) { called = true })
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled Chat: %v, want context.Canceled", err)
+	}
+	if called {
+		t.Error("a cancelled reply was streamed")
+	}
+
+	// The cancelled reply is used up; a cancelled context takes nothing.
+	if _, err := m.Chat(ctx, userReq("hi"), nil); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Chat with a done context: %v, want context.Canceled", err)
+	}
+	r, err := m.Chat(t.Context(), userReq("hi"), nil)
+	if err != nil || r.Content != "after" {
+		t.Fatalf("Chat after cancel = %q, %v; want \"after\"", r.Content, err)
+	}
+}
+
+func TestModelConcurrent(t *testing.T) {
+	const n = 20
+	m := New(mustParse(t, strings.Repeat(">>>\nx\n", n)))
+	var wg sync.WaitGroup
+	errs := make(chan error, n+1)
+	for range n + 1 {
+		wg.Go(func() {
+			_, err := m.Chat(t.Context(), userReq("hi"), func(protocol.Delta) {})
+			errs <- err
+		})
+	}
+	wg.Wait()
+	close(errs)
+	exhausted := 0
+	for err := range errs {
+		switch {
+		case errors.Is(err, ErrExhausted):
+			exhausted++
+		case err != nil:
+			t.Error(err)
+		}
+	}
+	if exhausted != 1 {
+		t.Errorf("%d calls found the script exhausted, want 1", exhausted)
+	}
+}
+
+func TestExcerpt(t *testing.T) {
+	long := strings.Repeat("é", 1000)
+	got := excerpt(long)
+	if len(got) > 600 || !strings.Contains(got, "bytes") {
+		t.Errorf("excerpt of a long text: %d bytes: %s", len(got), got)
+	}
+	if got := excerpt("short\n"); got != `"short\n"` {
+		t.Errorf("excerpt(short) = %s", got)
+	}
+}

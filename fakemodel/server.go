@@ -1,0 +1,321 @@
+package fakemodel
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ollama/ollama/api"
+	"github.com/ollama/ollama/types/model"
+
+	"harness/protocol"
+)
+
+// DefaultModelName is the name a Server answers to unless told otherwise.
+const DefaultModelName = "fake"
+
+// version is what the server reports as its Ollama version: the one whose
+// API it imitates.
+const version = "0.17.4"
+
+// contextLength is the context length the server claims for its model.
+const contextLength = 32768
+
+// Server serves a script over Ollama's HTTP API.
+type Server struct {
+	model *Model
+	name  string
+	log   io.Writer
+
+	mu   sync.Mutex
+	reqs []api.ChatRequest
+}
+
+// Option configures a Server.
+type Option func(*Server)
+
+// WithModelName sets the name of the one model the server serves.
+func WithModelName(name string) Option {
+	return func(s *Server) { s.name = name }
+}
+
+// WithLog makes the server write every chat request it receives to w, as
+// one JSON line each. See ReadLog.
+func WithLog(w io.Writer) Option {
+	return func(s *Server) { s.log = w }
+}
+
+// NewServer returns a server whose chat replies come from s.
+func NewServer(s *Script, opts ...Option) *Server {
+	srv := &Server{model: New(s), name: DefaultModelName}
+	for _, o := range opts {
+		o(srv)
+	}
+	return srv
+}
+
+// Remaining reports how many replies of the script have not been served.
+func (s *Server) Remaining() int { return s.model.Remaining() }
+
+// Requests returns the chat requests received so far, oldest first.
+func (s *Server) Requests() []api.ChatRequest {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.reqs)
+}
+
+// Handler returns the HTTP handler of the server's API.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		io.WriteString(w, "Ollama is running")
+	})
+	mux.HandleFunc("GET /api/version", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]string{"version": version})
+	})
+	mux.HandleFunc("GET /api/tags", s.tags)
+	mux.HandleFunc("POST /api/show", s.show)
+	mux.HandleFunc("POST /api/chat", s.chat)
+	return mux
+}
+
+// Serve serves the API on ln until ctx is done, then shuts down gracefully.
+// Requests in flight see their context cancelled, so delayed replies end.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	hs := &http.Server{
+		Handler:     s.Handler(),
+		BaseContext: func(net.Listener) context.Context { return ctx },
+		ErrorLog:    log.New(io.Discard, "", 0),
+	}
+	done := make(chan error, 1)
+	go func() { done <- hs.Serve(ln) }()
+	select {
+	case err := <-done:
+		return fmt.Errorf("fakemodel: serve: %w", err)
+	case <-ctx.Done():
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(shutdownCtx); err != nil {
+		return fmt.Errorf("fakemodel: shutdown: %w", err)
+	}
+	if err := <-done; !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("fakemodel: serve: %w", err)
+	}
+	return nil
+}
+
+func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	var req api.ChatRequest
+	if err := json.NewDecoder(r.Body).Decode(&req); errors.Is(err, io.EOF) {
+		writeError(w, http.StatusBadRequest, "missing request body")
+		return
+	} else if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	if err := s.record(req); err != nil {
+		writeError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	switch {
+	case req.Model == "":
+		writeError(w, http.StatusBadRequest, "model is required")
+		return
+	case !s.serves(req.Model):
+		writeError(w, http.StatusNotFound, fmt.Sprintf("model '%s' not found", req.Model))
+		return
+	case len(req.Tools) > 0:
+		writeError(w, http.StatusBadRequest, qualified(req.Model)+" does not support tools")
+		return
+	}
+	stop, err := stopOption(req.Options)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	preq := protocol.Request{Stop: stop}
+	for _, m := range req.Messages {
+		preq.Messages = append(preq.Messages, protocol.Message{Role: protocol.Role(m.Role), Content: m.Content})
+	}
+
+	streaming := req.Stream == nil || *req.Stream
+	started := false
+	enc := json.NewEncoder(w)
+	send := func(resp api.ChatResponse) {
+		if !started {
+			w.Header().Set("Content-Type", "application/x-ndjson")
+			w.WriteHeader(http.StatusOK)
+			started = true
+		}
+		// A failed write means the client has gone; nothing is left to tell.
+		enc.Encode(resp)
+		http.NewResponseController(w).Flush()
+	}
+	var stream func(protocol.Delta)
+	if streaming {
+		stream = func(d protocol.Delta) {
+			send(api.ChatResponse{
+				Model:     req.Model,
+				CreatedAt: time.Now().UTC(),
+				Message:   api.Message{Role: "assistant", Content: d.Content, Thinking: d.Thinking},
+			})
+		}
+	}
+
+	// The model reports every error before it streams anything, so the
+	// status line can still carry it.
+	reply, err := s.model.Chat(r.Context(), preq, stream)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	final := api.ChatResponse{
+		Model:      req.Model,
+		CreatedAt:  time.Now().UTC(),
+		Message:    api.Message{Role: "assistant"},
+		Done:       true,
+		DoneReason: reply.DoneReason,
+		Metrics: api.Metrics{
+			TotalDuration:   time.Since(start),
+			PromptEvalCount: reply.Usage.PromptTokens,
+			EvalCount:       reply.Usage.OutputTokens,
+		},
+	}
+	if !streaming {
+		final.Message.Content = reply.Content
+		final.Message.Thinking = reply.Thinking
+		writeJSON(w, http.StatusOK, final)
+		return
+	}
+	send(final)
+}
+
+// record keeps req and writes it to the log, if there is one.
+func (s *Server) record(req api.ChatRequest) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.reqs = append(s.reqs, req)
+	if s.log == nil {
+		return nil
+	}
+	line, err := json.Marshal(req)
+	if err != nil {
+		return fmt.Errorf("fakemodel: logging request: %w", err)
+	}
+	if _, err := s.log.Write(append(line, '\n')); err != nil {
+		return fmt.Errorf("fakemodel: logging request: %w", err)
+	}
+	return nil
+}
+
+func (s *Server) tags(w http.ResponseWriter, r *http.Request) {
+	name := withTag(s.name)
+	writeJSON(w, http.StatusOK, api.ListResponse{Models: []api.ListModelResponse{{
+		Name:    name,
+		Model:   name,
+		Digest:  fmt.Sprintf("%x", sha256.Sum256([]byte(name))),
+		Details: s.details(),
+	}}})
+}
+
+func (s *Server) show(w http.ResponseWriter, r *http.Request) {
+	var req api.ShowRequest
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	name := req.Model
+	if name == "" {
+		name = req.Name
+	}
+	if name == "" {
+		writeError(w, http.StatusBadRequest, "model is required")
+		return
+	}
+	if !s.serves(name) {
+		writeError(w, http.StatusNotFound, fmt.Sprintf("model '%s' not found", name))
+		return
+	}
+	writeJSON(w, http.StatusOK, api.ShowResponse{
+		Details: s.details(),
+		ModelInfo: map[string]any{
+			"general.architecture": "fake",
+			"fake.context_length":  contextLength,
+		},
+		Capabilities: []model.Capability{model.CapabilityCompletion},
+	})
+}
+
+func (s *Server) details() api.ModelDetails {
+	return api.ModelDetails{Format: "gguf", Family: "fake", Families: []string{"fake"}}
+}
+
+// serves reports whether name names the server's model.
+func (s *Server) serves(name string) bool {
+	return withTag(name) == withTag(s.name)
+}
+
+// withTag adds the tag "latest" to a model name that has none.
+func withTag(name string) string {
+	base := name[strings.LastIndex(name, "/")+1:]
+	if strings.Contains(base, ":") {
+		return name
+	}
+	return name + ":latest"
+}
+
+// qualified spells a model name out in full, host and namespace included,
+// as Ollama does in some errors.
+func qualified(name string) string {
+	name = withTag(name)
+	switch strings.Count(name, "/") {
+	case 0:
+		return "registry.ollama.ai/library/" + name
+	case 1:
+		return "registry.ollama.ai/" + name
+	}
+	return name
+}
+
+// stopOption reads the "stop" option of a chat request.
+func stopOption(opts map[string]any) ([]string, error) {
+	v, ok := opts["stop"]
+	if !ok || v == nil {
+		return nil, nil
+	}
+	list, ok := v.([]any)
+	if !ok {
+		return nil, fmt.Errorf("option %q must be of type array", "stop")
+	}
+	stop := make([]string, len(list))
+	for i, item := range list {
+		if stop[i], ok = item.(string); !ok {
+			return nil, fmt.Errorf("option %q must be of an array of strings", "stop")
+		}
+	}
+	return stop, nil
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(code)
+	// A failed write means the client has gone; nothing is left to tell.
+	json.NewEncoder(w).Encode(v)
+}
+
+func writeError(w http.ResponseWriter, code int, msg string) {
+	writeJSON(w, code, map[string]string{"error": msg})
+}
