@@ -1,0 +1,167 @@
+// Package ollama adapts a model served by Ollama to the harness: it sends
+// the conversation to the native /api/chat endpoint with
+// github.com/ollama/ollama/api, streams the reply back, and turns the
+// server's failures into errors a person can act on.
+//
+// The native endpoint is used because Ollama's OpenAI-compatible one ignores
+// num_ctx. The context size is sent with every request and never changes
+// within a run: a different value reloads the model and empties its cache.
+// Requests carry truncate=false, so a conversation that outgrows the context
+// is an error the user sees, not a silent cut of its oldest messages. No
+// request ever carries tools: the protocol lives in plain text.
+package ollama
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/ollama/ollama/api"
+
+	"harness/protocol"
+)
+
+// DefaultHost is where Ollama listens unless told otherwise.
+const DefaultHost = "http://127.0.0.1:11434"
+
+var (
+	// ErrUnreachable means no server answered at the address.
+	ErrUnreachable = errors.New("cannot reach the Ollama server")
+	// ErrModelNotFound means the server does not have the model.
+	ErrModelNotFound = errors.New("model not found")
+	// ErrRefused means the server answered the request with an error.
+	ErrRefused = errors.New("the Ollama server refused the request")
+)
+
+// Options are the model options sent with every request.
+type Options struct {
+	NumCtx      int      // context window in tokens; must be set
+	NumPredict  int      // maximum output tokens; 0 leaves the server's default
+	Temperature *float64 // nil leaves the model's default
+	Seed        *int     // nil leaves it random
+}
+
+// Model is a model served by Ollama.
+type Model struct {
+	client *api.Client
+	host   *url.URL
+	name   string
+	opts   Options
+}
+
+// New returns the model called name at host.
+func New(host *url.URL, name string, opts Options) *Model {
+	return &Model{client: api.NewClient(host, http.DefaultClient), host: host, name: name, opts: opts}
+}
+
+// ParseHost reads an address the way OLLAMA_HOST is written: host, host:port
+// or a URL. An empty string means DefaultHost.
+func ParseHost(s string) (*url.URL, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		s = DefaultHost
+	}
+	bare := !strings.Contains(s, "://")
+	if bare {
+		s = "http://" + s
+	}
+	u, err := url.Parse(s)
+	if err != nil || u.Hostname() == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return nil, fmt.Errorf("invalid Ollama address %q: want host, host:port or http://host:port", s)
+	}
+	if bare && u.Port() == "" {
+		// Like OLLAMA_HOST: a bare host means Ollama's port, a URL its scheme's.
+		u.Host = net.JoinHostPort(u.Hostname(), "11434")
+	}
+	return u, nil
+}
+
+// Chat sends the conversation and streams the reply. On failure it returns
+// what had arrived so far with the error.
+func (m *Model) Chat(ctx context.Context, req protocol.Request, stream func(protocol.Delta)) (protocol.Reply, error) {
+	msgs := make([]api.Message, len(req.Messages))
+	for i, msg := range req.Messages {
+		msgs[i] = api.Message{Role: string(msg.Role), Content: msg.Content}
+	}
+	yes, no := true, false
+	creq := &api.ChatRequest{
+		Model:    m.name,
+		Messages: msgs,
+		Stream:   &yes,
+		Truncate: &no,
+		Options:  m.options(req.Stop),
+	}
+	var reply protocol.Reply
+	var content, thinking strings.Builder
+	err := m.client.Chat(ctx, creq, func(r api.ChatResponse) error {
+		content.WriteString(r.Message.Content)
+		thinking.WriteString(r.Message.Thinking)
+		if stream != nil && (r.Message.Content != "" || r.Message.Thinking != "") {
+			stream(protocol.Delta{Content: r.Message.Content, Thinking: r.Message.Thinking})
+		}
+		if r.Done {
+			reply.DoneReason = r.DoneReason
+			reply.Usage = protocol.Usage{
+				Known:          r.EvalCount > 0 || r.PromptEvalCount > 0,
+				PromptTokens:   r.PromptEvalCount,
+				OutputTokens:   r.EvalCount,
+				PromptDuration: r.PromptEvalDuration,
+				OutputDuration: r.EvalDuration,
+			}
+		}
+		return nil
+	})
+	reply.Content, reply.Thinking = content.String(), thinking.String()
+	if err != nil {
+		return reply, m.explain(ctx, err)
+	}
+	return reply, nil
+}
+
+func (m *Model) options(stop []string) map[string]any {
+	o := map[string]any{"num_ctx": m.opts.NumCtx}
+	if len(stop) > 0 {
+		o["stop"] = stop
+	}
+	if m.opts.NumPredict > 0 {
+		o["num_predict"] = m.opts.NumPredict
+	}
+	if m.opts.Temperature != nil {
+		o["temperature"] = *m.opts.Temperature
+	}
+	if m.opts.Seed != nil {
+		o["seed"] = *m.opts.Seed
+	}
+	return o
+}
+
+// explain turns a client error into one that says what to do.
+func (m *Model) explain(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("model call interrupted: %w", ctx.Err())
+	}
+	var status api.StatusError
+	if errors.As(err, &status) {
+		if status.StatusCode == http.StatusNotFound {
+			return fmt.Errorf("%w: %q is not on the Ollama server at %s; get it with: ollama pull %s", ErrModelNotFound, m.name, m.host, m.name)
+		}
+		msg := status.ErrorMessage
+		if msg == "" {
+			msg = status.Status
+		}
+		return fmt.Errorf("%w (HTTP %d): %s", ErrRefused, status.StatusCode, msg)
+	}
+	var opErr *net.OpError
+	if errors.As(err, &opErr) && opErr.Op == "dial" {
+		return fmt.Errorf("%w at %s: start it with `ollama serve`, or give its address with --host or OLLAMA_HOST: %w", ErrUnreachable, m.host, err)
+	}
+	var dnsErr *net.DNSError
+	if errors.As(err, &dnsErr) {
+		return fmt.Errorf("%w at %s: %w", ErrUnreachable, m.host, err)
+	}
+	return fmt.Errorf("ollama chat: %w", err)
+}

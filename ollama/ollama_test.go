@@ -1,0 +1,164 @@
+package ollama_test
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+
+	"harness/fakemodel"
+	"harness/loop"
+	"harness/ollama"
+	"harness/protocol"
+)
+
+var _ loop.Model = (*ollama.Model)(nil)
+
+// serve starts a fake Ollama for script and returns its address.
+func serve(t *testing.T, script string) (*url.URL, *fakemodel.Server) {
+	t.Helper()
+	s, err := fakemodel.Parse("test.fake", []byte(script))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := fakemodel.NewServer(s, fakemodel.WithModelName("tiny"))
+	hs := httptest.NewServer(srv.Handler())
+	t.Cleanup(hs.Close)
+	u, err := url.Parse(hs.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u, srv
+}
+
+func TestChatStreamsAndReports(t *testing.T) {
+	host, srv := serve(t, ">>> expect=hi think=\"let me see\"\nline one\nline two\n")
+	temp, seed := 0.5, 7
+	m := ollama.New(host, "tiny", ollama.Options{NumCtx: 4096, NumPredict: 99, Temperature: &temp, Seed: &seed})
+	var streamed, thought strings.Builder
+	reply, err := m.Chat(context.Background(), protocol.Request{
+		Messages: []protocol.Message{{Role: protocol.System, Content: "sys"}, {Role: protocol.User, Content: "hi"}},
+		Stop:     []string{"\nSTOP"},
+	}, func(d protocol.Delta) {
+		streamed.WriteString(d.Content)
+		thought.WriteString(d.Thinking)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reply.Content != "line one\nline two" || streamed.String() != reply.Content {
+		t.Errorf("content %q, streamed %q", reply.Content, streamed.String())
+	}
+	if reply.Thinking != "let me see" || thought.String() != "let me see" {
+		t.Errorf("thinking %q, streamed %q", reply.Thinking, thought.String())
+	}
+	if reply.DoneReason != protocol.DoneStop || !reply.Usage.Known || reply.Usage.OutputTokens == 0 {
+		t.Errorf("done %q usage %+v", reply.DoneReason, reply.Usage)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	r := reqs[0]
+	if len(r.Tools) != 0 {
+		t.Error("the request carried native tools")
+	}
+	if r.Truncate == nil || *r.Truncate {
+		t.Error("truncate is not false: an over-long conversation would be cut silently")
+	}
+	if r.Messages[0].Role != "system" || r.Messages[1].Content != "hi" {
+		t.Errorf("messages %+v", r.Messages)
+	}
+	for key, want := range map[string]any{"num_ctx": 4096.0, "num_predict": 99.0, "temperature": 0.5, "seed": 7.0} {
+		if got := r.Options[key]; got != want {
+			t.Errorf("option %s = %v (%T), want %v", key, got, got, want)
+		}
+	}
+	if stop, _ := r.Options["stop"].([]any); len(stop) != 1 || stop[0] != "\nSTOP" {
+		t.Errorf("stop = %v", r.Options["stop"])
+	}
+}
+
+func TestChatUnsetOptionsAreNotSent(t *testing.T) {
+	host, srv := serve(t, ">>>\nok\n")
+	m := ollama.New(host, "tiny", ollama.Options{NumCtx: 2048})
+	if _, err := m.Chat(context.Background(), protocol.Request{Messages: []protocol.Message{{Role: protocol.User, Content: "x"}}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	opts := srv.Requests()[0].Options
+	for _, key := range []string{"num_predict", "temperature", "seed", "stop"} {
+		if _, ok := opts[key]; ok {
+			t.Errorf("option %s sent though unset", key)
+		}
+	}
+}
+
+func TestChatLength(t *testing.T) {
+	host, _ := serve(t, ">>> done=length\nTOOL_CALL {\"name\"\n")
+	reply, err := ollama.New(host, "tiny", ollama.Options{NumCtx: 2048}).Chat(context.Background(), protocol.Request{}, nil)
+	if err != nil || reply.DoneReason != protocol.DoneLength {
+		t.Fatalf("reply %+v, err %v", reply, err)
+	}
+}
+
+func TestChatErrors(t *testing.T) {
+	host, _ := serve(t, ">>>\nok\n")
+	_, err := ollama.New(host, "llama9", ollama.Options{NumCtx: 2048}).Chat(context.Background(), protocol.Request{}, nil)
+	if !errors.Is(err, ollama.ErrModelNotFound) || !strings.Contains(err.Error(), "ollama pull llama9") {
+		t.Errorf("missing model: %v", err)
+	}
+
+	// A port that was just free has nobody listening.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	down, _ := ollama.ParseHost(addr)
+	_, err = ollama.New(down, "tiny", ollama.Options{NumCtx: 2048}).Chat(context.Background(), protocol.Request{}, nil)
+	if !errors.Is(err, ollama.ErrUnreachable) || !strings.Contains(err.Error(), addr) || !strings.Contains(err.Error(), "ollama serve") {
+		t.Errorf("server down: %v", err)
+	}
+
+	empty, _ := serve(t, "")
+	_, err = ollama.New(empty, "tiny", ollama.Options{NumCtx: 2048}).Chat(context.Background(), protocol.Request{}, nil)
+	if !errors.Is(err, ollama.ErrRefused) {
+		t.Errorf("server error: %v", err)
+	}
+}
+
+func TestChatInterrupted(t *testing.T) {
+	host, _ := serve(t, ">>> delay=10s\nslow\n")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := ollama.New(host, "tiny", ollama.Options{NumCtx: 2048}).Chat(ctx, protocol.Request{}, nil)
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v, want one wrapping context.Canceled", err)
+	}
+}
+
+func TestParseHost(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"", "http://127.0.0.1:11434"},
+		{"localhost", "http://localhost:11434"},
+		{"10.0.0.5:8080", "http://10.0.0.5:8080"},
+		{"http://example.com", "http://example.com"},
+		{"https://example.com:444/base", "https://example.com:444/base"},
+		{"[::1]", "http://[::1]:11434"},
+	}
+	for _, tt := range tests {
+		u, err := ollama.ParseHost(tt.in)
+		if err != nil || u.String() != tt.want {
+			t.Errorf("ParseHost(%q) = %v, %v; want %s", tt.in, u, err, tt.want)
+		}
+	}
+	for _, bad := range []string{"ftp://x", "http://", "://"} {
+		if _, err := ollama.ParseHost(bad); err == nil {
+			t.Errorf("ParseHost(%q) accepted", bad)
+		}
+	}
+}
