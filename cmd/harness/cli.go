@@ -1,0 +1,94 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime/debug"
+
+	"github.com/alecthomas/kong"
+
+	"harness/loop"
+)
+
+// Exit codes.
+const (
+	exitOK        = 0
+	exitError     = 1
+	exitUsage     = 2
+	exitLimit     = 3
+	exitInterrupt = 130
+)
+
+type cli struct {
+	Version kong.VersionFlag `help:"Print the version and exit."`
+
+	Chat       chatCmd       `cmd:"" default:"withargs" help:"Work with the model in the workspace: a REPL, or one turn with -p (the default command)."`
+	Prompt     promptCmd     `cmd:"" help:"Print the system prompt that would be sent, and exit."`
+	FakeOllama fakeOllamaCmd `cmd:"" name:"fake-ollama" help:"Serve a fake-model script over Ollama's HTTP API, for tests and demos."`
+}
+
+// env is what every command runs with.
+type env struct {
+	ctx    context.Context
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+}
+
+// exitCodeError ends the program with a given code after its message.
+type exitCodeError struct {
+	code int
+	err  error
+}
+
+func (e *exitCodeError) Error() string { return e.err.Error() }
+func (e *exitCodeError) Unwrap() error { return e.err }
+
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	var c cli
+	exited, code := false, 0
+	parser, err := kong.New(&c,
+		kong.Name("harness"),
+		kong.Description("An agent harness for local models: it gives the model tools through a plain-text protocol and runs them inside a workspace."),
+		kong.Writers(stdout, stderr),
+		kong.Exit(func(c int) { exited, code = true, c }),
+		kong.UsageOnError(),
+		kong.Vars{"version": version(), "default_model": "qwen2.5-coder:7b"},
+	)
+	if err != nil {
+		fmt.Fprintf(stderr, "harness: %v\n", err)
+		return exitError
+	}
+	kctx, err := parser.Parse(args)
+	if exited {
+		return code
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "harness: %v\n", err)
+		return exitUsage
+	}
+	err = kctx.Run(&env{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr})
+	if err == nil {
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "harness: %v\n", err)
+	var ec *exitCodeError
+	switch {
+	case errors.As(err, &ec):
+		return ec.code
+	case errors.Is(err, loop.ErrLimit):
+		return exitLimit
+	case errors.Is(err, context.Canceled):
+		return exitInterrupt
+	}
+	return exitError
+}
+
+func version() string {
+	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" && info.Main.Version != "(devel)" {
+		return info.Main.Version
+	}
+	return "dev"
+}

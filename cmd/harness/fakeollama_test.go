@@ -1,0 +1,58 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"harness/ollama"
+	"harness/protocol"
+)
+
+// TestFakeOllamaCommand starts `harness fake-ollama`, reads the address it
+// prints, talks to it with the real client and stops it as Ctrl-C would.
+func TestFakeOllamaCommand(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "s.fake")
+	logPath := filepath.Join(dir, "log.jsonl")
+	if err := os.WriteFile(script, []byte(">>> expect=ping\npong\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	pr, pw := io.Pipe()
+	var stderr bytes.Buffer
+	code := make(chan int, 1)
+	go func() {
+		code <- run(ctx, []string{"fake-ollama", "--script", script, "--model", "tiny", "--log", logPath}, nil, pw, &stderr)
+		pw.Close()
+	}()
+	addr, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		t.Fatalf("no address printed: %v (stderr %q)", err, stderr.String())
+	}
+	go io.Copy(io.Discard, pr)
+	host, err := ollama.ParseHost(strings.TrimSpace(addr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	reply, err := ollama.New(host, "tiny", ollama.Options{NumCtx: 1024}).Chat(ctx, protocol.Request{
+		Messages: []protocol.Message{{Role: protocol.User, Content: "ping"}},
+	}, nil)
+	if err != nil || reply.Content != "pong" {
+		t.Fatalf("reply %+v, err %v", reply, err)
+	}
+	cancel()
+	if c := <-code; c != exitOK {
+		t.Errorf("exit code %d, stderr %q", c, stderr.String())
+	}
+	logged, err := os.ReadFile(logPath)
+	if err != nil || !bytes.Contains(logged, []byte(`"ping"`)) {
+		t.Errorf("request log %q, %v", logged, err)
+	}
+}

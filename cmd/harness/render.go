@@ -1,0 +1,127 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"harness/loop"
+	"harness/protocol"
+)
+
+// style paints text when the output is a terminal that wants colours.
+type style bool
+
+func (s style) paint(code, text string) string {
+	if !s {
+		return text
+	}
+	return "\x1b[" + code + "m" + text + "\x1b[0m"
+}
+
+func (s style) dim(t string) string    { return s.paint("2", t) }
+func (s style) you(t string) string    { return s.paint("94", t) }
+func (s style) model(t string) string  { return s.paint("93", t) }
+func (s style) good(t string) string   { return s.paint("32", t) }
+func (s style) bad(t string) string    { return s.paint("31", t) }
+func (s style) notice(t string) string { return s.paint("35", t) }
+
+// view renders the events of a turn. Assistant text goes to out; step
+// markers, tool lines and notes go to log.
+type view struct {
+	out, log io.Writer
+	st       style
+	// stream prints assistant text line by line as it arrives.
+	stream bool
+	// final leaves the last answer to the caller (-p prints it on stdout).
+	final bool
+
+	buf   strings.Builder // the streamed content of the current step
+	shown string          // the assistant text printed so far in this step
+}
+
+func (v *view) event(e loop.Event) {
+	switch e.Kind {
+	case loop.StepStarted:
+		v.buf.Reset()
+		v.shown = ""
+		fmt.Fprintln(v.log, v.st.dim(fmt.Sprintf("<Step %d>", e.Step)))
+	case loop.Streamed:
+		if v.stream && e.Delta.Content != "" {
+			v.buf.WriteString(e.Delta.Content)
+			if strings.Contains(e.Delta.Content, "\n") {
+				s := v.buf.String()
+				v.show(holdFence(protocol.Parse(s[:strings.LastIndexByte(s, '\n')]).Text))
+			}
+		}
+	case loop.Replied:
+		if v.final && len(e.Parsed.Calls) == 0 {
+			return
+		}
+		v.show(e.Parsed.Text)
+		if v.shown != "" {
+			fmt.Fprintln(v.out)
+		}
+	case loop.CallStarted:
+		fmt.Fprintf(v.log, "%s %s\n", v.st.dim("tool-call:"), firstLine(e.Call.Text))
+	case loop.CallEnded:
+		if e.Result.OK {
+			fmt.Fprintf(v.log, "%s %s -> %s\n", v.st.good("tool-success:"), e.Result.Tool, summary(e.Result.Body))
+		} else {
+			fmt.Fprintf(v.log, "%s %s -> %s\n", v.st.bad("tool-error:"), toolName(e.Call.Name), firstLine(e.Result.Body))
+		}
+	case loop.Noticed:
+		fmt.Fprintf(v.log, "%s %s\n", v.st.notice("note:"), e.Text)
+	}
+}
+
+// show prints what text adds to the assistant text already shown. Text that
+// no longer extends it (a fence that turned out to hold a call) is skipped.
+func (v *view) show(text string) {
+	if text == v.shown || !strings.HasPrefix(text, v.shown) {
+		return
+	}
+	if v.shown == "" {
+		fmt.Fprint(v.out, v.st.model("Assistant")+": ")
+	}
+	fmt.Fprint(v.out, text[len(v.shown):])
+	v.shown = text
+}
+
+// holdFence leaves out a code fence that opens on the last line so far: it
+// may turn out to hold only a call, and then it is no text at all.
+func holdFence(text string) string {
+	i := strings.LastIndexByte(text, '\n') + 1
+	if strings.HasPrefix(strings.TrimSpace(text[i:]), "```") {
+		return strings.TrimRight(text[:i], "\n")
+	}
+	return text
+}
+
+// summary is the short form of a result body for the tool-success line.
+func summary(body string) string {
+	body = strings.TrimRight(body, "\n")
+	if n := strings.Count(body, "\n") + 1; n > 1 {
+		return fmt.Sprintf("%d lines", n)
+	}
+	return clip(body, 100)
+}
+
+func toolName(name string) string {
+	if name == "" {
+		return "-"
+	}
+	return name
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return clip(line, 200)
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
+}

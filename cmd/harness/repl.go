@@ -1,0 +1,102 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+
+	"harness/loop"
+)
+
+// oneTurn runs -p: one turn, the answer on stdout, the rest on stderr.
+func oneTurn(e *env, model loop.Model, tools loop.Tools, cfg loop.Config, prompt string) error {
+	ctx, stop := signal.NotifyContext(e.ctx, os.Interrupt)
+	defer stop()
+	v := &view{out: e.stderr, log: e.stderr, st: style(isTerminal(e.stderr)), final: true}
+	agent := loop.New(model, tools, v.event, cfg)
+	answer, err := agent.Turn(ctx, prompt)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(e.stdout, answer)
+	return err
+}
+
+// repl reads one input a line and runs a turn for each. Ctrl-C stops the
+// running turn (a second one quits); at the prompt Ctrl-C or end of input
+// quits. An error ends the turn, not the conversation.
+func repl(e *env, model loop.Model, tools loop.Tools, cfg loop.Config, modelName, root string) error {
+	st := style(isTerminal(e.stdout))
+	echo := !isTerminal(e.stdin) // typed input is already on the screen
+	fmt.Fprintf(e.stdout, "harness %s: model %s, workspace %s\n", version(), modelName, root)
+	fmt.Fprintln(e.stdout, st.dim("Ctrl-C stops a turn; Ctrl-D, or Ctrl-C at the prompt, quits."))
+	agent := loop.New(model, tools, (&view{out: e.stdout, log: e.stdout, st: st, stream: true}).event, cfg)
+
+	lines := make(chan string)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(e.stdin)
+		sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+	}()
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt)
+	defer signal.Stop(sigs)
+
+	for turn := 1; ; {
+		fmt.Fprintln(e.stdout, st.dim(fmt.Sprintf("<Turn %d>", turn)))
+		fmt.Fprint(e.stdout, st.you("You")+": ")
+		var input string
+		select {
+		case line, ok := <-lines:
+			if !ok {
+				fmt.Fprintln(e.stdout)
+				return nil
+			}
+			input = line
+		case <-sigs:
+			fmt.Fprintln(e.stdout)
+			return nil
+		case <-e.ctx.Done():
+			return e.ctx.Err()
+		}
+		if echo {
+			fmt.Fprintln(e.stdout, input)
+		}
+		if strings.TrimSpace(input) == "" {
+			continue
+		}
+		turn++
+		if err := runTurn(e.ctx, agent, input, sigs); err != nil {
+			fmt.Fprintf(e.stderr, "%s %v\n", st.bad("error:"), err)
+		}
+	}
+}
+
+// runTurn runs one turn that the first Ctrl-C cancels and a second quits.
+func runTurn(parent context.Context, agent *loop.Agent, input string, sigs <-chan os.Signal) error {
+	ctx, cancel := context.WithCancel(parent)
+	defer cancel()
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		select {
+		case <-sigs:
+			cancel()
+		case <-done:
+			return
+		}
+		select {
+		case <-sigs:
+			os.Exit(exitInterrupt)
+		case <-done:
+		}
+	}()
+	_, err := agent.Turn(ctx, input)
+	return err
+}
