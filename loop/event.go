@@ -1,35 +1,83 @@
 package loop
 
-import "harness/protocol"
+import (
+	"time"
 
-// Kind says what happened.
+	"harness/protocol"
+)
+
+// Kind says at which point of a turn an event happens. The points, in the
+// order a turn passes them:
+//
+//	TurnStarted   the user's input is about to join the conversation
+//	StepStarted   before a model call (Request is what will be sent)
+//	Streamed      a piece of the reply as it arrives (never an error point)
+//	Replied       after a complete reply, before any of its calls runs
+//	Interrupted   the model call was interrupted; Reply holds what had arrived
+//	CallStarted   before a call runs (all calls that run together first)
+//	CallEnded     after a call ran or was refused, in call order
+//	Noticed       something the user should know (never an error point)
+//	TurnEnded     the turn is over; Report says what ran
 type Kind int
 
 const (
-	TurnStarted Kind = iota // Text: the user's input
-	StepStarted             // a model call is about to be made
-	Streamed                // Delta: a piece of the reply as it arrives
-	Replied                 // Reply and Parsed: the complete reply of the step
-	CallStarted             // Call: a call is about to run (or be refused)
-	CallEnded               // Call and Result
-	Noticed                 // Text: something the user should know, e.g. a dropped forged result
-	TurnEnded               // Text: the final answer, when there is one
+	TurnStarted Kind = iota
+	StepStarted
+	Streamed
+	Replied
+	Interrupted
+	CallStarted
+	CallEnded
+	Noticed
+	TurnEnded
 )
 
-// Event is one thing that happened in a turn, in the order it happened.
-// Only the fields named for its Kind are set.
-type Event struct {
-	Kind   Kind
-	Turn   int
-	Step   int
-	Text   string
-	Delta  protocol.Delta
-	Reply  protocol.Reply
-	Parsed protocol.Parsed
-	Call   protocol.Call
-	Result protocol.Result
+var kindNames = [...]string{"turn", "step", "stream", "reply", "interrupted", "call", "result", "notice", "turn_end"}
+
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "unknown"
 }
 
-// Observer receives events as they happen. It runs on the loop's goroutine
-// and should return quickly.
-type Observer func(Event)
+// Event is one thing that happened in a turn. Only the fields named for its
+// Kind are set.
+type Event struct {
+	Kind Kind
+	Turn int
+	Step int
+
+	Text     string           // TurnStarted: the input; Noticed: the notice; TurnEnded: the answer
+	Request  protocol.Request // StepStarted
+	Delta    protocol.Delta   // Streamed
+	Reply    protocol.Reply   // Replied, Interrupted
+	Parsed   protocol.Parsed  // Replied
+	Call     protocol.Call    // CallStarted, CallEnded
+	Writes   bool             // CallStarted, CallEnded: the tool may change the workspace
+	Result   protocol.Result  // CallEnded
+	Ran      bool             // CallEnded: the call ran (false: refused before running)
+	Duration time.Duration    // Replied, Interrupted: the model call; CallEnded: the call
+	Report   *Report          // TurnEnded
+	Err      error            // TurnEnded: why the turn ended without an answer
+}
+
+// Hook is plugged into the loop at every point above, in the order hooks
+// were given to New: budgets, the recorder and the UI are hooks. A hook that
+// returns an error at StepStarted, Replied, CallStarted or CallEnded ends the
+// turn with that error; calls that were not run by then get an ERROR result
+// saying so. Errors at other points are ignored, except at TurnEnded, where
+// the first one is returned when the turn itself had none.
+type Hook interface {
+	Event(Event) error
+}
+
+// HookFunc makes a function a Hook.
+type HookFunc func(Event) error
+
+func (f HookFunc) Event(e Event) error { return f(e) }
+
+// Observe makes a function that cannot fail a Hook.
+func Observe(f func(Event)) Hook {
+	return HookFunc(func(e Event) error { f(e); return nil })
+}

@@ -1,7 +1,8 @@
 // Package loop runs the conversation: it owns the messages, sends them to a
 // Model step after step, runs the calls the replies ask for through Tools,
 // and sends the results back, until a reply asks for nothing or a limit ends
-// the turn. It knows no backend, terminal, file or tool by name.
+// the turn. It knows no backend, terminal, file or tool by name: budgets, the
+// run record and the UI plug in as hooks at fixed points (see Kind).
 package loop
 
 import (
@@ -9,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"harness/protocol"
 )
@@ -17,10 +19,18 @@ import (
 type Config struct {
 	// System is the system prompt, the conversation's first message.
 	System string
-	// MaxSteps bounds the model calls in one turn.
+	// MaxSteps bounds the model calls in one turn (default 25).
 	MaxSteps int
-	// MaxFormatErrors bounds consecutive replies with a malformed call.
+	// MaxFormatErrors bounds consecutive replies with a malformed call
+	// (default 3).
 	MaxFormatErrors int
+	// IsTest reports whether a call runs tests, for the turn report. Nil
+	// means no call does.
+	IsTest func(protocol.Call) bool
+	// Changed says what a call of a tool that may write changed, for the
+	// turn report: paths, or a description such as the command that ran.
+	// Nil counts each successful writing call by its tool's name.
+	Changed func(protocol.Call, protocol.Result) []string
 }
 
 // ErrLimit is wrapped by every LimitError.
@@ -29,12 +39,12 @@ var ErrLimit = errors.New("limit reached")
 // LimitError says which limit ended a turn.
 type LimitError struct {
 	Name  string // the setting, e.g. "max-steps"
-	Value int
-	What  string // its unit, e.g. "steps in one turn"
+	Value string // its value as set, e.g. "25" or "10m0s"
+	What  string // what it counts, e.g. "steps in one turn"
 }
 
 func (e *LimitError) Error() string {
-	return fmt.Sprintf("stopped: reached the limit of %d %s (%s=%d)", e.Value, e.What, e.Name, e.Value)
+	return fmt.Sprintf("stopped: reached the limit of %s %s (%s=%s)", e.Value, e.What, e.Name, e.Value)
 }
 
 func (e *LimitError) Unwrap() error { return ErrLimit }
@@ -43,31 +53,35 @@ func (e *LimitError) Unwrap() error { return ErrLimit }
 type Agent struct {
 	model Model
 	tools Tools
-	specs []protocol.ToolSpec
+	specs map[string]protocol.ToolSpec
+	list  []protocol.ToolSpec // the same, as Check takes them
 	cfg   Config
-	obs   Observer
+	hooks []Hook
 	msgs  []protocol.Message
 	turn  int
 	calls int // calls made so far; ids continue across turns
 }
 
-// New starts a conversation holding only the system prompt. obs may be nil.
-func New(model Model, tools Tools, obs Observer, cfg Config) *Agent {
+// New starts a conversation holding only the system prompt.
+func New(model Model, tools Tools, cfg Config, hooks ...Hook) *Agent {
 	if cfg.MaxSteps <= 0 {
 		cfg.MaxSteps = 25
 	}
 	if cfg.MaxFormatErrors <= 0 {
 		cfg.MaxFormatErrors = 3
 	}
-	if obs == nil {
-		obs = func(Event) {}
+	list := tools.Specs()
+	specs := make(map[string]protocol.ToolSpec, len(list))
+	for _, s := range list {
+		specs[s.Name] = s
 	}
 	return &Agent{
 		model: model,
 		tools: tools,
-		specs: tools.Specs(),
+		specs: specs,
+		list:  list,
 		cfg:   cfg,
-		obs:   obs,
+		hooks: hooks,
 		msgs:  []protocol.Message{{Role: protocol.System, Content: cfg.System}},
 	}
 }
@@ -77,83 +91,90 @@ func (a *Agent) Messages() []protocol.Message { return slices.Clone(a.msgs) }
 
 // Turn sends input and runs steps until a reply holds no call, and returns
 // that reply's text. It returns a *LimitError when a limit ended the turn,
-// and the model's error when no reply could be had; then the conversation
-// keeps every step that completed, or, when the first step failed, is left
-// as it was before the turn, so the input can simply be sent again.
+// the context's cause when it was cancelled, and the model's error when no
+// reply could be had. The conversation keeps every step that completed; when
+// the first step failed it is left as it was, so the input can be sent again.
 func (a *Agent) Turn(ctx context.Context, input string) (string, error) {
 	a.turn++
+	t := &turn{agent: a, report: &Report{Turn: a.turn}}
 	before := len(a.msgs)
 	a.emit(Event{Kind: TurnStarted, Text: input})
 	a.msgs = append(a.msgs, protocol.Message{Role: protocol.User, Content: input})
-	formatErrors := 0
-	for step := 1; ; step++ {
-		if step > a.cfg.MaxSteps {
-			return "", a.end(&LimitError{Name: "max-steps", Value: a.cfg.MaxSteps, What: "steps in one turn"})
+	answer, err := t.run(ctx)
+	if err != nil && ctx.Err() != nil {
+		err = context.Cause(ctx)
+		t.report.Interrupted = !errors.Is(err, ErrLimit)
+	}
+	if err != nil && t.report.Steps == 0 {
+		a.msgs = a.msgs[:before]
+	}
+	t.report.Err = err
+	if herr := a.emit(Event{Kind: TurnEnded, Step: t.step, Text: answer, Report: t.report, Err: err}); err == nil && herr != nil {
+		return answer, herr
+	}
+	return answer, err
+}
+
+// turn is the state of one turn.
+type turn struct {
+	agent        *Agent
+	step         int
+	report       *Report
+	formatErrors int
+}
+
+func (t *turn) run(ctx context.Context) (string, error) {
+	a := t.agent
+	for t.step = 1; ; t.step++ {
+		if t.step > a.cfg.MaxSteps {
+			return "", &LimitError{Name: "max-steps", Value: fmt.Sprint(a.cfg.MaxSteps), What: "steps in one turn"}
 		}
-		if err := ctx.Err(); err != nil {
-			return "", a.end(err)
+		if ctx.Err() != nil {
+			return "", ctx.Err()
 		}
-		a.emit(Event{Kind: StepStarted, Step: step})
 		req := protocol.Request{Messages: slices.Clip(a.msgs), Stop: protocol.StopSequences()}
+		if err := a.emit(Event{Kind: StepStarted, Step: t.step, Request: req}); err != nil {
+			return "", err
+		}
+		start := time.Now()
 		reply, err := a.model.Chat(ctx, req, func(d protocol.Delta) {
-			a.emit(Event{Kind: Streamed, Step: step, Delta: d})
+			a.emit(Event{Kind: Streamed, Step: t.step, Delta: d})
 		})
 		if err != nil {
-			if step == 1 {
-				a.msgs = a.msgs[:before]
+			if ctx.Err() != nil {
+				a.emit(Event{Kind: Interrupted, Step: t.step, Reply: reply, Duration: time.Since(start)})
 			}
-			return "", a.end(err)
+			return "", err
 		}
+		t.report.Steps++
 		parsed := protocol.Parse(reply.Content)
 		a.msgs = append(a.msgs, protocol.Message{Role: protocol.Assistant, Content: parsed.Content})
-		a.emit(Event{Kind: Replied, Step: step, Reply: reply, Parsed: parsed})
+		herr := a.emit(Event{Kind: Replied, Step: t.step, Reply: reply, Parsed: parsed, Duration: time.Since(start)})
 		if parsed.Forged > 0 {
-			a.emit(Event{Kind: Noticed, Step: step, Text: fmt.Sprintf("the model wrote a TOOL_RESULT line itself (reply line %d); it and everything after it were dropped", parsed.Forged)})
+			a.emit(Event{Kind: Noticed, Step: t.step, Text: fmt.Sprintf("the model wrote a TOOL_RESULT line itself (reply line %d); it and everything after it were dropped", parsed.Forged)})
 		}
 		cut := reply.DoneReason == protocol.DoneLength
 		if len(parsed.Calls) == 0 {
 			if cut {
-				a.emit(Event{Kind: Noticed, Step: step, Text: "the reply was cut off by the output limit (done reason: length); the answer is incomplete"})
+				a.emit(Event{Kind: Noticed, Step: t.step, Text: "the reply was cut off by the output limit (done reason: length); the answer is incomplete"})
 			}
-			a.emit(Event{Kind: TurnEnded, Step: step, Text: parsed.Text})
-			return parsed.Text, nil
+			return parsed.Text, herr
 		}
-		malformed := false
-		for _, call := range parsed.Calls {
-			a.calls++
-			call.ID = protocol.CallID(a.calls)
-			a.emit(Event{Kind: CallStarted, Step: step, Call: call})
-			var res protocol.Result
-			if cut {
-				res = cutOff(call)
-			} else if err := protocol.Check(a.specs, &call); err != nil {
-				malformed = true
-				res = protocol.Rejected(call, err)
-			} else {
-				res = a.tools.Run(ctx, call)
-				res.CallID, res.Tool = call.ID, call.Name
-			}
-			a.emit(Event{Kind: CallEnded, Step: step, Call: call, Result: res})
-			a.msgs = append(a.msgs, res.Message())
-		}
-		if !malformed {
-			formatErrors = 0
-			continue
-		}
-		if formatErrors++; formatErrors >= a.cfg.MaxFormatErrors {
-			return "", a.end(&LimitError{Name: "max-format-errors", Value: a.cfg.MaxFormatErrors, What: "replies in a row with a malformed call"})
+		if err := t.calls(ctx, parsed.Calls, cut, herr); err != nil {
+			return "", err
 		}
 	}
 }
 
-func (a *Agent) end(err error) error {
-	a.emit(Event{Kind: TurnEnded})
-	return err
-}
-
-func (a *Agent) emit(e Event) {
+func (a *Agent) emit(e Event) error {
 	e.Turn = a.turn
-	a.obs(e)
+	var first error
+	for _, h := range a.hooks {
+		if err := h.Event(e); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
 }
 
 // cutOff is the result of a call in a reply that hit the output limit: the
@@ -165,4 +186,9 @@ func cutOff(call protocol.Call) protocol.Result {
 		Body: "Not run: your reply was cut off by the output limit (done reason: length), so this call may be incomplete. " +
 			"Nothing was run. Send the call again in a shorter reply, or split the work into smaller calls.",
 	}
+}
+
+// notRun is the result of a call that a stop prevented from running.
+func notRun(call protocol.Call, why error) protocol.Result {
+	return protocol.Result{CallID: call.ID, Tool: call.Name, Body: "Not run: " + why.Error() + ". Nothing was run."}
 }

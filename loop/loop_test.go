@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"harness/fakemodel"
@@ -21,8 +22,9 @@ type echoArgs struct {
 // often it ran, recording every event.
 type harness struct {
 	agent  *loop.Agent
+	set    *tools.Set
 	model  *fakemodel.Model
-	runs   *int
+	runs   *atomic.Int64
 	events []loop.Event
 }
 
@@ -32,9 +34,9 @@ func newHarness(t *testing.T, script string, cfg loop.Config) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &harness{model: fakemodel.New(s), runs: new(int)}
+	h := &harness{model: fakemodel.New(s), runs: new(atomic.Int64)}
 	echo := tools.New("echo", "Echo text back.", false, func(_ context.Context, a echoArgs) (string, error) {
-		*h.runs++
+		h.runs.Add(1)
 		return "echo: " + a.Text, nil
 	})
 	set, err := tools.NewSet(echo)
@@ -44,7 +46,8 @@ func newHarness(t *testing.T, script string, cfg loop.Config) *harness {
 	if cfg.System == "" {
 		cfg.System = "SYSTEM"
 	}
-	h.agent = loop.New(h.model, set, func(e loop.Event) { h.events = append(h.events, e) }, cfg)
+	h.set = set
+	h.agent = loop.New(h.model, set, cfg, loop.Observe(func(e loop.Event) { h.events = append(h.events, e) }))
 	return h
 }
 
@@ -148,8 +151,8 @@ sorry
 	if err != nil || answer != "sorry" {
 		t.Fatalf("Turn = %q, %v", answer, err)
 	}
-	if *h.runs != 0 {
-		t.Errorf("the tool ran %d times from a cut-off reply", *h.runs)
+	if h.runs.Load() != 0 {
+		t.Errorf("the tool ran %d times from a cut-off reply", h.runs.Load())
 	}
 }
 
@@ -161,7 +164,7 @@ func TestLimits(t *testing.T) {
 		script string
 		cfg    loop.Config
 		limit  string
-		runs   int
+		runs   int64
 	}{
 		{name: "steps", script: strings.Repeat(call, 3), cfg: loop.Config{MaxSteps: 3}, limit: "max-steps", runs: 3},
 		{name: "format errors in a row", script: strings.Repeat(bad, 2), cfg: loop.Config{MaxFormatErrors: 2}, limit: "max-format-errors"},
@@ -178,8 +181,8 @@ func TestLimits(t *testing.T) {
 			if le.Name != tt.limit {
 				t.Errorf("limit %q, want %q", le.Name, tt.limit)
 			}
-			if *h.runs != tt.runs {
-				t.Errorf("tool ran %d times, want %d", *h.runs, tt.runs)
+			if h.runs.Load() != tt.runs {
+				t.Errorf("tool ran %d times, want %d", h.runs.Load(), tt.runs)
 			}
 			if h.model.Remaining() != 0 {
 				t.Errorf("%d replies left unused", h.model.Remaining())

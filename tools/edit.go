@@ -61,7 +61,7 @@ func editFile(ctx context.Context, ws *Workspace, a editArgs) (string, error) {
 	at := matches(text, a.OldText)
 	switch len(at) {
 	case 0:
-		return "", fmt.Errorf("old_text was not found in %s (0 matches); nothing was written. Read the file again and copy old_text exactly, spaces and indentation included", name)
+		return "", fmt.Errorf("old_text was not found in %s (0 matches); nothing was written. %s", name, closest(text, a.OldText))
 	case 1:
 	default:
 		return "", fmt.Errorf("old_text matches %d times in %s (at lines %s); nothing was written. Add nearby lines to old_text so that it matches exactly once", len(at), name, lineNumbers(text, at))

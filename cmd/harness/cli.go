@@ -26,6 +26,7 @@ type cli struct {
 
 	Chat       chatCmd       `cmd:"" default:"withargs" help:"Work with the model in the workspace: a REPL, or one turn with -p (the default command)."`
 	Prompt     promptCmd     `cmd:"" help:"Print the system prompt that would be sent, and exit."`
+	Replay     replayCmd     `cmd:"" help:"Print a run record (--record FILE) as a readable transcript."`
 	FakeOllama fakeOllamaCmd `cmd:"" name:"fake-ollama" help:"Serve a fake-model script over Ollama's HTTP API, for tests and demos."`
 }
 

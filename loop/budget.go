@@ -1,0 +1,116 @@
+package loop
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// Budget is the hook that stops a run the model would not stop. Each limit
+// has its own unit; zero turns it off. A run is everything one Budget sees:
+// one -p invocation, or a whole REPL conversation.
+type Budget struct {
+	ModelCalls   int           // model calls in the run
+	Time         time.Duration // wall-clock time since the run's first turn
+	OutputTokens int           // output tokens the backend reported
+	// Repeats stops a model that makes the same call with the same
+	// arguments and gets the same result this many times within the last
+	// Window calls: it is going round in circles.
+	Repeats int
+	Window  int
+
+	Now func() time.Time // nil means time.Now
+
+	start      time.Time
+	calls      int
+	tokens     int
+	unreported int
+	recent     []string
+}
+
+// Unreported counts the replies whose usage the backend did not report:
+// their tokens are unknown, not zero, and the token limit cannot see them.
+func (b *Budget) Unreported() int { return b.unreported }
+
+// Start marks the start of the run, if it has not started yet, and returns
+// ctx bounded by the time limit: a model call or tool still running when
+// the time is up is interrupted, and the context's cause is the limit.
+func (b *Budget) Start(ctx context.Context) (context.Context, context.CancelFunc) {
+	if b.start.IsZero() {
+		b.start = b.now()
+	}
+	if b.Time <= 0 {
+		return context.WithCancel(ctx)
+	}
+	return context.WithDeadlineCause(ctx, b.start.Add(b.Time), b.timeUp())
+}
+
+func (b *Budget) now() time.Time {
+	if b.Now != nil {
+		return b.Now()
+	}
+	return time.Now()
+}
+
+func (b *Budget) timeUp() error {
+	return &LimitError{Name: "max-time", Value: b.Time.String(), What: "of wall-clock time in the run"}
+}
+
+// Event checks the limits at the points where they can be seen.
+func (b *Budget) Event(e Event) error {
+	switch e.Kind {
+	case TurnStarted:
+		if b.start.IsZero() {
+			b.start = b.now()
+		}
+	case StepStarted:
+		if b.Time > 0 && b.now().Sub(b.start) >= b.Time {
+			return b.timeUp()
+		}
+		if b.ModelCalls > 0 && b.calls >= b.ModelCalls {
+			return &LimitError{Name: "max-model-calls", Value: fmt.Sprint(b.ModelCalls), What: "model calls in the run"}
+		}
+		b.calls++
+	case Replied:
+		if !e.Reply.Usage.Known {
+			b.unreported++
+			return nil
+		}
+		b.tokens += e.Reply.Usage.OutputTokens
+		if b.OutputTokens > 0 && b.tokens > b.OutputTokens {
+			return &LimitError{Name: "max-output-tokens", Value: fmt.Sprint(b.OutputTokens), What: "output tokens in the run"}
+		}
+	case CallStarted:
+		if b.Time > 0 && b.now().Sub(b.start) >= b.Time {
+			return b.timeUp()
+		}
+	case CallEnded:
+		return b.repeated(e)
+	}
+	return nil
+}
+
+func (b *Budget) repeated(e Event) error {
+	if b.Repeats <= 0 || !e.Ran {
+		return nil
+	}
+	args, _ := json.Marshal(e.Call.Args) // map keys come out sorted
+	key := fmt.Sprintf("%s\x00%s\x00%t\x00%s", e.Call.Name, args, e.Result.OK, e.Result.Body)
+	window := max(b.Window, b.Repeats)
+	b.recent = append(b.recent, key)
+	if len(b.recent) > window {
+		b.recent = b.recent[len(b.recent)-window:]
+	}
+	n := 0
+	for _, k := range b.recent {
+		if k == key {
+			n++
+		}
+	}
+	if n >= b.Repeats {
+		return &LimitError{Name: "max-repeats", Value: fmt.Sprint(b.Repeats),
+			What: fmt.Sprintf("identical calls with identical results within the last %d calls (%s)", window, e.Call.Name)}
+	}
+	return nil
+}

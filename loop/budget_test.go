@@ -1,0 +1,102 @@
+package loop_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"harness/fakemodel"
+	"harness/loop"
+	"harness/protocol"
+)
+
+func TestBudget(t *testing.T) {
+	echo := func(text string) string {
+		return ">>>\nTOOL_CALL {\"name\":\"echo\",\"arguments\":{\"text\":\"" + text + "\"}}\n"
+	}
+	tests := []struct {
+		name   string
+		script string
+		budget loop.Budget
+		limit  string
+		runs   int64
+	}{
+		{name: "model calls", script: echo("a") + echo("b") + echo("c"), budget: loop.Budget{ModelCalls: 2}, limit: "max-model-calls", runs: 2},
+		// The fake model reports a quarter of the reply's bytes as tokens.
+		{name: "output tokens", script: echo("a") + ">>>\n" + strings.Repeat("x", 400) + "\n", budget: loop.Budget{OutputTokens: 50}, limit: "max-output-tokens", runs: 1},
+		{name: "repeats", script: echo("a") + echo("b") + echo("a") + echo("a"), budget: loop.Budget{Repeats: 3, Window: 4}, limit: "max-repeats", runs: 4},
+		{name: "repeats outside the window do not count", script: echo("a") + echo("b") + echo("c") + echo("a") + echo("a") + ">>>\ndone\n",
+			budget: loop.Budget{Repeats: 3, Window: 3}, runs: 5},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := tt.budget
+			h := newHarness(t, tt.script, loop.Config{})
+			h.agent = loop.New(h.model, h.set, loop.Config{}, &b)
+			_, err := h.agent.Turn(context.Background(), "go")
+			if tt.limit == "" {
+				if err != nil {
+					t.Fatalf("err = %v", err)
+				}
+			} else {
+				var le *loop.LimitError
+				if !errors.As(err, &le) || le.Name != tt.limit {
+					t.Fatalf("err = %v, want limit %s", err, tt.limit)
+				}
+			}
+			if got := h.runs.Load(); got != tt.runs {
+				t.Errorf("tool ran %d times, want %d", got, tt.runs)
+			}
+		})
+	}
+}
+
+func TestBudgetTime(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	b := &loop.Budget{Time: time.Minute, Now: func() time.Time { return now }}
+	h := newHarness(t, ">>>\nTOOL_CALL {\"name\":\"echo\",\"arguments\":{\"text\":\"a\"}}\n>>>\nTOOL_CALL {\"name\":\"echo\",\"arguments\":{\"text\":\"b\"}}\n", loop.Config{})
+	h.agent = loop.New(h.model, h.set, loop.Config{}, b, loop.Observe(func(e loop.Event) {
+		if e.Kind == loop.CallEnded {
+			now = now.Add(2 * time.Minute) // the call took longer than the whole budget
+		}
+	}))
+	_, err := h.agent.Turn(context.Background(), "go")
+	var le *loop.LimitError
+	if !errors.As(err, &le) || le.Name != "max-time" || le.Value != "1m0s" {
+		t.Fatalf("err = %v", err)
+	}
+	if h.runs.Load() != 1 {
+		t.Errorf("ran %d calls", h.runs.Load())
+	}
+}
+
+func TestBudgetStartBoundsTheContext(t *testing.T) {
+	b := &loop.Budget{Time: 30 * time.Millisecond}
+	s, _ := fakemodel.Parse("t", []byte(">>> delay=10s\nslow\n"))
+	h := newHarness(t, "", loop.Config{})
+	agent := loop.New(fakemodel.New(s), h.set, loop.Config{}, b)
+	ctx, cancel := b.Start(context.Background())
+	defer cancel()
+	_, err := agent.Turn(ctx, "go")
+	var le *loop.LimitError
+	if !errors.As(err, &le) || le.Name != "max-time" {
+		t.Fatalf("err = %v, want the time limit", err)
+	}
+}
+
+func TestBudgetUnreportedUsageIsUnknown(t *testing.T) {
+	b := &loop.Budget{OutputTokens: 1}
+	for _, e := range []loop.Event{
+		{Kind: loop.Replied, Reply: protocol.Reply{Content: strings.Repeat("x", 1000)}},
+		{Kind: loop.Replied, Reply: protocol.Reply{Content: "y"}},
+	} {
+		if err := b.Event(e); err != nil {
+			t.Fatalf("unreported usage counted as tokens: %v", err)
+		}
+	}
+	if b.Unreported() != 2 {
+		t.Errorf("Unreported = %d", b.Unreported())
+	}
+}

@@ -1,0 +1,104 @@
+package loop
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Report says what a turn did, built from the calls that ran and their
+// results, never from what the model said about them.
+type Report struct {
+	Turn      int `json:"turn"`
+	Steps     int `json:"steps"` // replies received
+	Succeeded int `json:"succeeded"`
+	Failed    int `json:"failed"` // including calls refused before running
+	// Changed lists what the calls that may write changed, in order, each
+	// once (see Config.Changed).
+	Changed []string `json:"changed"`
+	// Tested is true when a call that runs tests ran; TestsPassed says
+	// how the last one ended.
+	Tested      bool `json:"tested"`
+	TestsPassed bool `json:"tests_passed"`
+	// Unverified lists what changed after the last test run.
+	Unverified  []string `json:"unverified"`
+	Interrupted bool     `json:"interrupted"`
+	Err         error    `json:"-"`
+}
+
+// Verdict says in a few words whether the turn's changes were tested: one of
+// the four kinds of done a report can tell apart.
+func (r *Report) Verdict() string {
+	switch {
+	case !r.Tested:
+		return "no tests ran"
+	case len(r.Unverified) > 0:
+		return "edits after the last test run: " + strings.Join(r.Unverified, ", ")
+	case !r.TestsPassed:
+		return "the last test run failed"
+	case len(r.Changed) == 0:
+		return "tests passed; nothing was changed"
+	}
+	return "verified after last edit"
+}
+
+func (r *Report) add(j *job, cfg Config) {
+	if j.res.OK {
+		r.Succeeded++
+	} else {
+		r.Failed++
+	}
+	if !j.run {
+		return
+	}
+	if cfg.IsTest != nil && cfg.IsTest(j.call) {
+		r.Tested, r.TestsPassed, r.Unverified = true, j.res.OK, nil
+		return
+	}
+	if !j.writes {
+		return
+	}
+	var changed []string
+	switch {
+	case cfg.Changed != nil:
+		changed = cfg.Changed(j.call, j.res)
+	case j.res.OK:
+		changed = []string{j.call.Name}
+	}
+	for _, c := range changed {
+		if !slices.Contains(r.Changed, c) {
+			r.Changed = append(r.Changed, c)
+		}
+		if !slices.Contains(r.Unverified, c) {
+			r.Unverified = append(r.Unverified, c)
+		}
+	}
+}
+
+// Summary is the report in one line, e.g. "3 steps, 2 calls (2 succeeded,
+// 0 failed); changed: a.go; verified after last edit".
+func (r *Report) Summary() string {
+	var b strings.Builder
+	if r.Interrupted {
+		b.WriteString("interrupted; ")
+	}
+	calls := r.Succeeded + r.Failed
+	fmt.Fprintf(&b, "%d %s, %d %s", r.Steps, plural(r.Steps, "step"), calls, plural(calls, "call"))
+	if calls > 0 {
+		fmt.Fprintf(&b, " (%d succeeded, %d failed)", r.Succeeded, r.Failed)
+	}
+	if len(r.Changed) > 0 {
+		b.WriteString("; changed: " + strings.Join(r.Changed, ", "))
+	} else {
+		b.WriteString("; nothing changed")
+	}
+	b.WriteString("; " + r.Verdict())
+	return b.String()
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
+}

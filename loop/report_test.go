@@ -1,0 +1,97 @@
+package loop_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"harness/fakemodel"
+	"harness/loop"
+	"harness/protocol"
+	"harness/tools"
+)
+
+type pathArgs struct {
+	Path string `arg:"path" help:"a path"`
+}
+
+type passArgs struct {
+	Pass bool `arg:"pass" help:"whether the tests pass"`
+}
+
+func TestReportVerdicts(t *testing.T) {
+	write := tools.New("write", "Write.", true, func(_ context.Context, a pathArgs) (string, error) {
+		if a.Path == "bad" {
+			return "", errors.New("cannot write bad")
+		}
+		return "wrote " + a.Path, nil
+	})
+	test := tools.New("test", "Run tests.", true, func(_ context.Context, a passArgs) (string, error) {
+		if !a.Pass {
+			return "", errors.New("FAIL")
+		}
+		return "ok", nil
+	})
+	read := tools.New("read", "Read.", false, func(_ context.Context, a pathArgs) (string, error) { return "x", nil })
+	set, err := tools.NewSet(write, test, read)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := func(p string) string { return `TOOL_CALL {"name":"write","arguments":{"path":"` + p + `"}}` }
+	pass := `TOOL_CALL {"name":"test","arguments":{"pass":true}}`
+	fail := `TOOL_CALL {"name":"test","arguments":{"pass":false}}`
+	r := `TOOL_CALL {"name":"read","arguments":{"path":"a"}}`
+	tests := []struct {
+		name    string
+		steps   []string
+		verdict string
+		changed []string
+	}{
+		{name: "untested", steps: []string{w("a.go"), r}, verdict: "no tests ran", changed: []string{"a.go"}},
+		{name: "verified", steps: []string{w("a.go"), w("b.go"), pass, r}, verdict: "verified after last edit", changed: []string{"a.go", "b.go"}},
+		{name: "edited after testing", steps: []string{w("a.go"), pass, w("b.go"), w("a.go")}, verdict: "edits after the last test run: b.go, a.go", changed: []string{"a.go", "b.go"}},
+		{name: "failed write changes nothing", steps: []string{pass, w("bad")}, verdict: "tests passed; nothing was changed"},
+		{name: "tests failed", steps: []string{w("a.go"), fail}, verdict: "the last test run failed", changed: []string{"a.go"}},
+		{name: "several calls in one reply", steps: []string{w("a.go") + "\n" + pass}, verdict: "verified after last edit", changed: []string{"a.go"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			script := ""
+			for _, s := range tt.steps {
+				script += ">>>\n" + s + "\n"
+			}
+			s, err := fakemodel.Parse("t", []byte(script+">>>\ndone\n"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var report *loop.Report
+			cfg := loop.Config{
+				IsTest: func(c protocol.Call) bool { return c.Name == "test" },
+				Changed: func(c protocol.Call, r protocol.Result) []string {
+					if p, ok := c.Args["path"].(string); ok && r.OK {
+						return []string{p}
+					}
+					return nil
+				},
+			}
+			agent := loop.New(fakemodel.New(s), set, cfg, loop.Observe(func(e loop.Event) {
+				if e.Kind == loop.TurnEnded {
+					report = e.Report
+				}
+			}))
+			if _, err := agent.Turn(context.Background(), "go"); err != nil {
+				t.Fatal(err)
+			}
+			if got := report.Verdict(); got != tt.verdict {
+				t.Errorf("verdict %q, want %q", got, tt.verdict)
+			}
+			if strings.Join(report.Changed, ",") != strings.Join(tt.changed, ",") {
+				t.Errorf("changed %q, want %q", report.Changed, tt.changed)
+			}
+			if report.Steps != len(tt.steps)+1 {
+				t.Errorf("steps %d", report.Steps)
+			}
+		})
+	}
+}

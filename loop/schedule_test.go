@@ -1,0 +1,222 @@
+package loop_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"harness/fakemodel"
+	"harness/loop"
+	"harness/tools"
+)
+
+type nameArgs struct {
+	Name string `arg:"name" help:"a name"`
+}
+
+// scheduleTools returns a read-only tool "meet" that only returns once two
+// calls of it are running at the same time, a tool "write" that fails if any
+// other call runs while it does, and the log of what ran, in order.
+func scheduleTools(t *testing.T) (*tools.Set, func() []string) {
+	var mu sync.Mutex
+	var log []string
+	running := 0
+	enter := func(name string) int {
+		mu.Lock()
+		defer mu.Unlock()
+		running++
+		log = append(log, "start "+name)
+		return running
+	}
+	leave := func(name string) {
+		mu.Lock()
+		defer mu.Unlock()
+		running--
+		log = append(log, "end "+name)
+	}
+	arrived := make(chan struct{}, 16)
+	meet := tools.New("meet", "Wait for a partner.", false, func(ctx context.Context, a nameArgs) (string, error) {
+		enter(a.Name)
+		defer leave(a.Name)
+		arrived <- struct{}{}
+		select {
+		case <-arrived:
+			return "met " + a.Name, nil
+		case <-time.After(5 * time.Second):
+			return "", errors.New("no partner came: calls did not run together")
+		}
+	})
+	write := tools.New("write", "Write alone.", true, func(ctx context.Context, a nameArgs) (string, error) {
+		n := enter(a.Name)
+		defer leave(a.Name)
+		if n != 1 {
+			return "", fmt.Errorf("%d calls ran beside a write", n-1)
+		}
+		time.Sleep(10 * time.Millisecond) // long enough for a wrongly scheduled call to overlap
+		return "wrote " + a.Name, nil
+	})
+	set, err := tools.NewSet(meet, write)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return set, func() []string { mu.Lock(); defer mu.Unlock(); return append([]string(nil), log...) }
+}
+
+func call(tool, name string) string {
+	return fmt.Sprintf(`TOOL_CALL {"name":%q,"arguments":{"name":%q}}`, tool, name)
+}
+
+func TestReadsRunTogetherWritesAlone(t *testing.T) {
+	set, log := scheduleTools(t)
+	reply := strings.Join([]string{call("meet", "a"), call("meet", "b"), call("write", "w"), call("meet", "c"), call("meet", "d")}, "\n")
+	s, err := fakemodel.Parse("t", []byte(">>>\n"+reply+"\n>>>\ndone\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	agent := loop.New(fakemodel.New(s), set, loop.Config{})
+	if _, err := agent.Turn(context.Background(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	msgs := agent.Messages()
+	var results []string
+	for _, m := range msgs[3:8] {
+		results = append(results, m.Content)
+	}
+	equal(t, results, []string{
+		"TOOL_RESULT call_1 meet SUCCESS\nmet a",
+		"TOOL_RESULT call_2 meet SUCCESS\nmet b",
+		"TOOL_RESULT call_3 write SUCCESS\nwrote w",
+		"TOOL_RESULT call_4 meet SUCCESS\nmet c",
+		"TOOL_RESULT call_5 meet SUCCESS\nmet d",
+	})
+	// The write starts after both reads before it ended and ends before the
+	// reads after it start.
+	l := log()
+	idx := func(s string) int {
+		for i, x := range l {
+			if x == s {
+				return i
+			}
+		}
+		t.Fatalf("%q not in log %q", s, l)
+		return -1
+	}
+	if w := idx("start w"); w < idx("end a") || w < idx("end b") || idx("end w") > idx("start c") || idx("end w") > idx("start d") {
+		t.Errorf("the write overlapped other calls: %q", l)
+	}
+}
+
+func TestHookStopsBeforeACallAndRefusesTheRest(t *testing.T) {
+	set, log := scheduleTools(t)
+	reply := strings.Join([]string{call("write", "1"), call("write", "2"), call("write", "3")}, "\n")
+	s, _ := fakemodel.Parse("t", []byte(">>>\n"+reply+"\n"))
+	stop := errors.New("budget spent")
+	var ended []loop.Event
+	hook := loop.HookFunc(func(e loop.Event) error {
+		if e.Kind == loop.CallStarted && e.Call.ID == "call_2" {
+			return stop
+		}
+		if e.Kind == loop.CallEnded {
+			ended = append(ended, e)
+		}
+		return nil
+	})
+	agent := loop.New(fakemodel.New(s), set, loop.Config{}, hook)
+	_, err := agent.Turn(context.Background(), "go")
+	if !errors.Is(err, stop) {
+		t.Fatalf("err = %v", err)
+	}
+	if l := log(); len(l) != 2 || l[0] != "start 1" {
+		t.Errorf("ran %q, want only the first write", l)
+	}
+	msgs := agent.Messages()
+	if len(msgs) != 6 {
+		t.Fatalf("%d messages, want a result for each of the 3 calls", len(msgs))
+	}
+	for _, m := range msgs[4:] {
+		if !strings.Contains(m.Content, "ERROR\nNot run: budget spent") {
+			t.Errorf("refused call's result = %q", m.Content)
+		}
+	}
+	if len(ended) != 3 || !ended[0].Ran || ended[1].Ran || ended[2].Ran {
+		t.Errorf("CallEnded events: %+v", ended)
+	}
+}
+
+func TestHooksRunInOrder(t *testing.T) {
+	set, _ := scheduleTools(t)
+	s, _ := fakemodel.Parse("t", []byte(">>>\nhi\n"))
+	var order []string
+	mk := func(name string) loop.Hook {
+		return loop.Observe(func(e loop.Event) {
+			if e.Kind == loop.StepStarted {
+				order = append(order, name)
+			}
+		})
+	}
+	agent := loop.New(fakemodel.New(s), set, loop.Config{}, mk("budget"), mk("record"), mk("ui"))
+	if _, err := agent.Turn(context.Background(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	equal(t, order, []string{"budget", "record", "ui"})
+}
+
+func TestInterruptedModelCallIsReportedNotRun(t *testing.T) {
+	set, log := scheduleTools(t)
+	s, _ := fakemodel.Parse("t", []byte(">>> delay=10s\n"+call("write", "x")+"\n"))
+	var interrupted, replied int
+	agent := loop.New(fakemodel.New(s), set, loop.Config{}, loop.Observe(func(e loop.Event) {
+		switch e.Kind {
+		case loop.Interrupted:
+			interrupted++
+		case loop.Replied:
+			replied++
+		}
+	}))
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	_, err := agent.Turn(ctx, "go")
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err = %v", err)
+	}
+	if interrupted != 1 || replied != 0 || len(log()) != 0 {
+		t.Errorf("interrupted %d, replied %d, ran %q", interrupted, replied, log())
+	}
+	if n := len(agent.Messages()); n != 1 {
+		t.Errorf("the interrupted first step left %d messages", n)
+	}
+}
+
+func TestInterruptedToolEndsTheTurnWithItsResult(t *testing.T) {
+	slow := tools.New("slow", "Wait.", true, func(ctx context.Context, _ struct{}) (string, error) {
+		<-ctx.Done()
+		return "", ctx.Err()
+	})
+	set, _ := tools.NewSet(slow)
+	s, _ := fakemodel.Parse("t", []byte(">>>\nTOOL_CALL {\"name\":\"slow\",\"arguments\":{}}\n>>>\nnever\n"))
+	ctx, cancel := context.WithCancel(context.Background())
+	var report *loop.Report
+	agent := loop.New(fakemodel.New(s), set, loop.Config{}, loop.Observe(func(e loop.Event) {
+		if e.Kind == loop.CallStarted {
+			cancel()
+		}
+		if e.Kind == loop.TurnEnded {
+			report = e.Report
+		}
+	}))
+	_, err := agent.Turn(ctx, "go")
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v", err)
+	}
+	msgs := agent.Messages()
+	if last := msgs[len(msgs)-1].Content; !strings.HasPrefix(last, "TOOL_RESULT call_1 slow ERROR\ninterrupted") {
+		t.Errorf("result = %q", last)
+	}
+	if report == nil || !report.Interrupted || report.Failed != 1 {
+		t.Errorf("report = %+v", report)
+	}
+}
