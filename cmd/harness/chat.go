@@ -3,11 +3,14 @@ package main
 import (
 	"fmt"
 	"os"
+	"regexp"
+	"time"
 
 	"harness/fakemodel"
 	"harness/loop"
 	"harness/ollama"
 	"harness/protocol"
+	"harness/record"
 	"harness/tools"
 )
 
@@ -29,15 +32,27 @@ type modelFlags struct {
 }
 
 type chatCmd struct {
-	Prompt          string `short:"p" placeholder:"PROMPT" help:"Run one turn and exit: the answer goes to stdout, everything else to stderr. Exit codes: 0 answer, 1 error, 2 bad usage, 3 a limit ended the turn, 130 interrupted."`
-	MaxSteps        int    `default:"25" help:"Most model calls in one turn."`
-	MaxFormatErrors int    `default:"3" help:"Most replies in a row with a malformed tool call."`
-	workspaceFlags  `embed:""`
-	modelFlags      `embed:""`
+	Prompt         string `short:"p" placeholder:"PROMPT" help:"Run one turn and exit: the answer goes to stdout, everything else to stderr. Exit codes: 0 answer, 1 error, 2 bad usage, 3 a limit ended the turn, 130 interrupted."`
+	Record         string `placeholder:"FILE" help:"Append a record of the run to FILE, one JSON object a line, written as it happens (read it with: harness replay FILE)."`
+	TestPattern    string `default:"go test|npm test|pytest|cargo test|make test" placeholder:"REGEXP" help:"Commands matching this count as test runs in the turn report."`
+	workspaceFlags `embed:""`
+	modelFlags     `embed:""`
+	budgetFlags    `embed:"" group:"Limits"`
+}
+
+// budgetFlags are the limits that stop a run the model would not stop, each
+// in its own unit; 0 turns one off.
+type budgetFlags struct {
+	MaxSteps        int           `default:"25" help:"Most model calls in one turn."`
+	MaxFormatErrors int           `default:"3" help:"Most replies in a row with a malformed tool call."`
+	MaxModelCalls   int           `default:"200" help:"Most model calls in the run (all turns)."`
+	MaxTime         time.Duration `default:"30m" help:"Most wall-clock time for the run (all turns); a model call or tool still running then is interrupted."`
+	MaxOutputTokens int           `default:"200000" help:"Most output tokens the backend may report for the run."`
+	MaxRepeats      int           `default:"3" help:"Stop when the same call with the same arguments gets the same result this many times within the last 8 calls."`
 }
 
 func (c *chatCmd) Run(e *env) error {
-	set, ws, err := c.tools()
+	ts, ws, err := c.tools()
 	if err != nil {
 		return &exitCodeError{code: exitUsage, err: err}
 	}
@@ -45,19 +60,88 @@ func (c *chatCmd) Run(e *env) error {
 	if err != nil {
 		return &exitCodeError{code: exitUsage, err: err}
 	}
-	cfg := loop.Config{
-		System:          protocol.SystemPrompt(ws.Root(), set.Specs()),
-		MaxSteps:        c.MaxSteps,
-		MaxFormatErrors: c.MaxFormatErrors,
+	tests, err := regexp.Compile(c.TestPattern)
+	if err != nil {
+		return &exitCodeError{code: exitUsage, err: fmt.Errorf("--test-pattern: %w", err)}
+	}
+	r := &runner{
+		model: model,
+		tools: ts,
+		cfg: loop.Config{
+			System:          protocol.SystemPrompt(ws.Root(), ts.Specs()),
+			MaxSteps:        c.MaxSteps,
+			MaxFormatErrors: c.MaxFormatErrors,
+			IsTest:          isTest(tests),
+			Changed:         changed,
+		},
+		budget: &loop.Budget{
+			ModelCalls:   c.MaxModelCalls,
+			Time:         c.MaxTime,
+			OutputTokens: c.MaxOutputTokens,
+			Repeats:      c.MaxRepeats,
+			Window:       8,
+		},
+	}
+	if c.Record != "" {
+		closeRecord, err := r.record(c.Record, c.start(ws.Root(), ts, r.cfg.System))
+		if err != nil {
+			return err
+		}
+		defer closeRecord()
 	}
 	if c.Prompt != "" {
-		return oneTurn(e, model, set, cfg, c.Prompt)
+		return r.oneTurn(e, c.Prompt)
 	}
-	return repl(e, model, set, cfg, c.Model, ws.Root())
+	return r.repl(e, c.Model, ws.Root())
 }
 
-// tools builds the tool set explicitly: nothing registers itself.
-func (w *workspaceFlags) tools() (*tools.Set, *tools.Workspace, error) {
+// start is what the record says about the run before it begins.
+func (c *chatCmd) start(root string, ts loop.Tools, system string) record.Start {
+	s := record.Start{Version: version(), Model: c.Model, Backend: "ollama", Workspace: root, SystemPromptBytes: len(system)}
+	if c.Fake != "" {
+		s.Backend, s.Model = "fake", c.Fake
+	} else {
+		s.Options = map[string]any{"num_ctx": c.NumCtx, "stop": protocol.StopSequences()}
+		if c.MaxTokens > 0 {
+			s.Options["num_predict"] = c.MaxTokens
+		}
+		if c.Temperature != nil {
+			s.Options["temperature"] = *c.Temperature
+		}
+		if c.Seed != nil {
+			s.Options["seed"] = *c.Seed
+		}
+	}
+	for _, spec := range ts.Specs() {
+		s.Tools = append(s.Tools, spec.Name)
+	}
+	return s
+}
+
+// isTest reports calls of the command tool whose command matches re.
+func isTest(re *regexp.Regexp) func(protocol.Call) bool {
+	return func(c protocol.Call) bool {
+		cmd, ok := c.Args["command"].(string)
+		return ok && re.MatchString(cmd)
+	}
+}
+
+// changed says what a call of a writing tool changed, for the turn report:
+// the path a file tool wrote, or, for a command, the command itself, since
+// it may have changed anything in the workspace whether it succeeded or not.
+func changed(c protocol.Call, r protocol.Result) []string {
+	if cmd, ok := c.Args["command"].(string); ok {
+		return []string{"$ " + cmd}
+	}
+	if p, ok := c.Args["path"].(string); ok && r.OK {
+		return []string{p}
+	}
+	return nil
+}
+
+// tools builds the tool set explicitly: nothing registers itself. Long
+// results are cut, and kept for read_output.
+func (w *workspaceFlags) tools() (loop.Tools, *tools.Workspace, error) {
 	ws, err := tools.NewWorkspace(w.Workspace)
 	if err != nil {
 		return nil, nil, err
@@ -78,7 +162,10 @@ func (w *workspaceFlags) tools() (*tools.Set, *tools.Workspace, error) {
 		}
 	}
 	set, err := tools.NewSet(ts...)
-	return set, ws, err
+	if err != nil {
+		return nil, nil, err
+	}
+	return tools.WithOutputs(set), ws, nil
 }
 
 func (m *modelFlags) model() (loop.Model, error) {
@@ -109,11 +196,11 @@ type promptCmd struct {
 }
 
 func (c *promptCmd) Run(e *env) error {
-	set, ws, err := c.tools()
+	ts, ws, err := c.tools()
 	if err != nil {
 		return &exitCodeError{code: exitUsage, err: err}
 	}
-	_, err = fmt.Fprint(e.stdout, protocol.SystemPrompt(ws.Root(), set.Specs()))
+	_, err = fmt.Fprint(e.stdout, protocol.SystemPrompt(ws.Root(), ts.Specs()))
 	return err
 }
 

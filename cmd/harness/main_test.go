@@ -7,7 +7,9 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"regexp"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
@@ -40,6 +42,7 @@ func TestScript(t *testing.T) {
 		Setup:               setup,
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"prefixes": cmdPrefixes,
+			"waitfile": cmdWaitfile,
 		},
 	})
 }
@@ -104,5 +107,26 @@ func cmdPrefixes(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("every request extends the one before")
 	case !neg && err != nil:
 		ts.Fatalf("%v", err)
+	}
+}
+
+// cmdWaitfile waits until a file holds a match for a regular expression, so
+// a script can act at a known point of a command running in the background.
+func cmdWaitfile(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: waitfile FILE REGEXP")
+	}
+	re, err := regexp.Compile(args[1])
+	ts.Check(err)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		data, _ := os.ReadFile(ts.MkAbs(args[0]))
+		if re.Match(data) {
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("%s did not match %q within 10s; it holds:\n%s", args[0], args[1], data)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

@@ -72,6 +72,12 @@ func (v *view) event(e loop.Event) {
 		}
 	case loop.Noticed:
 		fmt.Fprintf(v.log, "%s %s\n", v.st.notice("note:"), e.Text)
+	case loop.Interrupted:
+		fmt.Fprintf(v.log, "%s the model call was interrupted; its partial reply was not run\n", v.st.notice("note:"))
+	case loop.TurnEnded:
+		if e.Report != nil && (e.Report.Steps > 0 || e.Report.Interrupted) {
+			fmt.Fprintf(v.log, "%s %s\n", v.st.dim("Report:"), e.Report.Summary())
+		}
 	}
 }
 

@@ -1,0 +1,49 @@
+package main
+
+import (
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestExitCodes checks each exit code of the CLI against a case that must
+// produce it.
+func TestExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	script := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	answer := script("answer.fake", ">>>\nhi\n")
+	loops := script("loop.fake", ">>>\nTOOL_CALL {\"name\":\"list_files\",\"arguments\":{}}\n>>>\nTOOL_CALL {\"name\":\"list_files\",\"arguments\":{\"path\":\"x\"}}\n")
+	slow := script("slow.fake", ">>> delay=30s\nhi\n")
+	empty := script("empty.fake", "")
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	tests := []struct {
+		name string
+		ctx  context.Context
+		args []string
+		want int
+	}{
+		{"answer", context.Background(), []string{"-w", dir, "--fake", answer, "-p", "hi"}, exitOK},
+		{"model error", context.Background(), []string{"-w", dir, "--fake", empty, "-p", "hi"}, exitError},
+		{"bad flag", context.Background(), []string{"--no-such-flag"}, exitUsage},
+		{"bad lie", context.Background(), []string{"--lie", "nope", "-p", "hi"}, exitUsage},
+		{"limit", context.Background(), []string{"-w", dir, "--fake", loops, "--max-steps", "1", "-p", "hi"}, exitLimit},
+		{"interrupted", cancelled, []string{"-w", dir, "--fake", slow, "-p", "hi"}, exitInterrupt},
+		{"help", context.Background(), []string{"--help"}, exitOK},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := run(tt.ctx, tt.args, nil, io.Discard, io.Discard); got != tt.want {
+				t.Errorf("exit code %d, want %d", got, tt.want)
+			}
+		})
+	}
+}

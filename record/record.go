@@ -1,0 +1,196 @@
+// Package record writes a run as it happens, one JSON object a line, and
+// reads it back as a transcript.
+//
+// # Schema
+//
+// Every line is an object with these fields:
+//
+//	type  string   what happened (below)
+//	time  string   when, RFC 3339 with nanoseconds
+//	turn  int      the turn, from 1 (0 on "start")
+//	step  int      the step within the turn, from 1 (0 when none)
+//
+// and, by type:
+//
+//	start        version, model, backend, workspace, options (object: what
+//	             every request is sent with), tools ([]string),
+//	             system_prompt_bytes
+//	turn         input: the user's words
+//	request      messages (count), bytes (of all message contents),
+//	             stop ([]string): one model call is about to be made
+//	reply        content, thinking, done_reason ("stop", "length" or ""),
+//	             duration_ms, usage (object: prompt_tokens, output_tokens,
+//	             prompt_ms, output_ms; null when the backend reported
+//	             none: unknown, not zero), calls (count), forged_line
+//	interrupted  content and thinking that had arrived, duration_ms: the
+//	             model call was interrupted; nothing of it was run
+//	call         id, tool, args (object), writes (bool): a call is about
+//	             to run, or to be refused
+//	result       id, tool, ran (bool: false when refused before running),
+//	             ok (bool), writes, duration_ms, body: what the model reads
+//	notice       text
+//	turn_end     answer, error (string, "" for none), report (object:
+//	             turn, steps, succeeded, failed, changed, tested,
+//	             tests_passed, unverified, interrupted)
+//	approval     id, tool, question ("run" or "send"), decision ("yes",
+//	             "no", "always", or "nobody" when nobody could be asked)
+//
+// Each line is written with a single write as the event happens, so a run
+// that is killed leaves every line before the kill whole; at worst the last
+// line is cut, and Read reports that rather than failing.
+package record
+
+import (
+	"encoding/json"
+	"io"
+	"sync"
+	"time"
+
+	"harness/loop"
+	"harness/protocol"
+)
+
+// Start is what the first line of a record says about the run.
+type Start struct {
+	Version           string         `json:"version"`
+	Model             string         `json:"model"`
+	Backend           string         `json:"backend"`
+	Workspace         string         `json:"workspace"`
+	Options           map[string]any `json:"options,omitempty"`
+	Tools             []string       `json:"tools"`
+	SystemPromptBytes int            `json:"system_prompt_bytes"`
+}
+
+// Usage is a reply's usage as recorded.
+type Usage struct {
+	PromptTokens int     `json:"prompt_tokens"`
+	OutputTokens int     `json:"output_tokens"`
+	PromptMS     float64 `json:"prompt_ms"`
+	OutputMS     float64 `json:"output_ms"`
+}
+
+// Line is one line of a record; which fields are set depends on Type.
+type Line struct {
+	Type string    `json:"type"`
+	Time time.Time `json:"time"`
+	Turn int       `json:"turn"`
+	Step int       `json:"step"`
+
+	*Start `json:",omitempty"`
+
+	Input      string         `json:"input,omitempty"`
+	Messages   int            `json:"messages,omitempty"`
+	Bytes      int            `json:"bytes,omitempty"`
+	Stop       []string       `json:"stop,omitempty"`
+	Content    string         `json:"content,omitempty"`
+	Thinking   string         `json:"thinking,omitempty"`
+	DoneReason *string        `json:"done_reason,omitempty"`
+	DurationMS *float64       `json:"duration_ms,omitempty"`
+	Usage      *Usage         `json:"usage,omitempty"`
+	Calls      *int           `json:"calls,omitempty"`
+	ForgedLine int            `json:"forged_line,omitempty"`
+	ID         string         `json:"id,omitempty"`
+	Tool       string         `json:"tool,omitempty"`
+	Args       map[string]any `json:"args,omitempty"`
+	Writes     *bool          `json:"writes,omitempty"`
+	Ran        *bool          `json:"ran,omitempty"`
+	OK         *bool          `json:"ok,omitempty"`
+	Body       *string        `json:"body,omitempty"`
+	Text       string         `json:"text,omitempty"`
+	Answer     *string        `json:"answer,omitempty"`
+	Error      *string        `json:"error,omitempty"`
+	Report     *loop.Report   `json:"report,omitempty"`
+	Question   string         `json:"question,omitempty"`
+	Decision   string         `json:"decision,omitempty"`
+}
+
+// Recorder is a loop hook that writes every event as a line.
+type Recorder struct {
+	mu  sync.Mutex
+	w   io.Writer
+	now func() time.Time
+	err error
+}
+
+// New returns a recorder writing to w. Give it an unbuffered writer, such as
+// an *os.File, so that each line reaches the file as it is written.
+func New(w io.Writer) *Recorder { return &Recorder{w: w, now: time.Now} }
+
+// Start writes the first line.
+func (r *Recorder) Start(s Start) error {
+	return r.write(&Line{Type: "start", Start: &s})
+}
+
+// Approval records a decision about a call (see the schema).
+func (r *Recorder) Approval(turn int, id, tool, question, decision string) error {
+	return r.write(&Line{Type: "approval", Turn: turn, ID: id, Tool: tool, Question: question, Decision: decision})
+}
+
+// Event writes e, unless it is a streamed piece (the reply line holds the
+// whole). After a failed write every later one fails too: a record with a
+// hole would mislead.
+func (r *Recorder) Event(e loop.Event) error {
+	l := &Line{Turn: e.Turn, Step: e.Step}
+	switch e.Kind {
+	case loop.TurnStarted:
+		l.Type, l.Input = "turn", e.Text
+	case loop.StepStarted:
+		l.Type, l.Messages, l.Stop = "request", len(e.Request.Messages), e.Request.Stop
+		for _, m := range e.Request.Messages {
+			l.Bytes += len(m.Content)
+		}
+	case loop.Replied:
+		l.Type, l.Content, l.Thinking = "reply", e.Reply.Content, e.Reply.Thinking
+		l.DoneReason, l.DurationMS = ptr(e.Reply.DoneReason), ms(e.Duration)
+		l.Usage, l.Calls, l.ForgedLine = usage(e.Reply.Usage), ptr(len(e.Parsed.Calls)), e.Parsed.Forged
+	case loop.Interrupted:
+		l.Type, l.Content, l.Thinking, l.DurationMS = "interrupted", e.Reply.Content, e.Reply.Thinking, ms(e.Duration)
+	case loop.CallStarted:
+		l.Type, l.ID, l.Tool, l.Args, l.Writes = "call", e.Call.ID, e.Call.Name, e.Call.Args, ptr(e.Writes)
+	case loop.CallEnded:
+		l.Type, l.ID, l.Tool, l.Writes, l.Ran = "result", e.Call.ID, e.Call.Name, ptr(e.Writes), ptr(e.Ran)
+		l.OK, l.DurationMS, l.Body = ptr(e.Result.OK), ms(e.Duration), ptr(e.Result.Body)
+	case loop.Noticed:
+		l.Type, l.Text = "notice", e.Text
+	case loop.TurnEnded:
+		msg := ""
+		if e.Err != nil {
+			msg = e.Err.Error()
+		}
+		l.Type, l.Answer, l.Error, l.Report = "turn_end", ptr(e.Text), ptr(msg), e.Report
+	default:
+		return nil
+	}
+	return r.write(l)
+}
+
+func (r *Recorder) write(l *Line) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.err != nil {
+		return r.err
+	}
+	l.Time = r.now().UTC()
+	b, err := json.Marshal(l)
+	if err == nil {
+		_, err = r.w.Write(append(b, '\n'))
+	}
+	r.err = err
+	return err
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func ms(d time.Duration) *float64 { return ptr(float64(d.Microseconds()) / 1000) }
+
+func usage(u protocol.Usage) *Usage {
+	if !u.Known {
+		return nil
+	}
+	return &Usage{
+		PromptTokens: u.PromptTokens,
+		OutputTokens: u.OutputTokens,
+		PromptMS:     float64(u.PromptDuration.Microseconds()) / 1000,
+		OutputMS:     float64(u.OutputDuration.Microseconds()) / 1000,
+	}
+}
