@@ -1,0 +1,104 @@
+package record
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"harness/loop"
+	"harness/protocol"
+)
+
+func TestRecordRoundTrip(t *testing.T) {
+	var buf bytes.Buffer
+	r := New(&buf)
+	r.now = func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }
+	if err := r.Start(Start{Version: "v1", Model: "m", Backend: "ollama", Tools: []string{"read_file"}}); err != nil {
+		t.Fatal(err)
+	}
+	events := []loop.Event{
+		{Kind: loop.TurnStarted, Turn: 1, Text: "hi"},
+		{Kind: loop.StepStarted, Turn: 1, Step: 1, Request: protocol.Request{Messages: []protocol.Message{{Content: "abc"}, {Content: "de"}}}},
+		{Kind: loop.Streamed, Turn: 1, Step: 1, Delta: protocol.Delta{Content: "x"}},
+		{Kind: loop.Replied, Turn: 1, Step: 1, Reply: protocol.Reply{Content: "TOOL_CALL ...", DoneReason: "stop"}, Duration: 1500 * time.Microsecond},
+		{Kind: loop.CallStarted, Turn: 1, Step: 1, Call: protocol.Call{ID: "call_1", Name: "read_file", Args: map[string]any{"path": "a"}}},
+		{Kind: loop.CallEnded, Turn: 1, Step: 1, Call: protocol.Call{ID: "call_1", Name: "read_file"}, Ran: true, Result: protocol.Result{OK: true, Body: "a\nb\n"}},
+		{Kind: loop.TurnEnded, Turn: 1, Step: 2, Text: "done", Report: &loop.Report{Turn: 1, Steps: 2, Succeeded: 1}},
+	}
+	for _, e := range events {
+		if err := r.Event(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := r.Approval(1, "call_2", "bash", "run", "nobody"); err != nil {
+		t.Fatal(err)
+	}
+	lines, err := Read(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var types []string
+	for _, l := range lines {
+		types = append(types, l.Type)
+	}
+	if got := strings.Join(types, " "); got != "start turn request reply call result turn_end approval" {
+		t.Fatalf("types = %s (streamed pieces must not be recorded)", got)
+	}
+	if l := lines[2]; l.Messages != 2 || l.Bytes != 5 {
+		t.Errorf("request line %+v", l)
+	}
+	if l := lines[3]; l.Usage != nil || *l.DurationMS != 1.5 || *l.DoneReason != "stop" {
+		t.Errorf("reply line: usage %v (unknown must be null, not zero), duration %v", l.Usage, *l.DurationMS)
+	}
+	if l := lines[5]; !*l.OK || !*l.Ran || *l.Body != "a\nb\n" {
+		t.Errorf("result line %+v", l)
+	}
+	if l := lines[6]; l.Report == nil || l.Report.Steps != 2 || *l.Answer != "done" {
+		t.Errorf("turn_end line %+v", l)
+	}
+	var out bytes.Buffer
+	if err := Replay(&out, lines); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"You: hi", "<Step 1> request: 2 messages, 5 bytes", "usage unknown", "tool-success: call_1 read_file (0 ms) -> a [+1 more line]",
+		"Report: 2 steps, 1 call (1 succeeded, 0 failed); nothing changed; no tests ran", "approval: call_2 bash run? nobody"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("replay lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+func TestReadCutLastLine(t *testing.T) {
+	lines, err := Read(strings.NewReader("{\"type\":\"turn\",\"turn\":1}\n{\"type\":\"requ"))
+	if !errors.Is(err, ErrCutLine) || len(lines) != 1 {
+		t.Fatalf("lines %d, err %v", len(lines), err)
+	}
+	_, err = Read(strings.NewReader("garbage\n{\"type\":\"turn\"}\n"))
+	if err == nil || errors.Is(err, ErrCutLine) || !strings.Contains(err.Error(), "line 1") {
+		t.Errorf("a bad middle line: %v", err)
+	}
+}
+
+type failWriter struct{ n int }
+
+func (w *failWriter) Write(p []byte) (int, error) {
+	if w.n++; w.n > 1 {
+		return 0, errors.New("disk full")
+	}
+	return len(p), nil
+}
+
+func TestRecorderStopsAfterAFailedWrite(t *testing.T) {
+	r := New(&failWriter{})
+	if err := r.Event(loop.Event{Kind: loop.TurnStarted}); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Event(loop.Event{Kind: loop.TurnStarted}); err == nil {
+		t.Fatal("a failed write was not reported")
+	}
+	if err := r.Event(loop.Event{Kind: loop.Noticed}); err == nil {
+		t.Error("a record with a hole went on")
+	}
+}
