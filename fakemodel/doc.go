@@ -102,8 +102,8 @@
 // done set, the done reason and the token counts.
 //
 // Every chat request received is kept ([Server.Requests]) and, with
-// [WithLog], also written out as one JSON line. [ReadLog] reads such a log
-// back and [CheckPrefixes] checks that each request of a conversation starts
-// with the messages of the one before, byte for byte: the property that lets
-// a server reuse its prompt cache.
+// [WithLog], also written out as the client sent it, on one JSON line.
+// [ReadLog] reads such a log back and [CheckPrefixes] checks that each
+// request of a conversation starts with the messages of the one before,
+// byte for byte: the property that lets a server reuse its prompt cache.
 package fakemodel

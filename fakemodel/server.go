@@ -1,6 +1,7 @@
 package fakemodel
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/json"
@@ -50,7 +51,7 @@ func WithModelName(name string) Option {
 }
 
 // WithLog makes the server write every chat request it receives to w, as
-// one JSON line each. See ReadLog.
+// the client sent it, one JSON line each. See ReadLog.
 func WithLog(w io.Writer) Option {
 	return func(s *Server) { s.log = w }
 }
@@ -118,15 +119,21 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 
 func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
-	var req api.ChatRequest
-	if err := json.NewDecoder(r.Body).Decode(&req); errors.Is(err, io.EOF) {
-		writeError(w, http.StatusBadRequest, "missing request body")
-		return
-	} else if err != nil {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	if err := s.record(req); err != nil {
+	if len(bytes.TrimSpace(body)) == 0 {
+		writeError(w, http.StatusBadRequest, "missing request body")
+		return
+	}
+	req, err := decodeChat(body)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	if err := s.record(req, body); err != nil {
 		writeError(w, http.StatusInternalServerError, err.Error())
 		return
 	}
@@ -203,17 +210,56 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	send(final)
 }
 
-// record keeps req and writes it to the log, if there is one.
-func (s *Server) record(req api.ChatRequest) error {
+// chatRequest is a chat request as it is decoded. Its messages skip
+// api.Message's own UnmarshalJSON, which decodes each message twice: on a
+// long conversation that was most of the server's time.
+type chatRequest struct {
+	api.ChatRequest
+	Messages []message `json:"messages"`
+}
+
+// message has the fields of api.Message, so that one converts to the other.
+type message struct {
+	Role       string          `json:"role"`
+	Content    string          `json:"content"`
+	Thinking   string          `json:"thinking,omitempty"`
+	Images     []api.ImageData `json:"images,omitempty"`
+	ToolCalls  []api.ToolCall  `json:"tool_calls,omitempty"`
+	ToolName   string          `json:"tool_name,omitempty"`
+	ToolCallID string          `json:"tool_call_id,omitempty"`
+}
+
+// decodeChat decodes the body of a chat request as Ollama does, roles
+// lower-cased included.
+func decodeChat(body []byte) (api.ChatRequest, error) {
+	var in chatRequest
+	if err := json.Unmarshal(body, &in); err != nil {
+		return api.ChatRequest{}, err
+	}
+	req := in.ChatRequest
+	for _, m := range in.Messages {
+		m.Role = strings.ToLower(m.Role)
+		req.Messages = append(req.Messages, api.Message(m))
+	}
+	return req, nil
+}
+
+// record keeps req and writes body, the request as received, to the log,
+// if there is one, as one line.
+func (s *Server) record(req api.ChatRequest, body []byte) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.reqs = append(s.reqs, req)
 	if s.log == nil {
 		return nil
 	}
-	line, err := json.Marshal(req)
-	if err != nil {
-		return fmt.Errorf("fakemodel: logging request: %w", err)
+	line := bytes.TrimSpace(body)
+	if bytes.ContainsAny(line, "\r\n") {
+		var b bytes.Buffer
+		if err := json.Compact(&b, line); err != nil {
+			return fmt.Errorf("fakemodel: logging request: %w", err)
+		}
+		line = b.Bytes()
 	}
 	if _, err := s.log.Write(append(line, '\n')); err != nil {
 		return fmt.Errorf("fakemodel: logging request: %w", err)

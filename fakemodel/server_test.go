@@ -275,3 +275,34 @@ func TestStopOption(t *testing.T) {
 		}
 	}
 }
+
+// TestServerLogAsSent: the log holds each request as the client sent it,
+// compacted onto one line when it spans several, and the kept request is
+// decoded as Ollama decodes it, roles lower-cased.
+func TestServerLogAsSent(t *testing.T) {
+	var log bytes.Buffer
+	srv := NewServer(mustParse(t, ">>>\none\n>>>\ntwo\n"), WithLog(&log))
+	h := srv.Handler()
+	bodies := []string{
+		`{"model":"fake","stream":false,"messages":[{"role":"USER","content":"hi"}],"options":{"num_ctx":8}}`,
+		"{\n  \"model\": \"fake\",\n  \"stream\": false,\n  \"messages\": [{\"role\": \"user\", \"content\": \"a\\nb\"}]\n}\n",
+	}
+	for _, body := range bodies {
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, httptest.NewRequest(http.MethodPost, "/api/chat", strings.NewReader(body)))
+		if w.Code != http.StatusOK {
+			t.Fatalf("HTTP %d: %s", w.Code, w.Body)
+		}
+	}
+	want := bodies[0] + "\n" + `{"model":"fake","stream":false,"messages":[{"role":"user","content":"a\nb"}]}` + "\n"
+	if log.String() != want {
+		t.Errorf("log:\n%s\nwant:\n%s", log.String(), want)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 || reqs[0].Messages[0].Role != "user" || reqs[1].Messages[0].Content != "a\nb" {
+		t.Errorf("kept requests %+v", reqs)
+	}
+	if reqs[0].Options["num_ctx"] != float64(8) {
+		t.Errorf("options %v", reqs[0].Options)
+	}
+}
