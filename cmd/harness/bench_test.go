@@ -1,0 +1,104 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"harness/fakemodel"
+	"harness/loop"
+	"harness/protocol"
+)
+
+// benchSession writes a workspace of steps-1 files of 2.5 KB and the script
+// of a session that reads them one by one, then answers.
+func benchSession(b *testing.B, steps int) (dir string, script *fakemodel.Script) {
+	b.Helper()
+	dir = b.TempDir()
+	var s strings.Builder
+	for n := 1; n < steps; n++ {
+		name := fmt.Sprintf("f%02d.go", n)
+		body := strings.Repeat(fmt.Sprintf("func f%d(a, b int) int { return a*b + %d }\n", n, n), 80)[:2560]
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		fmt.Fprintf(&s, ">>>\nReading %s.\nTOOL_CALL {\"name\":\"read_file\",\"arguments\":{\"path\":%q}}\n", name, name)
+	}
+	s.WriteString(">>>\nDone.\n")
+	script, err := fakemodel.Parse("bench.fake", []byte(s.String()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return dir, script
+}
+
+// BenchmarkSession20 is `harness -p` in process: a 20-step session over
+// HTTP against the fake Ollama server, with the real Ollama adapter, CLI
+// parsing, tools, budget and rendering. The server's own work is included.
+func BenchmarkSession20(b *testing.B) {
+	dir, script := benchSession(b, 20)
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		b.StopTimer()
+		srv := httptest.NewServer(fakemodel.NewServer(script).Handler())
+		b.StartTimer()
+		args := []string{"-w", dir, "--host", srv.Listener.Addr().String(), "-m", "fake", "-p", "read the files"}
+		if code := run(ctx, args, nil, io.Discard, io.Discard); code != exitOK {
+			b.Fatalf("exit code %d", code)
+		}
+		b.StopTimer()
+		srv.Close()
+		b.StartTimer()
+	}
+}
+
+// BenchmarkPrompt is `harness prompt` in process: parsing the command line,
+// building the tools and the system prompt. It is the set-up every run pays.
+func BenchmarkPrompt(b *testing.B) {
+	dir := b.TempDir()
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if code := run(ctx, []string{"prompt", "-w", dir}, nil, io.Discard, io.Discard); code != exitOK {
+			b.Fatalf("exit code %d", code)
+		}
+	}
+}
+
+// BenchmarkStream renders a 400-line reply streamed in pieces, as the REPL
+// shows it, and as -p, which does not stream, handles it.
+func BenchmarkStream(b *testing.B) {
+	var reply strings.Builder
+	for i := range 400 {
+		fmt.Fprintf(&reply, "Line %d of a long explanation, the kind a model writes about code.\n", i)
+	}
+	var deltas []protocol.Delta
+	for _, line := range strings.SplitAfter(reply.String(), "\n") {
+		half := len(line) / 2
+		deltas = append(deltas, protocol.Delta{Content: line[:half]}, protocol.Delta{Content: line[half:]})
+	}
+	parsed := protocol.Parse(reply.String())
+	for _, mode := range []struct {
+		name   string
+		stream bool
+	}{{"repl", true}, {"print", false}} {
+		b.Run(mode.name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(reply.Len()))
+			for b.Loop() {
+				v := &view{out: io.Discard, log: io.Discard, stream: mode.stream, final: !mode.stream}
+				v.event(loop.Event{Kind: loop.StepStarted, Step: 1})
+				for _, d := range deltas {
+					v.event(loop.Event{Kind: loop.Streamed, Step: 1, Delta: d})
+				}
+				v.event(loop.Event{Kind: loop.Replied, Step: 1, Parsed: parsed})
+			}
+		})
+	}
+}
