@@ -42,6 +42,7 @@ func TestScript(t *testing.T) {
 		Setup:               setup,
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"prefixes": cmdPrefixes,
+			"reqsize":  cmdReqSize,
 			"waitfile": cmdWaitfile,
 		},
 	})
