@@ -71,34 +71,36 @@ func BenchmarkPrompt(b *testing.B) {
 	}
 }
 
-// BenchmarkStream renders a 400-line reply streamed in pieces, as the REPL
-// shows it, and as -p, which does not stream, handles it.
+// BenchmarkStream renders a reply of 100, 400 and 1600 lines streamed in
+// pieces, as the REPL shows it (the text is parsed again at every newline),
+// and as -p handles it (no streaming: the text is shown once).
 func BenchmarkStream(b *testing.B) {
-	var reply strings.Builder
-	for i := range 400 {
-		fmt.Fprintf(&reply, "Line %d of a long explanation, the kind a model writes about code.\n", i)
-	}
-	var deltas []protocol.Delta
-	for _, line := range strings.SplitAfter(reply.String(), "\n") {
-		half := len(line) / 2
-		deltas = append(deltas, protocol.Delta{Content: line[:half]}, protocol.Delta{Content: line[half:]})
-	}
-	parsed := protocol.Parse(reply.String())
-	for _, mode := range []struct {
-		name   string
-		stream bool
-	}{{"repl", true}, {"print", false}} {
-		b.Run(mode.name, func(b *testing.B) {
-			b.ReportAllocs()
-			b.SetBytes(int64(reply.Len()))
-			for b.Loop() {
-				v := &view{out: io.Discard, log: io.Discard, stream: mode.stream, final: !mode.stream}
-				v.event(loop.Event{Kind: loop.StepStarted, Step: 1})
-				for _, d := range deltas {
-					v.event(loop.Event{Kind: loop.Streamed, Step: 1, Delta: d})
+	for _, lines := range []int{100, 400, 1600} {
+		var reply strings.Builder
+		for i := range lines {
+			fmt.Fprintf(&reply, "Line %d of a long explanation, the kind a model writes about code.\n", i)
+		}
+		var deltas []protocol.Delta
+		for _, line := range strings.SplitAfter(reply.String(), "\n") {
+			half := len(line) / 2
+			deltas = append(deltas, protocol.Delta{Content: line[:half]}, protocol.Delta{Content: line[half:]})
+		}
+		parsed := protocol.Parse(reply.String())
+		for _, mode := range []struct {
+			name   string
+			stream bool
+		}{{"repl", true}, {"print", false}} {
+			b.Run(fmt.Sprintf("%s/%d", mode.name, lines), func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					v := &view{out: io.Discard, log: io.Discard, stream: mode.stream, final: !mode.stream}
+					v.event(loop.Event{Kind: loop.StepStarted, Step: 1})
+					for _, d := range deltas {
+						v.event(loop.Event{Kind: loop.Streamed, Step: 1, Delta: d})
+					}
+					v.event(loop.Event{Kind: loop.Replied, Step: 1, Parsed: parsed})
 				}
-				v.event(loop.Event{Kind: loop.Replied, Step: 1, Parsed: parsed})
-			}
-		})
+			})
+		}
 	}
 }

@@ -1,0 +1,323 @@
+// Command e2e measures what the harness costs on top of the model: it times
+// a 20-step session of `harness -p` against `harness fake-ollama`, a
+// scripted server that answers at once, next to bench/refclient, a client
+// that does only the HTTP round trips of the same session. Run it from the
+// module with:
+//
+//	go run ./bench/e2e
+//
+// It builds both programs into a temporary folder, writes the script (19
+// read_file calls of a 2.5 KB file, then an answer) and a workspace, and
+// runs each client -runs times, in turn, each against a fresh server. It
+// prints for each the median wall time, the median CPU time (user and
+// system, steadier than wall time on a busy machine), the median peak RSS,
+// and the size of the first and last request as the server received them,
+// then the ratios to the reference client. Every run must end with the
+// scripted answer after exactly one request per step, each request
+// extending the one before.
+//
+// -compare BIN adds a row for another harness binary, such as one built
+// with a change, to weigh the change on the same runs.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"harness/fakemodel"
+)
+
+const answer = "All files read: each holds a generated Go file."
+
+func main() {
+	runs := flag.Int("runs", 15, "timed runs of each client")
+	steps := flag.Int("steps", 20, "steps of the session: steps-1 read_file calls, then the answer")
+	fileSize := flag.Int("size", 2560, "bytes of each file read")
+	keep := flag.Bool("keep", false, "keep the temporary folder and print its path")
+	var others []string
+	flag.Func("compare", "also time this harness binary, e.g. one built with a change (repeatable)", func(s string) error {
+		others = append(others, s)
+		return nil
+	})
+	flag.Parse()
+	if err := run(*runs, *steps, *fileSize, *keep, others); err != nil {
+		fmt.Fprintln(os.Stderr, "e2e:", err)
+		os.Exit(1)
+	}
+}
+
+func run(runs, steps, fileSize int, keep bool, others []string) error {
+	if runs < 1 || steps < 2 {
+		return errors.New("need -runs >= 1 and -steps >= 2")
+	}
+	dir, err := os.MkdirTemp("", "harness-e2e-")
+	if err != nil {
+		return err
+	}
+	if keep {
+		fmt.Println("folder:", dir)
+	} else {
+		defer os.RemoveAll(dir)
+	}
+	harness := filepath.Join(dir, "harness")
+	ref := filepath.Join(dir, "refclient")
+	for bin, pkg := range map[string]string{harness: "harness/cmd/harness", ref: "harness/bench/refclient"} {
+		if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
+			return fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
+		}
+	}
+	ws := filepath.Join(dir, "ws")
+	script := filepath.Join(dir, "session.fake")
+	if err := writeSession(ws, script, steps, fileSize); err != nil {
+		return err
+	}
+	const prompt = "read every file in the folder"
+	clients := []client{
+		{name: "reference client", args: func(addr string) []string {
+			return []string{ref, "-host", addr, "-model", "fake", "-result", filepath.Join(ws, "file_01.go"), "-p", prompt}
+		}},
+		{name: "harness -p", args: func(addr string) []string {
+			return []string{harness, "-w", ws, "--host", addr, "-m", "fake", "-p", prompt}
+		}},
+		{name: "harness -p --record", args: func(addr string) []string {
+			return []string{harness, "-w", ws, "--host", addr, "-m", "fake", "--record", filepath.Join(dir, "run.jsonl"), "-p", prompt}
+		}},
+	}
+	for _, bin := range others {
+		bin, err := filepath.Abs(bin)
+		if err != nil {
+			return err
+		}
+		clients = append(clients, client{name: filepath.Base(bin) + " -p", args: func(addr string) []string {
+			return []string{bin, "-w", ws, "--host", addr, "-m", "fake", "-p", prompt}
+		}})
+	}
+	for i := range runs {
+		for j := range clients {
+			// Alternate the order so that neither client always runs
+			// right after the other.
+			c := &clients[(i+j)%len(clients)]
+			m, err := session(harness, script, dir, c.args, steps)
+			if err != nil {
+				return fmt.Errorf("%s, run %d: %w", c.name, i+1, err)
+			}
+			c.runs = append(c.runs, m)
+		}
+	}
+	startHarness, err := startUp(runs, harness, "--version")
+	if err != nil {
+		return err
+	}
+	startRef, err := startUp(runs, ref, "-h")
+	if err != nil {
+		return err
+	}
+	report(os.Stdout, clients, runs, steps, fileSize, startHarness, startRef)
+	return nil
+}
+
+// client is one program under test and what its runs measured.
+type client struct {
+	name string
+	args func(addr string) []string
+	runs []measure
+}
+
+// measure is what one run of a client cost.
+type measure struct {
+	wall        time.Duration
+	cpu         time.Duration // user and system time of the client
+	rss         int64         // peak resident set, bytes; -1 when unknown
+	first, last int           // bytes of the first and last request, as logged
+}
+
+// writeSession writes steps-1 files of size bytes into ws and a script that
+// reads each of them in turn, then answers.
+func writeSession(ws, script string, steps, size int) error {
+	if err := os.MkdirAll(ws, 0o755); err != nil {
+		return err
+	}
+	var s strings.Builder
+	s.WriteString("# A session for the end-to-end benchmark: read files one by one, then answer.\n")
+	for n := 1; n < steps; n++ {
+		name := fmt.Sprintf("file_%02d.go", n)
+		if err := os.WriteFile(filepath.Join(ws, name), goFile(n, size), 0o644); err != nil {
+			return err
+		}
+		expect := "read every file"
+		if n > 1 {
+			expect = "read_file SUCCESS"
+		}
+		fmt.Fprintf(&s, ">>> expect=%q\nReading %s next.\nTOOL_CALL {\"name\":\"read_file\",\"arguments\":{\"path\":%q}}\n", expect, name, name)
+	}
+	fmt.Fprintf(&s, ">>> expect=\"read_file SUCCESS\"\n%s\n", answer)
+	return os.WriteFile(script, []byte(s.String()), 0o644)
+}
+
+// goFile returns size bytes that look like a Go source file.
+func goFile(n, size int) []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "package demo\n\n// Sum%d adds up the numbers it is given.\n", n)
+	for i := 0; b.Len() < size; i++ {
+		fmt.Fprintf(&b, "func f%d_%d(a, b int) int { return a*%d + b - %d }\n", n, i, i, n)
+	}
+	out := b.Bytes()[:size-1]
+	return append(out, '\n')
+}
+
+// session starts a fresh fake server, runs one client against it, stops the
+// server and checks its request log.
+func session(harness, script, dir string, args func(string) []string, steps int) (measure, error) {
+	logPath := filepath.Join(dir, "requests.jsonl")
+	os.Remove(logPath)
+	srv := exec.Command(harness, "fake-ollama", "--script", script, "--log", logPath)
+	out, err := srv.StdoutPipe()
+	if err != nil {
+		return measure{}, err
+	}
+	var srvErr bytes.Buffer
+	srv.Stderr = &srvErr
+	if err := srv.Start(); err != nil {
+		return measure{}, err
+	}
+	stopped := false
+	stop := func() error {
+		if stopped {
+			return nil
+		}
+		stopped = true
+		srv.Process.Signal(syscall.SIGTERM)
+		if err := srv.Wait(); err != nil {
+			return fmt.Errorf("fake-ollama: %v\n%s", err, srvErr.Bytes())
+		}
+		return nil
+	}
+	defer stop()
+	addr, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		return measure{}, fmt.Errorf("fake-ollama printed no address: %v\n%s", err, srvErr.Bytes())
+	}
+	go io.Copy(io.Discard, out)
+
+	argv := args(strings.TrimSpace(addr))
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = append(os.Environ(), "NO_COLOR=1")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	begin := time.Now()
+	err = cmd.Run()
+	wall := time.Since(begin)
+	if err != nil {
+		return measure{}, fmt.Errorf("%v\nstderr:\n%s", err, stderr.Bytes())
+	}
+	if got := strings.TrimSpace(stdout.String()); got != answer {
+		return measure{}, fmt.Errorf("answer %q, want %q\nstderr:\n%s", got, answer, stderr.Bytes())
+	}
+	if err := stop(); err != nil {
+		return measure{}, err
+	}
+	m := measure{wall: wall, cpu: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), rss: peakRSS(cmd.ProcessState)}
+	m.first, m.last, err = checkLog(logPath, steps)
+	return m, err
+}
+
+// checkLog checks that the server got one request per step, each extending
+// the one before, and returns the sizes of the first and last.
+func checkLog(path string, steps int) (first, last int, err error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return 0, 0, err
+	}
+	reqs, err := fakemodel.ReadLog(bytes.NewReader(data))
+	if err != nil {
+		return 0, 0, err
+	}
+	if len(reqs) != steps {
+		return 0, 0, fmt.Errorf("%d requests, want %d", len(reqs), steps)
+	}
+	if err := fakemodel.CheckPrefixes(reqs); err != nil {
+		return 0, 0, err
+	}
+	lines := bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n"))
+	return len(lines[0]), len(lines[len(lines)-1]), nil
+}
+
+// startUp returns the median wall time of running bin with args.
+func startUp(runs int, bin string, args ...string) (time.Duration, error) {
+	var times []time.Duration
+	for range runs {
+		cmd := exec.Command(bin, args...)
+		begin := time.Now()
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return 0, fmt.Errorf("%s %s: %v\n%s", bin, strings.Join(args, " "), err, out)
+		}
+		times = append(times, time.Since(begin))
+	}
+	return median(times), nil
+}
+
+func report(w io.Writer, clients []client, runs, steps, size int, startHarness, startRef time.Duration) {
+	fmt.Fprintf(w, "%d-step session (%d read_file calls of a %d-byte file, then an answer), %d runs of each client, fresh fake-ollama per run\n\n",
+		steps, steps-1, size, runs)
+	fmt.Fprintf(w, "%-20s %10s %10s %10s %10s %10s %12s %12s\n", "client", "median", "min", "max", "CPU", "peak RSS", "1st request", "last request")
+	type summary struct {
+		wall, cpu time.Duration
+		rss       int64
+	}
+	sums := make([]summary, len(clients))
+	for i, c := range clients {
+		var walls, cpus []time.Duration
+		var rss []int64
+		for _, m := range c.runs {
+			walls, cpus, rss = append(walls, m.wall), append(cpus, m.cpu), append(rss, m.rss)
+		}
+		sums[i] = summary{median(walls), median(cpus), median(rss)}
+		fmt.Fprintf(w, "%-20s %10s %10s %10s %10s %10s %12s %12s\n", c.name, msec(sums[i].wall), msec(slices.Min(walls)), msec(slices.Max(walls)),
+			msec(sums[i].cpu), mib(sums[i].rss), kb(c.runs[0].first), kb(c.runs[0].last))
+	}
+	fmt.Fprintln(w)
+	base := sums[0]
+	for i, c := range clients[1:] {
+		s := sums[i+1]
+		fmt.Fprintf(w, "%-20s %.2fx the reference's median time, %.2fx its CPU", c.name, ratio(s.wall, base.wall), ratio(s.cpu, base.cpu))
+		if base.rss > 0 {
+			fmt.Fprintf(w, ", %.2fx its peak RSS", ratio(s.rss, base.rss))
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "\nstart-up (median of %d): harness --version %s, refclient -h %s\n", runs, msec(startHarness), msec(startRef))
+	fmt.Fprintln(w, "times are medians of wall time; CPU is user+system time; RSS is the median of each run's peak")
+}
+
+func ratio[T int64 | time.Duration](a, b T) float64 { return float64(a) / float64(b) }
+
+func median[T int64 | time.Duration](xs []T) T {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func msec(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
+
+func mib(b int64) string {
+	if b < 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
+}
+
+func kb(n int) string { return fmt.Sprintf("%.1f KB", float64(n)/1000) }
