@@ -6,8 +6,9 @@
 // The native endpoint is used because Ollama's OpenAI-compatible one ignores
 // num_ctx. The context size is sent with every request and never changes
 // within a run: a different value reloads the model and empties its cache.
-// Requests carry truncate=false, so a conversation that outgrows the context
-// is an error the user sees, not a silent cut of its oldest messages. No
+// Requests carry truncate=false and shift=false, so a conversation that
+// outgrows the context is an error the user sees, not a silent cut of its
+// oldest messages, whether the prompt or the reply grows too long. No
 // request ever carries tools: the protocol lives in plain text.
 package ollama
 
@@ -93,6 +94,7 @@ func (m *Model) Chat(ctx context.Context, req protocol.Request, stream func(prot
 		Messages: msgs,
 		Stream:   &yes,
 		Truncate: &no,
+		Shift:    &no,
 		Options:  m.options(req.Stop),
 	}
 	var reply protocol.Reply

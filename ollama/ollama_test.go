@@ -69,6 +69,9 @@ func TestChatStreamsAndReports(t *testing.T) {
 	if r.Truncate == nil || *r.Truncate {
 		t.Error("truncate is not false: an over-long conversation would be cut silently")
 	}
+	if r.Shift == nil || *r.Shift {
+		t.Error("shift is not false: a reply running into the context limit would shift it silently")
+	}
 	if r.Messages[0].Role != "system" || r.Messages[1].Content != "hi" {
 		t.Errorf("messages %+v", r.Messages)
 	}
