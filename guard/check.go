@@ -1,0 +1,421 @@
+package guard
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// Bounds of what the guard reads.
+const (
+	maxCommand = 16 << 10 // bytes in a command line
+	maxFields  = 4096     // words one command or redirection expands to
+	maxText    = 80       // bytes of a refused part quoted in a refusal
+)
+
+// Check returns nil when command may run in ws, or a *Refusal saying what
+// was refused and why.
+func (p *Policy) Check(command string, ws Workspace) error {
+	switch {
+	case strings.TrimSpace(command) == "":
+		return &Refusal{Reason: "the command is empty; give a command line such as: go test ./..."}
+	case strings.IndexByte(command, 0) >= 0:
+		return &Refusal{Reason: "the command holds a NUL byte, which no shell command can take; remove it"}
+	case len(command) > maxCommand:
+		return &Refusal{Reason: fmt.Sprintf("the command is %d bytes long, more than the %d allowed; split it into shorter commands", len(command), maxCommand)}
+	}
+	file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(command), "")
+	if err != nil {
+		return parseRefusal(err)
+	}
+	c := &checker{policy: p, ws: ws, src: command, funcs: make(map[string]bool)}
+	if r := c.syntax(file); r != nil {
+		return r
+	}
+	if r := c.commands(file, false); r != nil {
+		return r
+	}
+	return nil
+}
+
+func parseRefusal(err error) *Refusal {
+	var pe syntax.ParseError
+	if errors.As(err, &pe) {
+		return &Refusal{Line: int(pe.Pos.Line()), Col: int(pe.Pos.Col()), Reason: "bash cannot parse this: " + pe.Text + "; fix the syntax"}
+	}
+	var le syntax.LangError
+	if errors.As(err, &le) {
+		return &Refusal{Line: int(le.Pos.Line()), Col: int(le.Pos.Col()), Reason: le.Feature + " is not bash; write plain bash"}
+	}
+	return &Refusal{Reason: "the command cannot be parsed: " + err.Error()}
+}
+
+// checker checks one command line.
+type checker struct {
+	policy *Policy
+	ws     Workspace
+	src    string
+	// funcs holds the functions the line defines; calling them is allowed
+	// since their bodies are checked like the rest of the line.
+	funcs map[string]bool
+}
+
+// refuse returns the refusal of node for reason.
+func (c *checker) refuse(node syntax.Node, reason string) *Refusal {
+	pos, end := node.Pos(), node.End()
+	text := ""
+	if pos.IsValid() && end.IsValid() && int(end.Offset()) <= len(c.src) && pos.Offset() < end.Offset() {
+		text = c.src[pos.Offset():end.Offset()]
+		if i := strings.IndexByte(text, '\n'); i >= 0 {
+			text = text[:i] + " ..."
+		}
+		if len(text) > maxText {
+			text = text[:maxText] + " ..."
+		}
+	}
+	return &Refusal{Line: int(pos.Line()), Col: int(pos.Col()), Text: text, Reason: reason}
+}
+
+// syntax refuses the constructs that make what runs differ from the text
+// checked, wherever they are, and notes the functions the line defines.
+func (c *checker) syntax(file *syntax.File) *Refusal {
+	var r *Refusal
+	syntax.Walk(file, func(n syntax.Node) bool {
+		if r != nil {
+			return false
+		}
+		r = c.construct(n)
+		return r == nil
+	})
+	return r
+}
+
+func (c *checker) construct(n syntax.Node) *Refusal {
+	switch n := n.(type) {
+	case *syntax.Stmt:
+		switch {
+		case n.Background, n.Disown:
+			return c.refuse(n, "background jobs (&) are not allowed: they would outlive the check and the time limit; run the command in the foreground")
+		case n.Coprocess:
+			return c.refuse(n, "coprocesses are not allowed; run the command in the foreground")
+		}
+	case *syntax.CmdSubst:
+		return c.refuse(n, "command substitution ($(...) or `...`) is not allowed: its output would become a command or argument the guard never saw; run the inner command on its own first")
+	case *syntax.ProcSubst:
+		return c.refuse(n, "process substitution (<(...) or >(...)) is not allowed; run the inner command on its own, or write its output to a file in the workspace")
+	case *syntax.ParamExp:
+		return c.refuse(n, "variable expansion ($NAME) is not allowed: the guard cannot see the value; write the value itself")
+	case *syntax.ArithmExp, *syntax.ArithmCmd, *syntax.LetClause, *syntax.CStyleLoop:
+		return c.refuse(n, "arithmetic is not allowed; write the numbers out")
+	case *syntax.DeclClause:
+		return c.refuse(n, n.Variant.Value+" is not allowed: it changes shell variables that later commands depend on; put NAME=value before a single command instead")
+	case *syntax.CoprocClause:
+		return c.refuse(n, "coproc is not allowed; run the command in the foreground")
+	case *syntax.ExtGlob:
+		return c.refuse(n, "extended globs are not allowed; use plain * and ? patterns or write the names out")
+	case *syntax.ForClause:
+		if n.Select {
+			return c.refuse(n, "select waits for input that never comes; write the commands out")
+		}
+	case *syntax.FuncDecl:
+		return c.funcDecl(n)
+	case *syntax.Word:
+		return c.word(n)
+	}
+	return nil
+}
+
+// word refuses the expansions that expand.Fields would perform differently
+// from bash or unboundedly: tildes and braces.
+func (c *checker) word(w *syntax.Word) *Refusal {
+	for i, part := range w.Parts {
+		lit, ok := part.(*syntax.Lit)
+		if !ok {
+			continue
+		}
+		v := lit.Value
+		if i == 0 && strings.HasPrefix(v, "~") || strings.Contains(v, "=~") || strings.Contains(v, ":~") {
+			return c.refuse(w, "~ names a home folder outside the workspace; use paths inside the workspace (quote a literal ~)")
+		}
+	}
+	braces := *w // SplitBraces replaces the parts of the word it is given
+	if syntax.SplitBraces(&braces) && expands(&braces) {
+		return c.refuse(w, "brace expansion ({a,b} or {1..9}) is not allowed; write each word out, or quote the braces")
+	}
+	return nil
+}
+
+// expands reports whether a word split by syntax.SplitBraces holds a brace
+// expansion that makes more than one word; {} and {x} stay as written.
+func expands(w *syntax.Word) bool {
+	found := false
+	syntax.Walk(w, func(n syntax.Node) bool {
+		if b, ok := n.(*syntax.BraceExp); ok && (b.Sequence || len(b.Elems) > 1) {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+func (c *checker) funcDecl(f *syntax.FuncDecl) *Refusal {
+	if f.Name == nil {
+		return c.refuse(f, "a function needs a name")
+	}
+	name := f.Name.Value
+	if c.policy.allow[name] || isKnown(name) {
+		return c.refuse(f, fmt.Sprintf("a function may not be named %s, which would hide the command of that name; choose another name", name))
+	}
+	c.funcs[name] = true
+	return nil
+}
+
+// commands checks every simple command, redirection and loop list in node.
+// Inside a function body, calls to the line's functions are refused, so no
+// function can call itself.
+func (c *checker) commands(node syntax.Node, inFunc bool) *Refusal {
+	var r *Refusal
+	syntax.Walk(node, func(n syntax.Node) bool {
+		if r != nil {
+			return false
+		}
+		switch n := n.(type) {
+		case *syntax.FuncDecl:
+			if n != node {
+				r = c.commands(n.Body, true)
+				return false
+			}
+		case *syntax.CallExpr:
+			r = c.call(n, inFunc)
+		case *syntax.Redirect:
+			r = c.redirect(n)
+		case *syntax.ForClause:
+			if wi, ok := n.Loop.(*syntax.WordIter); ok {
+				var items []string
+				if items, r = c.expand(n, wi.Items); r == nil {
+					r = c.paths(n, items, nil)
+				}
+			}
+		case *syntax.TestClause:
+			r = c.testWords(n)
+		}
+		return r == nil
+	})
+	return r
+}
+
+// call checks one simple command: its assignments, its name and its
+// arguments.
+func (c *checker) call(ce *syntax.CallExpr, inFunc bool) *Refusal {
+	for _, a := range ce.Assigns {
+		if r := c.assign(ce, a); r != nil {
+			return r
+		}
+	}
+	if len(ce.Args) == 0 {
+		return nil
+	}
+	fields, r := c.expand(ce, ce.Args)
+	if r != nil {
+		return r
+	}
+	if len(fields) == 0 || fields[0] == "" {
+		return c.refuse(ce, "the command name is empty; write the command by name")
+	}
+	name, args := fields[0], fields[1:]
+	if strings.Contains(name, "/") {
+		return c.refuse(ce, fmt.Sprintf("run commands by name, not by path (%s): a program in the workspace or elsewhere is not on the allowlist", name))
+	}
+	if c.funcs[name] {
+		if inFunc {
+			return c.refuse(ce, fmt.Sprintf("a function may not call %s, a function of this line: that could recurse without end; call commands only", name))
+		}
+		return c.paths(ce, args, nil)
+	}
+	if why := c.policy.refusal(name); why != "" {
+		return c.refuse(ce, why)
+	}
+	var text map[int]bool
+	if rule := rules[name]; rule != nil {
+		why, t := rule(args)
+		if why != "" {
+			return c.refuse(ce, why)
+		}
+		text = t
+	}
+	return c.paths(ce, args, text)
+}
+
+// assign checks NAME=value, before a command or on its own.
+func (c *checker) assign(ce *syntax.CallExpr, a *syntax.Assign) *Refusal {
+	if a.Name == nil || a.Array != nil || a.Index != nil {
+		return c.refuse(ce, "array assignments are not allowed")
+	}
+	name := a.Name.Value
+	if !safeVars[name] {
+		return c.refuse(ce, fmt.Sprintf("setting %s is not allowed: variables can change which programs run and what they load; allowed: %s", name, strings.Join(sortedKeys(safeVars), ", ")))
+	}
+	if a.Value == nil {
+		return nil
+	}
+	v, err := expand.Literal(c.config(), a.Value)
+	if err != nil {
+		return c.refuse(ce, "cannot read the value of "+name+": "+err.Error())
+	}
+	if why := goFlags(strings.Fields(v)); why != "" && (name == "GOFLAGS") {
+		return c.refuse(ce, why)
+	}
+	return nil
+}
+
+// redirect checks the file a redirection reads or writes.
+func (c *checker) redirect(rd *syntax.Redirect) *Refusal {
+	if rd.N != nil && !isDigits(rd.N.Value) {
+		return c.refuse(rd, "{name}> redirections set a variable; use a plain file descriptor number")
+	}
+	write := true
+	switch rd.Op {
+	case syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
+		return nil // their text was checked with the rest of the line
+	case syntax.DplIn, syntax.DplOut:
+		if lit := rd.Word.Lit(); lit == "-" || isDigits(lit) {
+			return nil // duplicates or closes a descriptor, as in 2>&1
+		}
+		if rd.Op == syntax.DplIn {
+			return c.refuse(rd, "<& takes a file descriptor number; use < to read a file")
+		}
+	case syntax.RdrIn:
+		write = false
+	case syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.RdrAll, syntax.AppAll, syntax.RdrInOut:
+	default:
+		return c.refuse(rd, "this redirection is not bash; use >, >>, < or 2>&1")
+	}
+	fields, r := c.expand(rd, []*syntax.Word{rd.Word})
+	if r != nil {
+		return r
+	}
+	if len(fields) != 1 {
+		return c.refuse(rd, "a redirection needs exactly one file; the pattern matched "+fmt.Sprint(len(fields)))
+	}
+	if err := c.checkPath(fields[0], write); err != nil {
+		return c.refuse(rd, err.Error())
+	}
+	return nil
+}
+
+// testWords checks the words of a [[ ... ]] test as paths, since a test can
+// tell whether a file outside the workspace exists.
+func (c *checker) testWords(tc *syntax.TestClause) *Refusal {
+	var r *Refusal
+	syntax.Walk(tc.X, func(n syntax.Node) bool {
+		w, ok := n.(*syntax.Word)
+		if !ok || r != nil {
+			return r == nil
+		}
+		v, err := expand.Literal(c.config(), w)
+		if err != nil {
+			r = c.refuse(w, "cannot read this word: "+err.Error())
+			return false
+		}
+		if err := c.checkPath(v, false); err != nil {
+			r = c.refuse(w, err.Error())
+		}
+		return false
+	})
+	return r
+}
+
+// paths checks the arguments of a command that may name files: each
+// argument, the value after = in NAME=VALUE and --opt=VALUE, and the value
+// glued to a short option (-I../x). Arguments text marks are free text.
+func (c *checker) paths(node syntax.Node, args []string, text map[int]bool) *Refusal {
+	for i, arg := range args {
+		if text[i] {
+			continue
+		}
+		for _, p := range candidates(arg) {
+			if err := c.checkPath(p, false); err != nil {
+				return c.refuse(node, err.Error())
+			}
+		}
+	}
+	return nil
+}
+
+// candidates returns the paths an argument may name.
+func candidates(arg string) []string {
+	out := []string{arg}
+	switch {
+	case strings.Contains(arg, "="):
+		out = append(out, arg[strings.IndexByte(arg, '=')+1:])
+	case len(arg) > 2 && arg[0] == '-' && arg[1] != '-':
+		out = append(out, arg[2:])
+	}
+	return out
+}
+
+// devices are the paths outside the workspace any command may use.
+var devices = map[string]bool{"/dev/null": true, "/dev/stdin": true, "/dev/stdout": true, "/dev/stderr": true}
+
+func (c *checker) checkPath(p string, write bool) error {
+	if p == "" || p == "-" || devices[p] {
+		return nil
+	}
+	return c.ws.CheckPath(p, write)
+}
+
+// expand turns words into the fields bash would pass, globs matched in the
+// workspace. The words hold no expansion the syntax pass let through, so
+// only quotes, escapes and globs are left.
+func (c *checker) expand(node syntax.Node, words []*syntax.Word) ([]string, *Refusal) {
+	var fields []string
+	for f, err := range expand.FieldsSeq(c.config(), words...) {
+		if err != nil {
+			return nil, c.refuse(node, "cannot expand the words: "+err.Error())
+		}
+		if len(fields) == maxFields {
+			return nil, c.refuse(node, fmt.Sprintf("the words expand to more than %d arguments; use a narrower pattern", maxFields))
+		}
+		fields = append(fields, f)
+	}
+	return fields, nil
+}
+
+func (c *checker) config() *expand.Config {
+	root := c.ws.Root()
+	return &expand.Config{
+		Env: expand.ListEnviron("PWD=" + root),
+		// A folder that cannot be read, or lies outside the workspace,
+		// matches nothing: the pattern stays as written, and is then
+		// checked as a path like any other word.
+		ReadDir2: func(dir string) ([]fs.DirEntry, error) {
+			rel, err := filepath.Rel(root, dir)
+			if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+				return nil, nil
+			}
+			entries, err := os.ReadDir(dir)
+			if err != nil {
+				return nil, nil
+			}
+			return entries, nil
+		},
+	}
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}

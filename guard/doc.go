@@ -1,0 +1,45 @@
+// Package guard decides whether a bash command line may run in a
+// workspace. It reads the line with a real shell parser
+// (mvdan.cc/sh/v3/syntax), never with patterns over the text, and checks
+// every simple command it finds on its own: in lists (a && b; c), pipes,
+// subshells, blocks, loops, conditionals and function bodies. Checking only
+// the start of the line is the hole it closes: "ls && rm -rf ~" is two
+// commands, and the second one is refused.
+//
+// # What is refused
+//
+// A line is refused, with a reason the model can act on, when it holds:
+//
+//   - a command that is not on the allowlist, or that is on the blocklist;
+//     the default allowlist holds read-only tools and common build and test
+//     commands, and not rm;
+//   - a command the guard cannot see through: eval, exec, source, another
+//     shell (bash -c, sh -c), xargs, env CMD, sudo and the other wrappers that
+//     run a command given as arguments; these cannot be allowed;
+//   - command substitution $(...) and `...`, process substitution <(...),
+//     parameter expansion $NAME, arithmetic, brace expansion and extended
+//     globs: each makes the command that runs differ from the text checked;
+//   - background jobs (&), coprocesses, declare/export, cd, and builtins that
+//     change the shell itself (set, shopt, trap, alias, hash, read, ...);
+//   - a command named by a path (./run.sh, /bin/rm) rather than by name;
+//   - a path, in an argument or a redirection, that leaves the workspace:
+//     absolute, through "..", through "~" or through a symlink; /dev/null is
+//     the one outside path allowed;
+//   - a path the workspace protects (see [Workspace]);
+//   - a variable assignment other than a short list of harmless build
+//     settings (GOFLAGS, CGO_ENABLED, RUST_BACKTRACE, ...);
+//   - destructive or dangerous uses of allowed commands: find -exec and
+//     -delete, git push --force, reset --hard, clean -f, config, -c, go
+//     generate, -toolexec and -exec, and package scripts (npm, make, ...).
+//
+// Words are expanded the way bash would (quotes removed, globs matched in
+// the workspace) before they are checked, so c"a"t is cat and *.go names
+// the files it matches.
+//
+// # What the guard is not
+//
+// The guard checks the command line, not what the programs it starts do
+// afterwards: go test runs test code, and git runs what its configuration
+// says. That is what the sandbox is for; the guard is the first wall, not
+// the only one.
+package guard

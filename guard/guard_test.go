@@ -1,0 +1,428 @@
+package guard
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// testWorkspace is a folder with the rules tools.Workspace applies, kept
+// small: a path must stay inside after symlinks, .git is protected and
+// .env is a secret when it exists or is written.
+type testWorkspace struct{ root string }
+
+var (
+	errOutside   = errors.New("outside the workspace")
+	errProtected = errors.New("protected")
+)
+
+func (w testWorkspace) Root() string { return w.root }
+
+func (w testWorkspace) CheckPath(p string, write bool) error {
+	abs := p
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(w.root, abs)
+	}
+	abs = filepath.Clean(abs)
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	} else if dir, err := filepath.EvalSymlinks(filepath.Dir(abs)); err == nil {
+		abs = filepath.Join(dir, filepath.Base(abs))
+	}
+	rel, err := filepath.Rel(w.root, abs)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+		return fmt.Errorf("path %q is %w", p, errOutside)
+	}
+	_, statErr := os.Lstat(abs)
+	switch {
+	case rel == ".git" || strings.HasPrefix(rel, ".git/"):
+		return fmt.Errorf("path %q is %w: inside .git", p, errProtected)
+	case filepath.Base(rel) == ".env" && (write || statErr == nil):
+		return fmt.Errorf("path %q is %w: a secret", p, errProtected)
+	}
+	return nil
+}
+
+func newTestWorkspace(t testing.TB) testWorkspace {
+	t.Helper()
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Join(dir, "ws")
+	outside := filepath.Join(dir, "outside")
+	for _, d := range []string{root, outside, filepath.Join(root, "sub"), filepath.Join(root, ".git")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, content := range map[string]string{
+		"main.go": "package main\n", "a.txt": "a\n", "b.txt": "b\n", ".env": "TOKEN=x\n",
+		"sub/x.txt": "x\n", ".git/config": "[core]\n",
+	} {
+		if err := os.WriteFile(filepath.Join(root, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(outside, "passwd"), []byte("root\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(root, "link")); err != nil {
+		t.Fatal(err)
+	}
+	return testWorkspace{root: root}
+}
+
+func TestCheckAllows(t *testing.T) {
+	ws := newTestWorkspace(t)
+	p, err := New(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range []string{
+		"ls",
+		"ls -la sub",
+		"go test ./...",
+		"go vet ./... && go test -run 'TestX|TestY' ./sub",
+		"go test ./... 2>&1 | tail -50",
+		"GOFLAGS=-count=1 go test ./...",
+		"CGO_ENABLED=0 go build -o bin/app .",
+		"git status",
+		"git diff HEAD~1",
+		"git log --oneline -5",
+		"git commit -m 'fix: paths such as /etc/passwd'",
+		"git push origin main",
+		"git restore --staged a.txt",
+		"grep -rn 'func main' .",
+		"grep -r /api/v1 .",
+		"grep -e /etc -r .",
+		"find . -name '*.go' -type f",
+		"find . -path '/x/*'",
+		"cat main.go | head -20",
+		"cat *.go",
+		"cat sub/*.txt",
+		"echo hello > out.txt",
+		"echo /usr/bin is just text",
+		"echo '~' \\~",
+		"ls 2>/dev/null",
+		"cat a.txt >> b.txt",
+		"wc -l < a.txt",
+		"cat <<'EOF'\nhello $HOME $(id)\nEOF",
+		"if test -f go.mod; then go build ./...; else echo none; fi",
+		"for f in a.txt b.txt; do echo hi; done",
+		"f() { ls; }; f; f",
+		"true || false",
+		"! grep -q x a.txt",
+		"time go test ./...",
+		"(ls sub)",
+		"{ ls; echo done; }",
+		"case x in x) echo yes;; esac",
+		"[[ -f a.txt && x == x ]]",
+		"[ -f a.txt ]",
+		"python3 -m pytest -q",
+		"cargo test --all",
+		"mkdir -p build && touch build/keep",
+		"env",
+		"ls |& cat",
+		"printf '%s\\n' a b",
+		"ls -I'*.tmp'",
+		"rg -n TODO",
+	} {
+		t.Run(cmd, func(t *testing.T) {
+			if err := p.Check(cmd, ws); err != nil {
+				t.Errorf("refused: %v", err)
+			}
+		})
+	}
+}
+
+func TestCheckRefuses(t *testing.T) {
+	ws := newTestWorkspace(t)
+	p, err := New(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		cmd  string
+		want string // part of the refusal
+	}{
+		// not on the allowlist, or destructive
+		{"rm -rf build", "deletes files"},
+		{"\\rm -rf build", "deletes files"},
+		{"r\"m\" -rf build", "deletes files"},
+		{"shred a.txt", "deletes files"},
+		{"mkfs.ext4 /dev/sda1", "disks"},
+		{"dd if=/dev/zero of=a.txt", "disks"},
+		{"shutdown -h now", "machine"},
+		{"chmod 777 a.txt", "permissions"},
+		{"curl http://example.com", "network"},
+		{"ln -s /etc x", "links"},
+		{"cp a.txt c.txt", "write_file"},
+		{"frobnicate", "not on the allowlist"},
+		// each simple command on its own: chains, pipes, groups, functions
+		{"ls; rm a.txt", "deletes files"},
+		{"ls && rm a.txt", "deletes files"},
+		{"ls || rm a.txt", "deletes files"},
+		{"ls | rm a.txt", "deletes files"},
+		{"ls\nrm a.txt", "deletes files"},
+		{"(rm a.txt)", "deletes files"},
+		{"{ rm a.txt; }", "deletes files"},
+		{"if true; then rm a.txt; fi", "deletes files"},
+		{"while false; do rm a.txt; done", "deletes files"},
+		{"case x in x) rm a.txt;; esac", "deletes files"},
+		{"! rm a.txt", "deletes files"},
+		{"time rm a.txt", "deletes files"},
+		{"f() { rm a.txt; }; f", "deletes files"},
+		{"f() { f | f; }; f", "recurse"},
+		{"ls() { echo; }; ls", "may not be named"},
+		// commands the guard cannot see through
+		{"eval ls", "eval"},
+		{"exec ls", "exec"},
+		{"exec 3>out.txt", "exec"},
+		{"source x.sh", "file"},
+		{". x.sh", "file"},
+		{"bash -c 'rm -rf /'", "another shell"},
+		{"sh -c ls", "another shell"},
+		{"ls | xargs rm", "xargs"},
+		{"find . -exec rm {} \\;", "-exec"},
+		{"find . -name x -execdir cat {} +", "-execdir"},
+		{"find . -delete", "deletes"},
+		{"env rm a.txt", "env with arguments"},
+		{"env -i PATH=. ls", "env with arguments"},
+		{"nohup ls", "another command"},
+		{"command rm a.txt", "another command"},
+		{"timeout 5 ls", "another command"},
+		{"sudo ls", "another user"},
+		{"su -c ls", "another user"},
+		// substitutions and expansions
+		{"echo $(whoami)", "command substitution"},
+		{"echo `id`", "command substitution"},
+		{"echo \"$(id)\"", "command substitution"},
+		{"diff <(ls) <(ls -a)", "process substitution"},
+		{"ls > >(cat)", "process substitution"},
+		{"ls $HOME", "variable"},
+		{"cat \"${HOME}/.ssh/id_rsa\"", "variable"},
+		{"cat <<EOF\n$(id)\nEOF", "command substitution"},
+		{"echo $((1+2))", "arithmetic"},
+		{"((x=1))", "arithmetic"},
+		{"for ((i=0;i<3;i++)); do ls; done", "arithmetic"},
+		{"echo {a,b}", "brace"},
+		{"cat {.,..}/passwd", "brace"},
+		{"ls ~", "~"},
+		{"ls ~/.ssh", "~"},
+		{"echo a=~", "~"},
+		{"ls @(a|b)", "extended globs"},
+		// background jobs and shell state
+		{"sleep 100 &", "background"},
+		{"ls & ls", "background"},
+		{"coproc ls", "coproc"},
+		{"cd .. && ls", "working folder"},
+		{"cd sub", "working folder"},
+		{"export PATH=.", "export"},
+		{"declare -x A=1", "declare"},
+		{"read x", "shell's own state"},
+		{"set -o noglob", "shell's own state"},
+		{"trap 'rm a.txt' EXIT", "shell's own state"},
+		{"alias ls=rm", "shell's own state"},
+		{"kill -9 1", "processes"},
+		{"printf -v PATH x", "printf -v"},
+		{"select x in a b; do ls; done", "select"},
+		// variables
+		{"PATH=. ls", "setting PATH"},
+		{"LD_PRELOAD=x.so ls", "setting LD_PRELOAD"},
+		{"GIT_SSH_COMMAND=x git status", "setting GIT_SSH_COMMAND"},
+		{"BASH_ENV=x.sh ls", "setting BASH_ENV"},
+		{"A=(1 2) ls", "array"},
+		{"GOFLAGS=-toolexec=sh go test ./...", "toolexec"},
+		// programs by path
+		{"/bin/rm -rf x", "by name"},
+		{"./run.sh", "by name"},
+		{"sub/x.txt", "by name"},
+		// paths leaving the workspace, in arguments and redirections
+		{"cat /etc/passwd", "outside"},
+		{"cat ../outside/passwd", "outside"},
+		{"cat ../../../../../../etc/passwd", "outside"},
+		{"cat sub/../../outside/passwd", "outside"},
+		{"cat link/passwd", "outside"},
+		{"cat ../*", "outside"},
+		{"ls /", "outside"},
+		{"cat /proc/self/environ", "outside"},
+		{"grep -r root /etc", "outside"},
+		{"ls -I../x", "outside"},
+		{"git log --output=/tmp/x", "outside"},
+		{"echo x > /tmp/x", "outside"},
+		{"echo x >> ../x", "outside"},
+		{"echo x > link/new", "outside"},
+		{"cat < /etc/shadow", "outside"},
+		{"ls >& /tmp/x", "outside"},
+		{"ls &> ../x", "outside"},
+		{"echo hi > /dev/tcp/127.0.0.1/80", "outside"},
+		{"for f in /etc/*; do echo x; done", "outside"},
+		{"[[ -f /etc/shadow ]]", "outside"},
+		{"find / -name passwd", "outside"},
+		// protected paths
+		{"cat .env", "protected"},
+		{"grep TOKEN .env", "protected"},
+		{"cat .e*", "protected"},
+		{"echo x >> .git/config", "protected"},
+		{"echo x > .git/hooks/pre-commit", "protected"},
+		{"touch .git/hooks/pre-commit", "protected"},
+		{"echo A=1 > .env", "protected"},
+		// dangerous git
+		{"git push --force", "forces"},
+		{"git push -f origin main", "forces"},
+		{"git push origin +main", "forces"},
+		{"git push origin :main", "forces"},
+		{"git push --force-with-lease", "forces"},
+		{"git reset --hard HEAD~1", "throws away"},
+		{"git clean -fdx", "deletes untracked"},
+		{"git clean -n", "deletes untracked"},
+		{"git config user.name x", "git config"},
+		{"git -c core.pager=sh log", "configuration"},
+		{"git -C /tmp status", "another folder"},
+		{"git --git-dir=/tmp/x status", "another folder"},
+		{"git checkout -- .", "overwrites"},
+		{"git checkout -f main", "overwrites"},
+		{"git restore a.txt", "restore"},
+		{"git branch -D old", "force"},
+		{"git stash drop", "stash drop"},
+		{"git rebase -i HEAD~3", "not allowed"},
+		{"git fetch --upload-pack=sh origin", "another program"},
+		{"git grep -O vim x", "program of its choice"},
+		{"git grep --open-files-in-pager=sh x", "another program"},
+		{"git filter-branch", "not allowed"},
+		// build tools that run what a file says
+		{"npm test", "package scripts"},
+		{"npm run build", "package scripts"},
+		{"npx evil", "package scripts"},
+		{"yarn install", "package scripts"},
+		{"make", "package scripts"},
+		{"go generate ./...", "go:generate"},
+		{"go test -exec sh ./...", "-exec"},
+		{"go run -toolexec=x .", "toolexec"},
+		{"go build -ldflags=-extld=sh .", "extld"},
+		{"go env -w GOFLAGS=-x", "settings"},
+		{"go install example.com/x@latest", "outside the workspace"},
+		{"go -C /tmp test", "another folder"},
+		{"cargo install ripgrep", "not allowed"},
+		{"cargo --config 'target.x.runner=\"sh\"' run", "--config"},
+		{"python3 -c 'import os'", "python"},
+		{"python3 evil.py", "python"},
+		{"sed -i s/a/b/ a.txt", "sed"},
+		{"awk 'BEGIN{system(\"id\")}'", "awk"},
+		{"rg --pre sh x", "--pre"},
+		{"sort --compress-program=sh a.txt", "compress-program"},
+		{"date -s 2020-01-01", "clock"},
+		// malformed lines
+		{"", "empty"},
+		{"   ", "empty"},
+		{"ls 'unclosed", "parse"},
+		{"ls\x00", "NUL"},
+		{strings.Repeat("ls;", maxCommand), "long"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.cmd, func(t *testing.T) {
+			err := p.Check(tt.cmd, ws)
+			if err == nil {
+				t.Fatalf("allowed, want a refusal mentioning %q", tt.want)
+			}
+			var r *Refusal
+			if !errors.As(err, &r) || !errors.Is(err, ErrRefused) {
+				t.Fatalf("error %v (%T) is not a *Refusal", err, err)
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("refusal %q does not mention %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestRefusalPosition(t *testing.T) {
+	ws := newTestWorkspace(t)
+	p, _ := New(nil, nil)
+	err := p.Check("ls -l\necho ok && rm -rf sub", ws)
+	var r *Refusal
+	if !errors.As(err, &r) {
+		t.Fatalf("err = %v", err)
+	}
+	if r.Line != 2 || r.Col != 12 || r.Text != "rm -rf sub" {
+		t.Errorf("refusal at %d:%d of %q, want 2:12 of \"rm -rf sub\"", r.Line, r.Col, r.Text)
+	}
+	if want := "2:12: rm -rf sub: rm deletes files"; !strings.HasPrefix(r.Error(), want) {
+		t.Errorf("Error() = %q, want it to start with %q", r.Error(), want)
+	}
+}
+
+func TestPolicyLists(t *testing.T) {
+	ws := newTestWorkspace(t)
+	p, err := New([]string{"rm", "make"}, []string{"git"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		cmd  string
+		want string // "" when allowed
+	}{
+		{"rm -rf sub", ""},
+		{"make test", ""},
+		{"rm -rf /", "outside"},
+		{"rm -rf ..", "outside"},
+		{"git status", "blocklist"},
+		{"ls", ""},
+	}
+	for _, tt := range tests {
+		err := p.Check(tt.cmd, ws)
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("%s: refused: %v", tt.cmd, err)
+		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+			t.Errorf("%s: err = %v, want a refusal mentioning %q", tt.cmd, err, tt.want)
+		}
+	}
+	if got := p.Allowed(); !contains(got, "rm") || contains(got, "git") {
+		t.Errorf("Allowed() = %v", got)
+	}
+}
+
+func TestNewRefusesBadNames(t *testing.T) {
+	for _, tt := range []struct{ allow, block []string }{
+		{allow: []string{"eval"}},
+		{allow: []string{"bash"}},
+		{allow: []string{"sudo"}},
+		{allow: []string{"/bin/rm"}},
+		{allow: []string{""}},
+		{block: []string{"a b"}},
+	} {
+		if _, err := New(tt.allow, tt.block); err == nil {
+			t.Errorf("New(%q, %q) succeeded", tt.allow, tt.block)
+		}
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// The guard reads whatever the model writes: it must never panic, and every
+// failure must be a *Refusal.
+func FuzzCheck(f *testing.F) {
+	for _, seed := range []string{"ls", "go test ./... && rm -rf /", "echo $(id) `x` <(y)", "f() { f; }; f", "cat <<EOF\n$X\nEOF", "a=(1) b[$(x)]=2", "{a,b}", "ls @(x|y) ~/z"} {
+		f.Add(seed)
+	}
+	ws := newTestWorkspace(f)
+	p, _ := New(nil, nil)
+	f.Fuzz(func(t *testing.T, cmd string) {
+		err := p.Check(cmd, ws)
+		if err != nil && !errors.Is(err, ErrRefused) {
+			t.Fatalf("Check(%q) = %v, not a refusal", cmd, err)
+		}
+	})
+}
