@@ -1,0 +1,30 @@
+package sandbox
+
+import (
+	"context"
+	"os"
+	"testing"
+)
+
+// BenchmarkRun measures what one command costs, `true` being nearly free:
+// the shell alone, and the shell inside bwrap. The difference is the
+// sandbox's price per command.
+func BenchmarkRun(b *testing.B) {
+	dir := b.TempDir()
+	for _, mode := range []Mode{None, Bwrap} {
+		b.Run(string(mode), func(b *testing.B) {
+			s, err := New(Config{Mode: mode, Dir: dir, Env: Env(os.Environ(), dir)})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := s.Start(context.Background()); err != nil {
+				b.Skipf("skipped: %v", err)
+			}
+			for b.Loop() {
+				if res, err := s.Run(context.Background(), Command{Script: "true"}); err != nil || res.Exit != 0 {
+					b.Fatalf("exit %d, %v", res.Exit, err)
+				}
+			}
+		})
+	}
+}

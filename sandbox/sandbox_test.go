@@ -1,0 +1,451 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// dirs returns a workspace and a folder beside it, both resolved. They are
+// made outside /tmp when they can be, since inside bwrap /tmp is an empty
+// private folder that would hide the folder beside the workspace anyway.
+func dirs(t *testing.T) (ws, outside string) {
+	t.Helper()
+	parent := ""
+	if fi, err := os.Stat("/var/tmp"); err == nil && fi.IsDir() {
+		parent = "/var/tmp"
+	}
+	base, err := os.MkdirTemp(parent, "sandbox-test-")
+	if err != nil {
+		base, err = os.MkdirTemp("", "sandbox-test-")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(base) })
+	if base, err = filepath.EvalSymlinks(base); err != nil {
+		t.Fatal(err)
+	}
+	ws, outside = filepath.Join(base, "ws"), filepath.Join(base, "outside")
+	for _, d := range []string{ws, outside} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return ws, outside
+}
+
+func newSandbox(t *testing.T, cfg Config) *Sandbox {
+	t.Helper()
+	if cfg.Env == nil {
+		cfg.Env = Env(os.Environ(), cfg.Dir)
+	}
+	s, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// isolated returns a sandbox that runs commands in bwrap, or skips the test
+// when bwrap cannot run here, unless HARNESS_REQUIRE_BWRAP is set, as CI
+// sets it, so that a broken install fails instead of passing quietly.
+func isolated(t *testing.T, cfg Config) *Sandbox {
+	t.Helper()
+	cfg.Mode = Bwrap
+	s := newSandbox(t, cfg)
+	if err := s.Start(context.Background()); err != nil {
+		if os.Getenv("HARNESS_REQUIRE_BWRAP") != "" {
+			t.Fatalf("HARNESS_REQUIRE_BWRAP is set and %v", err)
+		}
+		t.Skipf("skipped: this test needs bubblewrap, and %v", err)
+	}
+	return s
+}
+
+func run(t *testing.T, s *Sandbox, script string) Result {
+	t.Helper()
+	res, err := s.Run(context.Background(), Command{Script: script})
+	if err != nil {
+		t.Fatalf("Run(%q): %v", script, err)
+	}
+	return res
+}
+
+func TestRunOutputAndExit(t *testing.T) {
+	ws, _ := dirs(t)
+	for _, mode := range []Mode{None, Bwrap} {
+		t.Run(string(mode), func(t *testing.T) {
+			var s *Sandbox
+			if mode == Bwrap {
+				s = isolated(t, Config{Dir: ws})
+			} else {
+				s = newSandbox(t, Config{Mode: None, Dir: ws})
+			}
+			res := run(t, s, "echo out; echo err >&2; pwd; exit 3")
+			if want := "out\nerr\n" + ws + "\n"; res.Output != want || res.Exit != 3 {
+				t.Errorf("got %q exit %d, want %q exit 3", res.Output, res.Exit, want)
+			}
+			// No input: a command that reads stdin ends at once.
+			if res := run(t, s, "cat; echo done"); res.Output != "done\n" {
+				t.Errorf("reading stdin: %q", res.Output)
+			}
+		})
+	}
+}
+
+func TestEnv(t *testing.T) {
+	ws := "/work/ws"
+	environ := []string{
+		"PATH=/usr/bin:.::bin:/work/ws/node_modules/.bin:/bin",
+		"HOME=/home/u", "LANG=C.UTF-8", "LC_ALL=C",
+		"OPENAI_API_KEY=sk-abc", "GITHUB_TOKEN=ghp_x", "AWS_SECRET_ACCESS_KEY=x", "AWS_ACCESS_KEY_ID=AKIA",
+		"OLLAMA_HOST=127.0.0.1:11434", "SSH_AUTH_SOCK=/tmp/agent", "LD_PRELOAD=/x.so", "BASH_ENV=/x",
+		"GOPROXY=https://user:pass@proxy.example", "GOPATH=/home/u/go", "LC_SESSION_TOKEN=x",
+	}
+	got := Env(environ, ws)
+	want := []string{"PATH=/usr/bin:/bin", "HOME=/home/u", "LANG=C.UTF-8", "LC_ALL=C", "GOPATH=/home/u/go"}
+	for _, kv := range want {
+		if !slices.Contains(got, kv) {
+			t.Errorf("missing %s", kv)
+		}
+	}
+	for _, kv := range got {
+		name, _, _ := strings.Cut(kv, "=")
+		if strings.Contains(kv, "sk-abc") || strings.Contains(kv, "pass@") || strings.Contains(name, "TOKEN") ||
+			slices.Contains([]string{"OLLAMA_HOST", "SSH_AUTH_SOCK", "LD_PRELOAD", "BASH_ENV", "AWS_ACCESS_KEY_ID"}, name) {
+			t.Errorf("kept %s", kv)
+		}
+	}
+	if !slices.Contains(got, "GIT_TERMINAL_PROMPT=0") || !slices.Contains(got, "GIT_CONFIG_VALUE_1=/dev/null") {
+		t.Errorf("fixed settings missing from %q", got)
+	}
+}
+
+// The environment reaches the command as Env made it.
+func TestRunCleanEnv(t *testing.T) {
+	ws, _ := dirs(t)
+	t.Setenv("HARNESS_TEST_API_KEY", "sk-leak")
+	s, err := New(Config{Mode: None, Dir: ws})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := run(t, s, "env")
+	if strings.Contains(res.Output, "sk-leak") || !strings.Contains(res.Output, "PAGER=cat") {
+		t.Errorf("env of the command:\n%s", res.Output)
+	}
+}
+
+func TestTimeoutKillsProcessGroup(t *testing.T) {
+	ws, _ := dirs(t)
+	s := newSandbox(t, Config{Mode: None, Dir: ws, Timeout: 300 * time.Millisecond})
+	began := time.Now()
+	// The background child prints its pid and would outlive the shell.
+	res := run(t, s, "sleep 60 & echo $!; sleep 60")
+	if d := time.Since(began); d > 5*time.Second {
+		t.Fatalf("Run took %v after a 300ms timeout", d)
+	}
+	if !res.TimedOut || res.Exit != -1 {
+		t.Errorf("TimedOut %v, Exit %d; want a timed-out kill", res.TimedOut, res.Exit)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(res.Output))
+	if err != nil {
+		t.Fatalf("no pid printed: %q", res.Output)
+	}
+	if alive(pid) {
+		t.Errorf("the background child %d still runs", pid)
+	}
+}
+
+// alive reports whether pid runs and is no zombie, waiting a little for
+// the kernel to deliver the kill.
+func alive(pid int) bool {
+	for range 50 {
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			return false
+		}
+		if f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:])); len(f) > 0 && f[0] == "Z" {
+			return false
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return true
+}
+
+// Even a command that ends normally leaves nothing running behind.
+func TestLeftoversKilled(t *testing.T) {
+	ws, _ := dirs(t)
+	s := newSandbox(t, Config{Mode: None, Dir: ws})
+	res := run(t, s, "sleep 60 >/dev/null 2>&1 & echo $!")
+	pid, err := strconv.Atoi(strings.TrimSpace(res.Output))
+	if err != nil {
+		t.Fatalf("no pid printed: %q", res.Output)
+	}
+	if alive(pid) {
+		t.Errorf("the background child %d outlived the command", pid)
+	}
+}
+
+func TestCancel(t *testing.T) {
+	ws, _ := dirs(t)
+	s := newSandbox(t, Config{Mode: None, Dir: ws})
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	began := time.Now()
+	_, err := s.Run(ctx, Command{Script: "sleep 60"})
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("err = %v, want the context's error", err)
+	}
+	if d := time.Since(began); d > 5*time.Second {
+		t.Errorf("Run took %v after cancel", d)
+	}
+}
+
+func TestOutputCapped(t *testing.T) {
+	ws, _ := dirs(t)
+	s := newSandbox(t, Config{Mode: None, Dir: ws, MaxOutput: 1000})
+	res := run(t, s, "seq 1 100000")
+	if len(res.Output) > 1100 || res.Omitted == 0 {
+		t.Fatalf("output of %d bytes, %d omitted", len(res.Output), res.Omitted)
+	}
+	if !strings.HasPrefix(res.Output, "1\n2\n3\n") || !strings.HasSuffix(res.Output, "99999\n100000\n") || !strings.Contains(res.Output, "bytes of output left out") {
+		t.Errorf("output does not keep its start, its end and a marker:\n%s", res.Output)
+	}
+	if res.Exit != 0 || res.Flooded {
+		t.Errorf("exit %d flooded %v", res.Exit, res.Flooded)
+	}
+}
+
+func TestFloodStopped(t *testing.T) {
+	ws, _ := dirs(t)
+	s := newSandbox(t, Config{Mode: None, Dir: ws, Flood: 1 << 20})
+	began := time.Now()
+	res := run(t, s, "yes flood")
+	if d := time.Since(began); d > 10*time.Second {
+		t.Fatalf("a flood ran for %v", d)
+	}
+	if !res.Flooded || res.Exit != -1 || len(res.Output) > DefaultMaxOutput+100 {
+		t.Errorf("flooded %v exit %d, %d bytes kept", res.Flooded, res.Exit, len(res.Output))
+	}
+}
+
+func TestInvalidUTF8(t *testing.T) {
+	ws, _ := dirs(t)
+	s := newSandbox(t, Config{Mode: None, Dir: ws})
+	res := run(t, s, `printf 'a\377b'`)
+	if res.Output != "a\uFFFDb" {
+		t.Errorf("output %q", res.Output)
+	}
+}
+
+func TestNewChecksConfig(t *testing.T) {
+	ws, _ := dirs(t)
+	for _, cfg := range []Config{
+		{Mode: "docker", Dir: ws},
+		{Mode: None, Dir: "relative"},
+		{Mode: None, Dir: ws, Write: []string{filepath.Join(ws, "missing")}},
+	} {
+		if _, err := New(cfg); err == nil {
+			t.Errorf("New(%+v) succeeded", cfg)
+		}
+	}
+}
+
+func TestBwrapArgs(t *testing.T) {
+	ws, outside := dirs(t)
+	home := filepath.Join(outside, "home")
+	for _, p := range []string{".ssh/id_rsa", ".netrc"} {
+		path := filepath.Join(home, p)
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		os.WriteFile(path, []byte("secret"), 0o600)
+	}
+	os.WriteFile(filepath.Join(ws, ".env"), []byte("X=1"), 0o600)
+	os.MkdirAll(filepath.Join(ws, ".git"), 0o755)
+	os.WriteFile(filepath.Join(ws, ".git", "config"), nil, 0o644)
+	s := newSandbox(t, Config{Mode: Bwrap, Dir: ws, Home: home, Write: []string{outside}, Hide: []string{filepath.Dir(ws)}})
+	args := strings.Join(s.bwrapArgs(Command{
+		Script:   "go test ./...",
+		Hide:     []string{filepath.Join(ws, ".env"), filepath.Join(ws, "missing")},
+		ReadOnly: []string{filepath.Join(ws, ".git", "config"), "/etc/passwd"},
+	}), " ")
+	for _, want := range []string{
+		"--die-with-parent --new-session --unshare-all --ro-bind / / --dev /dev --proc /proc --tmpfs /tmp --bind " + ws + " " + ws,
+		"--bind " + outside + " " + outside,
+		"--tmpfs " + filepath.Join(home, ".ssh") + " --remount-ro " + filepath.Join(home, ".ssh"),
+		"--ro-bind /dev/null " + filepath.Join(home, ".netrc"),
+		"--ro-bind /dev/null " + filepath.Join(ws, ".env"),
+		"--ro-bind " + filepath.Join(ws, ".git", "config") + " " + filepath.Join(ws, ".git", "config"),
+		"--chdir " + ws + " -- bash --noprofile --norc -c go test ./...",
+	} {
+		if !strings.Contains(args, want) {
+			t.Errorf("args lack %q:\n%s", want, args)
+		}
+	}
+	for _, bad := range []string{"missing", "/etc/passwd", ".aws", "--tmpfs " + filepath.Dir(ws) + " "} {
+		if strings.Contains(args, bad) {
+			t.Errorf("args hold %q:\n%s", bad, args)
+		}
+	}
+}
+
+func TestBwrapWritesOnlyTheWorkspace(t *testing.T) {
+	ws, outside := dirs(t)
+	s := isolated(t, Config{Dir: ws})
+	res := run(t, s, "echo in > inside.txt; echo out > "+outside+"/escaped.txt; echo tmp > /tmp/t; ls -A /tmp")
+	if _, err := os.Stat(filepath.Join(outside, "escaped.txt")); err == nil {
+		t.Error("the command wrote outside the workspace")
+	}
+	if b, err := os.ReadFile(filepath.Join(ws, "inside.txt")); err != nil || string(b) != "in\n" {
+		t.Errorf("the command could not write in the workspace: %v", err)
+	}
+	if !strings.Contains(res.Output, "Read-only file system") {
+		t.Errorf("output: %s", res.Output)
+	}
+	if !strings.HasSuffix(res.Output, "\nt\n") {
+		t.Errorf("/tmp is not private and empty: %q", res.Output)
+	}
+	if _, err := os.Stat("/tmp/t"); err == nil && !strings.Contains(ws, "/tmp/t") {
+		b, _ := os.ReadFile("/tmp/t")
+		if string(b) == "tmp\n" {
+			t.Error("the command wrote the real /tmp")
+		}
+	}
+}
+
+func TestBwrapWritePaths(t *testing.T) {
+	ws, outside := dirs(t)
+	s := isolated(t, Config{Dir: ws, Write: []string{outside}})
+	run(t, s, "echo cache > "+outside+"/cache.txt")
+	if _, err := os.Stat(filepath.Join(outside, "cache.txt")); err != nil {
+		t.Errorf("a --sandbox-write path was not writable: %v", err)
+	}
+}
+
+// A listener on the host's loopback is out of reach: the command has its
+// own network, with nothing in it. Without bwrap the same command reaches
+// it, which shows the test can fail.
+func TestBwrapNoNetwork(t *testing.T) {
+	ws, _ := dirs(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	port := ln.Addr().(*net.TCPAddr).Port
+	script := fmt.Sprintf("(echo hi > /dev/tcp/127.0.0.1/%d) 2>/dev/null && echo connected || echo unreachable", port)
+	if res := run(t, newSandbox(t, Config{Mode: None, Dir: ws}), script); res.Output != "connected\n" {
+		t.Fatalf("without bwrap the listener is not reachable (%q); the test proves nothing", res.Output)
+	}
+	if res := run(t, isolated(t, Config{Dir: ws}), script); res.Output != "unreachable\n" {
+		t.Errorf("the sandbox reached the host's network: %q", res.Output)
+	}
+}
+
+func TestBwrapHidesSecrets(t *testing.T) {
+	ws, outside := dirs(t)
+	home := filepath.Join(outside, "home")
+	files := map[string]string{
+		filepath.Join(home, ".ssh", "id_ed25519"):  "PRIVATE KEY",
+		filepath.Join(home, ".aws", "credentials"): "aws_secret",
+		filepath.Join(home, ".netrc"):              "machine x password p",
+		filepath.Join(outside, "extra", "token"):   "extra-token",
+		filepath.Join(ws, ".env"):                  "API_KEY=workspace-secret",
+		filepath.Join(ws, "visible.txt"):           "visible",
+	}
+	for path, content := range files {
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := isolated(t, Config{Dir: ws, Home: home, Hide: []string{filepath.Join(outside, "extra")}})
+	var script strings.Builder
+	for path := range files {
+		fmt.Fprintf(&script, "cat %s 2>/dev/null; ", path)
+	}
+	script.WriteString("echo; ls -A " + filepath.Join(home, ".ssh"))
+	res, err := s.Run(context.Background(), Command{Script: script.String(), Hide: []string{filepath.Join(ws, ".env")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Output != "visible\n" {
+		t.Errorf("the sandbox showed more than the plain workspace file:\n%s", res.Output)
+	}
+	// The same command without bwrap sees everything: the test can fail.
+	plain := run(t, newSandbox(t, Config{Mode: None, Dir: ws}), script.String())
+	if !strings.Contains(plain.Output, "PRIVATE KEY") || !strings.Contains(plain.Output, "id_ed25519") {
+		t.Errorf("without bwrap the secrets are not there to hide:\n%s", plain.Output)
+	}
+}
+
+func TestBwrapReadOnlyInWorkspace(t *testing.T) {
+	ws, _ := dirs(t)
+	cfg := filepath.Join(ws, ".git", "config")
+	os.MkdirAll(filepath.Dir(cfg), 0o755)
+	os.WriteFile(cfg, []byte("[core]\n"), 0o644)
+	s := isolated(t, Config{Dir: ws})
+	if _, err := s.Run(context.Background(), Command{Script: "echo '[alias] x = !id' >> .git/config; echo ok > .git/other", ReadOnly: []string{cfg}}); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(cfg); string(b) != "[core]\n" {
+		t.Errorf(".git/config changed to %q", b)
+	}
+	if _, err := os.Stat(filepath.Join(ws, ".git", "other")); err != nil {
+		t.Errorf("the rest of .git was not writable: %v", err)
+	}
+}
+
+func TestBwrapOwnProcesses(t *testing.T) {
+	ws, _ := dirs(t)
+	s := isolated(t, Config{Dir: ws})
+	res := run(t, s, "ls /proc | grep -c '^[0-9]'")
+	if n, err := strconv.Atoi(strings.TrimSpace(res.Output)); err != nil || n > 5 {
+		t.Errorf("the command sees %q processes; want only its own", res.Output)
+	}
+}
+
+func TestBwrapTimeout(t *testing.T) {
+	ws, _ := dirs(t)
+	s := isolated(t, Config{Dir: ws, Timeout: 300 * time.Millisecond})
+	began := time.Now()
+	res := run(t, s, "sleep 60 & sleep 60")
+	if !res.TimedOut || time.Since(began) > 5*time.Second {
+		t.Errorf("TimedOut %v after %v", res.TimedOut, time.Since(began))
+	}
+}
+
+func TestAutoFallsBack(t *testing.T) {
+	ws, _ := dirs(t)
+	s := newSandbox(t, Config{Mode: Auto, Dir: ws, Bwrap: "no-such-bwrap-program"})
+	if err := s.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if s.Isolated() || !strings.Contains(s.Fallback(), "not installed") {
+		t.Errorf("Isolated %v, Fallback %q", s.Isolated(), s.Fallback())
+	}
+	if res := run(t, s, "echo ran"); res.Output != "ran\n" {
+		t.Errorf("output %q", res.Output)
+	}
+	strict := newSandbox(t, Config{Mode: Bwrap, Dir: ws, Bwrap: "no-such-bwrap-program"})
+	if err := strict.Start(context.Background()); !errors.Is(err, ErrUnavailable) {
+		t.Errorf("mode bwrap without bwrap: err = %v", err)
+	}
+}
