@@ -36,13 +36,16 @@ func editFile(ctx context.Context, ws *Workspace, a editArgs) (string, error) {
 	}
 	name := ws.Rel(path)
 	if a.OldText == "" {
-		return createFile(ctx, path, name, a.NewText)
+		return createFile(ctx, ws, path, name, a.NewText)
+	}
+	if err := ws.checkRead(ctx, path, name); err != nil {
+		return "", err
 	}
 	fi, err := statRegular(path, name, "to create it, call edit_file with an empty old_text")
 	if err != nil {
 		return "", err
 	}
-	f, err := openRegular(path, name)
+	f, err := openRegular(ws, path, name)
 	if err != nil {
 		return "", err
 	}
@@ -70,17 +73,17 @@ func editFile(ctx context.Context, ws *Workspace, a editArgs) (string, error) {
 	if noEOL {
 		out = strings.TrimSuffix(out, "\n")
 	}
-	if err := save(ctx, path, name, []byte(out), fi.Mode().Perm()); err != nil {
+	if err := save(ctx, ws, path, name, []byte(out), fi.Mode().Perm()); err != nil {
 		return "", err
 	}
 	return fmt.Sprintf("edited %s: replaced 1 match (%s -> %s)", name, count(lines(a.OldText), "line"), count(lines(a.NewText), "line")), nil
 }
 
-func createFile(ctx context.Context, path, name, text string) (string, error) {
+func createFile(ctx context.Context, ws *Workspace, path, name, text string) (string, error) {
 	if _, err := os.Lstat(path); err == nil {
 		return "", fmt.Errorf("%s already exists and nothing was written; to change part of it give the text to replace as old_text, or use write_file to replace all of it", name)
 	}
-	if err := save(ctx, path, name, []byte(text), newFileMode); err != nil {
+	if err := save(ctx, ws, path, name, []byte(text), newFileMode); err != nil {
 		return "", err
 	}
 	return fmt.Sprintf("created %s (%s)", name, count(len(text), "byte")), nil

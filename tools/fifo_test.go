@@ -52,7 +52,7 @@ func TestOpenRegularRefusesFIFO(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() {
-		f, err := openRegular(pipe, "pipe")
+		f, err := openRegular(ws, pipe, "pipe")
 		if err == nil {
 			f.Close()
 		}

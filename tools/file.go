@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -49,11 +50,21 @@ func statRegular(path, name, missing string) (fs.FileInfo, error) {
 }
 
 // openRegular opens path, which statRegular has checked, for reading. It
-// opens without blocking and checks again, so a named pipe swapped in at
-// the last moment can neither make it hang nor be read.
-func openRegular(path, name string) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+// opens through the workspace root, so that a folder or file swapped for a
+// symlink out of the workspace after Resolve checked it is refused, and
+// without blocking, then checks again, so a named pipe swapped in at the
+// last moment can neither make it hang nor be read.
+func openRegular(ws *Workspace, path, name string) (*os.File, error) {
+	root, rel, err := ws.within(path)
 	if err != nil {
+		return nil, fail(err, "cannot open %s: %v", name, err)
+	}
+	defer root.Close()
+	f, err := root.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		if moved := ws.moved(path, name); moved != nil {
+			return nil, moved
+		}
 		return nil, fail(err, "cannot open %s: %v", name, reason(err))
 	}
 	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
@@ -63,21 +74,28 @@ func openRegular(path, name string) (*os.File, error) {
 	return f, nil
 }
 
-// writeAtomic replaces or creates path with data and permission perm. The
-// data goes to a hidden temporary file in the same directory, which is
-// synced and then renamed over path; on any failure the temporary file is
-// removed and path is left as it was. A cancelled ctx stops it before the
-// rename.
-func writeAtomic(ctx context.Context, path string, data []byte, perm fs.FileMode) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+// writeAtomic replaces or creates the file name in dir with data and
+// permission perm. The data goes to a hidden temporary file in dir, which
+// is synced and then renamed over name; on any failure the temporary file
+// is removed and name is left as it was. A cancelled ctx stops it before
+// the rename. Renaming replaces a symlink at name rather than following it.
+func writeAtomic(ctx context.Context, dir *os.Root, name string, data []byte, perm fs.FileMode) (err error) {
+	var f *os.File
+	var tmp string
+	for range 100 {
+		tmp = fmt.Sprintf(".%s.tmp-%d", name, rand.Uint32())
+		f, err = dir.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+		if !errors.Is(err, fs.ErrExist) {
+			break
+		}
+	}
 	if err != nil {
 		return err
 	}
-	tmp := f.Name()
 	defer func() {
 		if err != nil {
 			f.Close()
-			os.Remove(tmp)
+			dir.Remove(tmp)
 		}
 	}()
 	if _, err = f.Write(data); err != nil {
@@ -95,7 +113,7 @@ func writeAtomic(ctx context.Context, path string, data []byte, perm fs.FileMode
 	if err = ctx.Err(); err != nil {
 		return err
 	}
-	return os.Rename(tmp, path)
+	return dir.Rename(tmp, name)
 }
 
 // reason returns the cause of an operating-system error without the path
@@ -113,12 +131,35 @@ func reason(err error) error {
 }
 
 // save writes data to path, shown to the model as name, making the folders
-// it needs. Its errors are written for the model.
-func save(ctx context.Context, path, name string, data []byte, perm fs.FileMode) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+// it needs. It works through the workspace root, so that no folder swapped
+// for a symlink after Resolve checked the path can lead the write out of
+// the workspace, and it never writes into .git. Its errors are written for
+// the model.
+func save(ctx context.Context, ws *Workspace, path, name string, data []byte, perm fs.FileMode) error {
+	if err := ws.checkWrite(path, name); err != nil {
+		return err
+	}
+	root, rel, err := ws.within(path)
+	if err != nil {
+		return fail(err, "cannot write %s: %v; nothing was written", name, err)
+	}
+	defer root.Close()
+	relDir := filepath.Dir(rel)
+	if err := root.MkdirAll(relDir, 0o755); err != nil {
+		if moved := ws.moved(path, name); moved != nil {
+			return moved
+		}
 		return fail(err, "cannot create the folder for %s: %v; nothing was written", name, reason(err))
 	}
-	if err := writeAtomic(ctx, path, data, perm); err != nil {
+	dir, err := root.OpenRoot(relDir)
+	if err != nil {
+		if moved := ws.moved(path, name); moved != nil {
+			return moved
+		}
+		return fail(err, "cannot write %s: %v; nothing was written", name, reason(err))
+	}
+	defer dir.Close()
+	if err := writeAtomic(ctx, dir, filepath.Base(rel), data, perm); err != nil {
 		return fail(err, "cannot write %s: %v; nothing was written", name, reason(err))
 	}
 	return nil

@@ -31,7 +31,7 @@ func ListFiles(ws *Workspace) Tool {
 	args, decode := bind[listArgs]()
 	spec := protocol.ToolSpec{
 		Name:        listName,
-		Description: "List a directory: one entry per line, sorted by name, directories ending in /. Hidden entries (names starting with .) are not listed.",
+		Description: "List a directory: one entry per line, sorted by name, directories ending in /. Hidden entries (names starting with .), secrets and files ignored by .gitignore are not listed.",
 		Args:        args,
 	}
 	return listTool(spec, func(ctx context.Context, raw map[string]any) (string, []string, error) {
@@ -39,7 +39,7 @@ func ListFiles(ws *Workspace) Tool {
 		if err != nil {
 			return "", nil, fmt.Errorf("%s: %w", listName, err)
 		}
-		return listDir(ws, a.Path)
+		return listDir(ctx, ws, a.Path)
 	})
 }
 
@@ -55,12 +55,15 @@ func listTool(spec protocol.ToolSpec, list lister) Tool {
 	return Tool{spec: spec, run: run, list: list}
 }
 
-func listDir(ws *Workspace, path string) (string, []string, error) {
+func listDir(ctx context.Context, ws *Workspace, path string) (string, []string, error) {
 	dir, err := ws.Resolve(path)
 	if err != nil {
 		return "", nil, err
 	}
 	name := ws.Rel(dir)
+	if err := ws.checkRead(ctx, dir, name); err != nil {
+		return "", nil, err
+	}
 	fi, err := os.Stat(dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -74,13 +77,31 @@ func listDir(ws *Workspace, path string) (string, []string, error) {
 	if err != nil {
 		return "", nil, fail(err, "cannot list %s: %v", name, reason(err))
 	}
+	// Secret and ignored entries are left out, as read_file refuses them.
+	var secret func(path string, isDir bool) bool
+	if root, err := os.OpenRoot(ws.root); err == nil && !secretsAllowed(ctx) {
+		defer root.Close()
+		ig := newIgnores(root)
+		secret = func(path string, isDir bool) bool {
+			if ws.secret(ig, path, isDir) != "" {
+				return true
+			}
+			real, err := ws.Resolve(path) // a link with a plain name to a secret
+			return err == nil && real != path && ws.secret(ig, real, isDir) != ""
+		}
+	}
 	var names []string
 	for _, e := range entries {
 		n := e.Name()
 		if strings.HasPrefix(n, ".") {
 			continue
 		}
-		if isDir(e, filepath.Join(dir, n)) {
+		full := filepath.Join(dir, n)
+		d := isDir(e, full)
+		if secret != nil && secret(full, d) {
+			continue
+		}
+		if d {
 			n += "/"
 		}
 		names = append(names, n)

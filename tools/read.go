@@ -55,10 +55,13 @@ func readFile(ctx context.Context, ws *Workspace, a readArgs) (string, error) {
 		return "", err
 	}
 	name := ws.Rel(path)
+	if err := ws.checkRead(ctx, path, name); err != nil {
+		return "", err
+	}
 	if _, err := statRegular(path, name, "use list_files to see what exists"); err != nil {
 		return "", err
 	}
-	f, err := openRegular(path, name)
+	f, err := openRegular(ws, path, name)
 	if err != nil {
 		return "", err
 	}

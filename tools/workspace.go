@@ -16,6 +16,9 @@ var ErrOutsideWorkspace = errors.New("outside the workspace")
 // maxLinks bounds how many dangling symlinks Resolve follows in a row.
 const maxLinks = 40
 
+// maxPath bounds the length of a path a tool is given, as the system does.
+const maxPath = 4096
+
 // Workspace is the folder the tools may read and write.
 type Workspace struct {
 	root string
@@ -52,6 +55,9 @@ func (w *Workspace) Resolve(path string) (string, error) {
 	if strings.IndexByte(path, 0) >= 0 {
 		return "", fmt.Errorf("path %q contains a NUL byte; use a plain file path", path)
 	}
+	if len(path) > maxPath {
+		return "", fmt.Errorf("path %q... is %d bytes long, more than the %d a path may have; use a shorter path", path[:40], len(path), maxPath)
+	}
 	p := path
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(w.root, p)
@@ -77,6 +83,30 @@ func (w *Workspace) Rel(abs string) string {
 		return abs
 	}
 	return filepath.ToSlash(rel)
+}
+
+// within opens the workspace root and returns it with abs, a path inside
+// it, relative to it. Files opened through the root cannot lead out of it,
+// whatever symlinks are met on the way.
+func (w *Workspace) within(abs string) (*os.Root, string, error) {
+	rel, err := filepath.Rel(w.root, abs)
+	if err != nil || !w.contains(abs) {
+		return nil, "", fmt.Errorf("%s is %w", abs, ErrOutsideWorkspace)
+	}
+	root, err := os.OpenRoot(w.root)
+	if err != nil {
+		return nil, "", err
+	}
+	return root, rel, nil
+}
+
+// moved returns the error for abs, shown as name, when it now leads out of
+// the workspace (a symlink appeared after it was checked), or nil.
+func (w *Workspace) moved(abs, name string) error {
+	if _, err := w.Resolve(abs); err != nil {
+		return fail(ErrOutsideWorkspace, "%s now leads %s (it changed after it was checked); nothing was done", name, ErrOutsideWorkspace)
+	}
+	return nil
 }
 
 func (w *Workspace) contains(p string) bool {

@@ -42,7 +42,7 @@ func writeFile(ctx context.Context, ws *Workspace, a writeArgs) (string, error) 
 	case !errors.Is(err, fs.ErrNotExist):
 		return "", fail(err, "cannot write %s: %v; nothing was written", name, reason(err))
 	}
-	if err := save(ctx, path, name, []byte(a.Content), perm); err != nil {
+	if err := save(ctx, ws, path, name, []byte(a.Content), perm); err != nil {
 		return "", err
 	}
 	return fmt.Sprintf("%s %s (%s)", verb, name, count(len(a.Content), "byte")), nil

@@ -110,7 +110,12 @@ func TestWriteAtomicFailures(t *testing.T) {
 			dir := t.TempDir()
 			path := filepath.Join(dir, "target")
 			ctx := tt.setup(t, path)
-			if err := writeAtomic(ctx, path, []byte("new"), 0o644); err == nil {
+			root, err := os.OpenRoot(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer root.Close()
+			if err := writeAtomic(ctx, root, "target", []byte("new"), 0o644); err == nil {
 				t.Fatal("writeAtomic succeeded")
 			}
 			if fi, err := os.Stat(path); err == nil && !fi.IsDir() {

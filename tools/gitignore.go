@@ -1,0 +1,195 @@
+package tools
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"os"
+	"path"
+	"strings"
+)
+
+// maxIgnoreFile bounds how much of one .gitignore file is read.
+const maxIgnoreFile = 256 << 10
+
+// ignoreRule is one pattern line of a .gitignore file.
+type ignoreRule struct {
+	dir     string   // the folder of the file, slash-separated, "" for the root
+	segs    []string // the pattern split at slashes; "**" matches any folders
+	negate  bool     // !pattern
+	dirOnly bool     // pattern/
+	text    string   // the line, for messages
+	source  string   // the file, for messages
+}
+
+// parseIgnore reads the rules of the .gitignore file at source (a path
+// relative to the workspace root) found in folder dir, as gitignore(5)
+// describes them.
+func parseIgnore(r io.Reader, dir, source string) []ignoreRule {
+	var rules []ignoreRule
+	sc := bufio.NewScanner(io.LimitReader(r, maxIgnoreFile))
+	sc.Buffer(make([]byte, 0, 4096), maxIgnoreFile)
+	for sc.Scan() {
+		line := strings.TrimSuffix(sc.Text(), "\r")
+		text := line
+		line = trimTrailingSpace(line)
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		rule := ignoreRule{dir: dir, text: text, source: source}
+		if line[0] == '!' {
+			rule.negate, line = true, line[1:]
+		} else if strings.HasPrefix(line, `\!`) || strings.HasPrefix(line, `\#`) {
+			line = line[1:]
+		}
+		if strings.HasSuffix(line, "/") {
+			rule.dirOnly, line = true, strings.TrimRight(line, "/")
+		}
+		if line == "" {
+			continue
+		}
+		// A pattern with a slash before its end is anchored to its folder;
+		// one without matches a name at any depth.
+		if strings.Contains(line, "/") {
+			line = strings.TrimPrefix(line, "/")
+		} else {
+			line = "**/" + line
+		}
+		for _, s := range strings.Split(line, "/") {
+			if s != "" {
+				rule.segs = append(rule.segs, strings.ReplaceAll(s, "[!", "[^"))
+			}
+		}
+		rules = append(rules, rule)
+	}
+	return rules
+}
+
+// trimTrailingSpace removes the spaces at the end of line that no
+// backslash escapes.
+func trimTrailingSpace(line string) string {
+	for strings.HasSuffix(line, " ") && !strings.HasSuffix(line, `\ `) {
+		line = line[:len(line)-1]
+	}
+	return line
+}
+
+// match reports whether the rule matches rel, a slash-separated path from
+// the workspace root, which is a folder when isDir.
+func (r ignoreRule) match(rel string, isDir bool) bool {
+	if r.dirOnly && !isDir {
+		return false
+	}
+	if r.dir != "" {
+		if !strings.HasPrefix(rel, r.dir+"/") {
+			return false
+		}
+		rel = rel[len(r.dir)+1:]
+	}
+	return matchSegs(r.segs, strings.Split(rel, "/"))
+}
+
+// matchSegs matches path segments against pattern segments, "**" standing
+// for any number of segments.
+func matchSegs(pat, name []string) bool {
+	for len(pat) > 0 {
+		if pat[0] == "**" {
+			if len(pat) == 1 {
+				return len(name) > 0
+			}
+			for i := 0; i <= len(name); i++ {
+				if matchSegs(pat[1:], name[i:]) {
+					return true
+				}
+			}
+			return false
+		}
+		if len(name) == 0 {
+			return false
+		}
+		if ok, err := path.Match(pat[0], name[0]); err != nil || !ok {
+			return false
+		}
+		pat, name = pat[1:], name[1:]
+	}
+	return len(name) == 0
+}
+
+// ignores holds the .gitignore rules of a workspace as they are read, for
+// the time of one call: files change, so rules are never kept longer.
+type ignores struct {
+	root  *os.Root
+	rules map[string][]ignoreRule // by folder, "" for the root
+}
+
+func newIgnores(root *os.Root) *ignores {
+	return &ignores{root: root, rules: make(map[string][]ignoreRule)}
+}
+
+// forDir returns the rules that come from folder dir: its .gitignore, and
+// for the root also .git/info/exclude, which comes first.
+func (ig *ignores) forDir(dir string) []ignoreRule {
+	if rules, ok := ig.rules[dir]; ok {
+		return rules
+	}
+	var rules []ignoreRule
+	files := []string{path.Join(dir, ".gitignore")}
+	if dir == "" {
+		files = []string{".git/info/exclude", ".gitignore"}
+	}
+	for _, name := range files {
+		if data := ig.read(name); data != nil {
+			rules = append(rules, parseIgnore(bytes.NewReader(data), dir, name)...)
+		}
+	}
+	ig.rules[dir] = rules
+	return rules
+}
+
+func (ig *ignores) read(name string) []byte {
+	f, err := ig.root.Open(name)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxIgnoreFile))
+	if err != nil {
+		return nil
+	}
+	return data
+}
+
+// ignored returns the rule that makes rel ignored, or false. A path inside
+// an ignored folder is ignored, as git never looks inside one.
+func (ig *ignores) ignored(rel string, isDir bool) (ignoreRule, bool) {
+	segs := strings.Split(rel, "/")
+	for i := range segs {
+		prefix := strings.Join(segs[:i+1], "/")
+		last := i == len(segs)-1
+		if rule, ok := ig.decide(prefix, !last || isDir); ok {
+			return rule, true
+		}
+	}
+	return ignoreRule{}, false
+}
+
+// decide applies the rules of the folders above rel to rel alone: the last
+// rule that matches wins, deeper files after shallower ones.
+func (ig *ignores) decide(rel string, isDir bool) (ignoreRule, bool) {
+	var last ignoreRule
+	found := false
+	dir := ""
+	segs := strings.Split(rel, "/")
+	for i := 0; i < len(segs); i++ {
+		for _, r := range ig.forDir(dir) {
+			if r.match(rel, isDir) {
+				last, found = r, true
+			}
+		}
+		dir = path.Join(dir, segs[i])
+	}
+	return last, found && !last.negate
+}

@@ -1,0 +1,171 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"harness/protocol"
+)
+
+// ErrSecret is wrapped by the error for a path the workspace keeps from the
+// model: a secret, or a file .gitignore ignores.
+var ErrSecret = errors.New("protected as a secret")
+
+// ErrProtected is wrapped by the error for a write into .git, which holds
+// the configuration and hooks that git runs.
+var ErrProtected = errors.New("protected")
+
+// secretNames are names that always hold secrets, wherever they are.
+var secretNames = []string{".env*", "*.pem", "*.key", "id_rsa*"}
+
+// secretKey marks a context in which the user allowed reading secrets.
+type secretKey struct{}
+
+// WithSecrets returns ctx in which the tools may read and list paths they
+// otherwise keep from the model: the user has approved it.
+func WithSecrets(ctx context.Context) context.Context {
+	return context.WithValue(ctx, secretKey{}, true)
+}
+
+func secretsAllowed(ctx context.Context) bool {
+	ok, _ := ctx.Value(secretKey{}).(bool)
+	return ok
+}
+
+// Secret returns why the workspace keeps abs, a path inside it that
+// Resolve returned, from the model, or "" when it does not. A path is
+// secret when it is or lies inside .git, when it or a folder above it has a
+// name that holds secrets (.env*, *.pem, *.key, id_rsa*), or when the
+// workspace's .gitignore files (and .git/info/exclude) ignore it.
+func (w *Workspace) Secret(abs string) string {
+	root, err := os.OpenRoot(w.root)
+	if err != nil {
+		return ""
+	}
+	defer root.Close()
+	return w.secret(newIgnores(root), abs, isDirPath(abs))
+}
+
+func isDirPath(abs string) bool {
+	fi, err := os.Stat(abs)
+	return err == nil && fi.IsDir()
+}
+
+// secret is Secret with the rules read so far and whether abs is a folder.
+func (w *Workspace) secret(ig *ignores, abs string, isDir bool) string {
+	rel := w.Rel(abs)
+	if rel == "." || filepath.IsAbs(rel) {
+		return ""
+	}
+	if why := secretName(rel); why != "" {
+		return why
+	}
+	if rule, ok := ig.ignored(rel, isDir); ok {
+		return fmt.Sprintf("%s ignores it (pattern %q)", rule.source, strings.TrimSpace(rule.text))
+	}
+	return ""
+}
+
+// secretName returns why the names in rel, a slash-separated path, make it
+// secret, or "".
+func secretName(rel string) string {
+	for _, seg := range strings.Split(rel, "/") {
+		if seg == ".git" {
+			return "it is inside .git, which holds the repository's configuration and history"
+		}
+		for _, pat := range secretNames {
+			if ok, _ := path.Match(pat, seg); ok {
+				return fmt.Sprintf("its name matches %s, which holds secrets", pat)
+			}
+		}
+	}
+	return ""
+}
+
+// secretError is the error read tools give for a secret path.
+func secretError(name, why string) error {
+	return fail(ErrSecret, "%s is %s: %s. Its content is not shown; do without it, or ask the user for what you need from it", name, ErrSecret, why)
+}
+
+// checkRead returns an error when ctx does not allow reading abs, shown to
+// the model as name, because it is secret.
+func (w *Workspace) checkRead(ctx context.Context, abs, name string) error {
+	if secretsAllowed(ctx) {
+		return nil
+	}
+	if why := w.Secret(abs); why != "" {
+		return secretError(name, why)
+	}
+	return nil
+}
+
+// checkWrite refuses writes into .git: a hook or a configuration written
+// there would run outside any sandbox, the next time anyone uses git.
+func (w *Workspace) checkWrite(abs, name string) error {
+	if inGit(w.Rel(abs)) {
+		return fail(ErrProtected, "%s is inside .git, which is %s: git runs the hooks and configuration kept there. Nothing was written", name, ErrProtected)
+	}
+	return nil
+}
+
+// inGit reports whether rel, a slash-separated path from the root, is a
+// .git folder or lies inside one.
+func inGit(rel string) bool {
+	return slices.Contains(strings.Split(rel, "/"), ".git")
+}
+
+// SecretRead returns why call, a call of read_file, list_files or
+// edit_file, would read a path the workspace keeps from the model, or ""
+// when it would not (or is no such call). The approval step asks the user
+// about such calls before running them with WithSecrets.
+func (w *Workspace) SecretRead(call protocol.Call) string {
+	switch call.Name {
+	case readName, listName, editName:
+	default:
+		return ""
+	}
+	p, _ := call.Args["path"].(string)
+	abs, err := w.Resolve(p)
+	if err != nil {
+		return ""
+	}
+	if why := w.Secret(abs); why != "" {
+		return w.Rel(abs) + " is " + ErrSecret.Error() + ": " + why
+	}
+	return ""
+}
+
+// SecretFiles lists the files and folders in the workspace whose names
+// hold secrets (.env*, *.pem, *.key, id_rsa*), for a sandbox to hide from
+// commands. It does not look inside .git or node_modules, and stops after
+// looking at limit entries.
+func (w *Workspace) SecretFiles(limit int) []string {
+	var out []string
+	seen := 0
+	filepath.WalkDir(w.root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || p == w.root {
+			return nil
+		}
+		if seen++; seen > limit {
+			return filepath.SkipAll
+		}
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == "node_modules") {
+			return filepath.SkipDir
+		}
+		if secretName(d.Name()) != "" {
+			out = append(out, p)
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+		}
+		return nil
+	})
+	return out
+}
