@@ -36,7 +36,26 @@
 // in square brackets that says how to read on. Writes are atomic: the new
 // text goes to a hidden temporary file beside the target, is synced, given
 // the target's permissions and renamed over it, so a file is always either
-// old or new and no temporary file is left behind.
+// old or new and no temporary file is left behind. Files are opened and
+// written through the workspace root (os.Root), so a folder swapped for a
+// symlink after the check cannot lead outside, and a write replaces a
+// final symlink rather than following it.
+//
+// # Secrets
+//
+// The workspace keeps some paths from the model: names that hold secrets
+// (.env*, *.pem, *.key, id_rsa*), everything in .git, and what the
+// workspace's .gitignore files and .git/info/exclude ignore. list_files
+// leaves them out; read_file and edit_file refuse them with an error
+// wrapping ErrSecret, unless the context comes from WithSecrets because the
+// user approved the read. Nothing is ever written into .git (ErrProtected).
+//
+// # Commands
+//
+// The bash tool checks each command line with a guard.Policy, refusing it
+// before anything runs, and runs what passes through a Shell, normally a
+// sandbox.Sandbox, which hides the workspace's secret files from it and
+// keeps .git/config and .git/hooks read-only when it can.
 //
 // # Lies
 //

@@ -1,0 +1,173 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"harness/guard"
+	"harness/protocol"
+	"harness/sandbox"
+)
+
+// fakeShell records the commands it is given and returns res.
+type fakeShell struct {
+	got []sandbox.Command
+	res sandbox.Result
+	err error
+}
+
+func (s *fakeShell) Run(_ context.Context, c sandbox.Command) (sandbox.Result, error) {
+	s.got = append(s.got, c)
+	return s.res, s.err
+}
+
+func policy(t *testing.T) *guard.Policy {
+	t.Helper()
+	p, err := guard.New(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestBashRefusesBeforeRunning(t *testing.T) {
+	ws := secretWorkspace(t)
+	sh := &fakeShell{}
+	bash := Bash(ws, policy(t), sh)
+	tests := []struct {
+		cmd, want string
+	}{
+		{"rm -rf build", "at line 1, column 1 (rm -rf build): rm deletes files"},
+		{"ls && cat /etc/passwd", "outside the workspace"},
+		{"cat .env", "protected as a secret"},
+		{"grep KEY app.log", `.gitignore ignores it (pattern "*.log")`},
+		{"cat build/out.txt", "ignores it"},
+		{"cat certs/server.pem", "*.pem"},
+		{"echo x > .git/config", "inside .git"},
+		{"echo A=1 > .env.local", "protected as a secret"},
+		{"ls -R .git", "inside .git"},
+		{"touch .git/hooks/pre-commit", "inside .git"},
+		{"mkdir -p sub/.git/hooks", "inside .git"},
+		{"cat $HOME/.ssh/id_rsa", "variable expansion"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.cmd, func(t *testing.T) {
+			_, err := run(t, bash, map[string]any{"command": tt.cmd})
+			if err == nil || !errors.Is(err, guard.ErrRefused) {
+				t.Fatalf("err = %v, want a refusal", err)
+			}
+			if !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "Nothing was run") {
+				t.Errorf("refusal %q does not say %q and that nothing ran", err, tt.want)
+			}
+		})
+	}
+	if len(sh.got) != 0 {
+		t.Errorf("refused commands reached the shell: %+v", sh.got)
+	}
+}
+
+func TestBashRunsWithHiddenSecrets(t *testing.T) {
+	ws := secretWorkspace(t)
+	sh := &fakeShell{res: sandbox.Result{Output: "ok\n"}}
+	body, err := run(t, Bash(ws, policy(t), sh), map[string]any{"command": "go test ./..."})
+	if err != nil || body != "ok\n[exit status 0]" {
+		t.Fatalf("body %q, err %v", body, err)
+	}
+	got := sh.got[0]
+	if got.Script != "go test ./..." {
+		t.Errorf("script %q", got.Script)
+	}
+	for _, secret := range []string{".env", "deploy.key", "certs/server.pem", "id_rsa"} {
+		if !slices.Contains(got.Hide, filepath.Join(ws.Root(), secret)) {
+			t.Errorf("%s is not hidden from the command: %q", secret, got.Hide)
+		}
+	}
+	if !slices.Contains(got.ReadOnly, filepath.Join(ws.Root(), ".git", "config")) || !slices.Contains(got.ReadOnly, filepath.Join(ws.Root(), ".git", "hooks")) {
+		t.Errorf("read-only paths %q", got.ReadOnly)
+	}
+}
+
+func TestBashResult(t *testing.T) {
+	tests := []struct {
+		name string
+		res  sandbox.Result
+		want string
+		ok   bool
+	}{
+		{"success", sandbox.Result{Output: "PASS\n"}, "PASS\n[exit status 0]", true},
+		{"no newline", sandbox.Result{Output: "x"}, "x\n[exit status 0]", true},
+		{"no output", sandbox.Result{}, "(no output)\n[exit status 0]", true},
+		{"failure", sandbox.Result{Output: "FAIL\n", Exit: 1}, "FAIL\n[exit status 1]", false},
+		{"timeout", sandbox.Result{Output: "slow\n", Exit: -1, TimedOut: true, Elapsed: 2 * time.Minute}, "slow\n[killed after 2m0s: the command ran out of time", false},
+		{"flood", sandbox.Result{Output: "y\n", Exit: -1, Flooded: true}, "y\n[stopped: the command wrote more output than the limit", false},
+		{"read-only", sandbox.Result{Output: "mkdir /root/.cache: read-only file system\n", Exit: 1}, "--sandbox-write", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			body, err := bashResult(tt.res)
+			if tt.ok {
+				if err != nil || body != tt.want {
+					t.Errorf("got %q, %v; want %q", body, err, tt.want)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("got %q, %v; want an error holding %q", body, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestBashCheck(t *testing.T) {
+	ws := secretWorkspace(t)
+	check := BashCheck(ws, policy(t))
+	if err := check(protocol.Call{Name: "bash", Args: map[string]any{"command": "sudo ls"}}); !errors.Is(err, guard.ErrRefused) {
+		t.Errorf("sudo: err = %v", err)
+	}
+	if err := check(protocol.Call{Name: "bash", Args: map[string]any{"command": "ls"}}); err != nil {
+		t.Errorf("ls: err = %v", err)
+	}
+	if err := check(protocol.Call{Name: "read_file", Args: map[string]any{"path": "/etc/passwd"}}); err != nil {
+		t.Errorf("another tool: err = %v", err)
+	}
+}
+
+// End to end without bwrap: the guard passes the command, the sandbox runs
+// it in the workspace with a clean environment.
+func TestBashRuns(t *testing.T) {
+	ws := newWorkspace(t, map[string]string{"a.txt": "hello\n", "b.txt": "world\n"})
+	t.Setenv("HARNESS_TEST_TOKEN", "tok-leak")
+	sb, err := sandbox.New(sandbox.Config{Mode: sandbox.None, Dir: ws.Root()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bash := Bash(ws, policy(t), sb)
+	body, err := run(t, bash, map[string]any{"command": "cat *.txt | wc -l && printenv HARNESS_TEST_TOKEN"})
+	if err == nil || !strings.Contains(err.Error(), "2\n[exit status 1]") || strings.Contains(err.Error(), "tok-leak") {
+		t.Errorf("body %q, err %v", body, err)
+	}
+	body, err = run(t, bash, map[string]any{"command": "mkdir -p out && echo done > out/x.txt && cat out/x.txt"})
+	if err != nil || body != "done\n[exit status 0]" {
+		t.Errorf("body %q, err %v", body, err)
+	}
+	if _, err := os.Stat(filepath.Join(ws.Root(), "out", "x.txt")); err != nil {
+		t.Error(err)
+	}
+}
+
+// The bash tool's arguments are a typed struct, like every other tool's.
+func TestBashSpec(t *testing.T) {
+	spec := Bash(newWorkspace(t, nil), policy(t), &fakeShell{}).Spec()
+	if spec.Name != "bash" || !spec.Writes || len(spec.Args) != 1 || spec.Args[0].Name != "command" || !spec.Args[0].Required {
+		t.Errorf("spec %+v", spec)
+	}
+	if strings.Contains(spec.Description, "\n") {
+		t.Error("the description spans lines")
+	}
+}
