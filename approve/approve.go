@@ -1,0 +1,315 @@
+// Package approve puts the user between the model and the tools. A Gate
+// wraps the tools of a run: before a call runs, and before its output goes
+// back to the model, it may ask the user, through an Asker, whether to go
+// on. The loop sees a Gate as any other set of tools.
+//
+// # Modes
+//
+//	auto  reads run without asking; writes and commands ask first
+//	ask   every call asks first
+//	deny  no call runs
+//	all   every call runs without asking (for tests and throwaway sandboxes)
+//
+// In auto and ask, a call that would read a secret asks first, even a read,
+// and output that looks like it holds a secret (a private key, an access
+// token, a password) asks before it is sent back. Answering "always" stops
+// the same question (same tool, same command or path) from being asked
+// again in the run. An Asker that cannot reach anyone, as when there is no
+// terminal, answers no: the call is refused and its result says that
+// nobody could approve it.
+package approve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"harness/protocol"
+)
+
+// Mode says when the user is asked.
+type Mode string
+
+const (
+	Auto Mode = "auto"
+	Ask  Mode = "ask"
+	Deny Mode = "deny"
+	All  Mode = "all"
+)
+
+// ParseMode reads a mode by its name.
+func ParseMode(s string) (Mode, error) {
+	switch m := Mode(s); m {
+	case Auto, Ask, Deny, All:
+		return m, nil
+	}
+	return "", fmt.Errorf("unknown approval mode %q; use auto, ask, deny or all", s)
+}
+
+// Answer is what the user said.
+type Answer int
+
+const (
+	No     Answer = iota
+	Yes           // this once
+	Always        // this time and whenever the same question comes again
+)
+
+// Kind says what a question is about.
+type Kind int
+
+const (
+	Run  Kind = iota // running a call
+	Send             // sending a call's output back to the model
+)
+
+// Question is one thing the user is asked.
+type Question struct {
+	Kind Kind
+	Tool string
+	// Subject is what the call acts on: its command or its path; it may be
+	// empty.
+	Subject string
+	// Why says what makes the question needed beyond the mode, such as the
+	// secret a call would read; it may be empty.
+	Why string
+}
+
+// String returns the question as the user reads it, e.g.
+// "Run bash: go test ./...?". Control characters in the subject are shown
+// escaped, so that a command cannot hide part of itself on a terminal.
+func (q Question) String() string {
+	what := q.Tool
+	if q.Subject != "" {
+		what += ": " + visible(q.Subject)
+	}
+	s := "Run " + what + "?"
+	if q.Kind == Send {
+		s = "Send the output of " + what + " to the model?"
+	}
+	if q.Why != "" {
+		s += " (" + q.Why + ")"
+	}
+	return s
+}
+
+// ErrNobody is returned by an Asker when nobody can answer.
+var ErrNobody = errors.New("nobody could approve it: there is no terminal to ask on")
+
+// Asker asks the user a question. It returns an error, such as ErrNobody or
+// ctx's error, when no answer could be had.
+type Asker interface {
+	Ask(ctx context.Context, q Question) (Answer, error)
+}
+
+// Nobody is the Asker of a run with no terminal: it answers nothing.
+var Nobody Asker = nobody{}
+
+type nobody struct{}
+
+func (nobody) Ask(context.Context, Question) (Answer, error) { return No, ErrNobody }
+
+// Tools is what a Gate wraps: tools.Set, or another Gate.
+type Tools interface {
+	Specs() []protocol.ToolSpec
+	Run(ctx context.Context, call protocol.Call) protocol.Result
+}
+
+// Decision is one decision a Gate made, for the run's record.
+type Decision struct {
+	Call     protocol.Call
+	Question Question // the zero Question when none was asked
+	Asked    bool
+	Allowed  bool
+	// Why explains the decision: "mode all", "the user said yes", ...
+	Why string
+}
+
+// Config says how a Gate decides.
+type Config struct {
+	Mode  Mode
+	Asker Asker // nil means Nobody
+	// Check, when set, refuses a call before anyone is asked: its error is
+	// the result. The bash tool's guard goes here, so that nobody is asked
+	// about a command that would be refused anyway.
+	Check func(protocol.Call) error
+	// Secret, when set, says why a call would read a secret, or "". Such a
+	// call is asked about in modes auto and ask, and runs with the context
+	// Permit returns when allowed.
+	Secret func(protocol.Call) string
+	Permit func(context.Context) context.Context
+	// Record, when set, receives every decision.
+	Record func(Decision)
+}
+
+// Gate runs calls through its tools as its Config says.
+type Gate struct {
+	tools Tools
+	cfg   Config
+	specs []protocol.ToolSpec
+
+	mu     sync.Mutex // one question at a time
+	always map[Question]bool
+}
+
+// New returns a Gate over tools. It panics on an unknown mode, which is a
+// mistake in the program: modes come from ParseMode.
+func New(tools Tools, cfg Config) *Gate {
+	if _, err := ParseMode(string(cfg.Mode)); err != nil {
+		panic(err)
+	}
+	if cfg.Asker == nil {
+		cfg.Asker = Nobody
+	}
+	return &Gate{tools: tools, cfg: cfg, specs: tools.Specs(), always: make(map[Question]bool)}
+}
+
+// Specs returns the specs of the tools the Gate wraps.
+func (g *Gate) Specs() []protocol.ToolSpec { return g.tools.Specs() }
+
+// Run decides whether call may run, runs it, and decides whether its
+// output may go back to the model.
+func (g *Gate) Run(ctx context.Context, call protocol.Call) protocol.Result {
+	if g.cfg.Mode == Deny {
+		return g.refuse(call, Decision{Why: "mode deny"},
+			"Not run: the user's approval mode is deny, so no tool may run. Answer with what you know, without tools.")
+	}
+	if g.cfg.Check != nil {
+		if err := g.cfg.Check(call); err != nil {
+			return g.refuse(call, Decision{Why: "refused by the check before asking"}, err.Error())
+		}
+	}
+	secret := ""
+	if g.cfg.Secret != nil {
+		secret = g.cfg.Secret(call)
+	}
+	q := Question{Kind: Run, Tool: call.Name, Subject: subject(call), Why: secret}
+	if g.needsAsk(call, secret) {
+		ok, d := g.ask(ctx, call, q)
+		if !ok {
+			return g.refuse(call, d, g.refusal(ctx, d, q))
+		}
+		g.record(d)
+	} else {
+		g.record(Decision{Call: call, Allowed: true, Why: "mode " + string(g.cfg.Mode)})
+	}
+	if secret != "" && g.cfg.Permit != nil {
+		ctx = g.cfg.Permit(ctx)
+	}
+	res := g.tools.Run(ctx, call)
+	if g.cfg.Mode == All {
+		return res
+	}
+	if what := Leak(res.Body); what != "" {
+		sq := Question{Kind: Send, Tool: call.Name, Subject: q.Subject, Why: "it looks like it holds " + what}
+		ok, d := g.ask(ctx, call, sq)
+		if !ok {
+			g.record(d)
+			res.OK = false
+			res.Body = fmt.Sprintf("The call ran, but its output was withheld: it looks like it holds %s, and %s. Do not try to read it another way; ask the user for what you need.", what, whyNot(d))
+			return res
+		}
+		g.record(d)
+	}
+	return res
+}
+
+// needsAsk reports whether running call needs a question in this mode.
+func (g *Gate) needsAsk(call protocol.Call, secret string) bool {
+	switch g.cfg.Mode {
+	case All:
+		return false
+	case Ask:
+		return true
+	}
+	if secret != "" {
+		return true
+	}
+	i := slices.IndexFunc(g.specs, func(s protocol.ToolSpec) bool { return s.Name == call.Name })
+	return i < 0 || g.specs[i].Writes
+}
+
+// ask asks q unless the user already answered it with always, and returns
+// whether the call may go on and the decision.
+func (g *Gate) ask(ctx context.Context, call protocol.Call, q Question) (bool, Decision) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	d := Decision{Call: call, Question: q}
+	if g.always[q] {
+		d.Allowed, d.Why = true, "the user said always before"
+		return true, d
+	}
+	d.Asked = true
+	answer, err := g.cfg.Asker.Ask(ctx, q)
+	switch {
+	case err != nil:
+		d.Why = err.Error()
+	case answer == Always:
+		g.always[q] = true
+		d.Allowed, d.Why = true, "the user said always"
+	case answer == Yes:
+		d.Allowed, d.Why = true, "the user said yes"
+	default:
+		d.Why = "the user said no"
+	}
+	return d.Allowed, d
+}
+
+// refusal is the result body of a call the user did not approve.
+func (g *Gate) refusal(ctx context.Context, d Decision, q Question) string {
+	if ctx.Err() != nil {
+		return "interrupted"
+	}
+	return fmt.Sprintf("Not run: %s needs the user's approval (approval mode %s), and %s. Nothing was run. Do something else, or tell the user what you wanted to do and why.", strings.TrimSuffix(q.String(), "?"), g.cfg.Mode, whyNot(d))
+}
+
+func whyNot(d Decision) string {
+	if d.Why == "the user said no" {
+		return "the user said no"
+	}
+	return d.Why
+}
+
+func (g *Gate) refuse(call protocol.Call, d Decision, body string) protocol.Result {
+	d.Call, d.Allowed = call, false
+	g.record(d)
+	return protocol.Result{CallID: call.ID, Tool: call.Name, Body: body}
+}
+
+func (g *Gate) record(d Decision) {
+	if g.cfg.Record != nil {
+		g.cfg.Record(d)
+	}
+}
+
+// visible escapes the characters of s that a terminal would act on rather
+// than show: control characters other than newline and tab, and the
+// characters that reorder text.
+func visible(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '\n' || r == '\t':
+			b.WriteRune(r)
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0x200e || r == 0x200f:
+			fmt.Fprintf(&b, "\\u%04x", r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// subject returns what a call acts on, for questions: its command, else
+// its path.
+func subject(call protocol.Call) string {
+	for _, arg := range []string{"command", "path"} {
+		if s, ok := call.Args[arg].(string); ok {
+			return s
+		}
+	}
+	return ""
+}

@@ -1,0 +1,310 @@
+package approve_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"harness/approve"
+	"harness/loop"
+	"harness/protocol"
+)
+
+var _ loop.Tools = (*approve.Gate)(nil)
+
+// fakeTools has a read tool, a write tool and a command tool, and records
+// the calls that ran and whether their context allowed secrets.
+type fakeTools struct {
+	ran      []string
+	permits  []bool
+	body     string
+	permitOK bool
+}
+
+type permitKey struct{}
+
+func (f *fakeTools) Specs() []protocol.ToolSpec {
+	return []protocol.ToolSpec{{Name: "read_file"}, {Name: "write_file", Writes: true}, {Name: "bash", Writes: true}}
+}
+
+func (f *fakeTools) Run(ctx context.Context, call protocol.Call) protocol.Result {
+	f.ran = append(f.ran, call.Name)
+	ok, _ := ctx.Value(permitKey{}).(bool)
+	f.permits = append(f.permits, ok)
+	body := f.body
+	if body == "" {
+		body = "ran " + call.Name
+	}
+	return protocol.Result{CallID: call.ID, Tool: call.Name, OK: true, Body: body}
+}
+
+// script answers questions in order and remembers them.
+type script struct {
+	answers []approve.Answer
+	err     error
+	asked   []string
+}
+
+func (s *script) Ask(_ context.Context, q approve.Question) (approve.Answer, error) {
+	s.asked = append(s.asked, q.String())
+	if s.err != nil {
+		return approve.No, s.err
+	}
+	if len(s.answers) == 0 {
+		return approve.No, errors.New("unexpected question: " + q.String())
+	}
+	a := s.answers[0]
+	s.answers = s.answers[1:]
+	return a, nil
+}
+
+func call(name, arg string) protocol.Call {
+	key := "path"
+	if name == "bash" {
+		key = "command"
+	}
+	return protocol.Call{ID: "call_1", Name: name, Args: map[string]any{key: arg}}
+}
+
+func gate(tools *fakeTools, mode approve.Mode, asker approve.Asker, decisions *[]approve.Decision) *approve.Gate {
+	return approve.New(tools, approve.Config{
+		Mode:  mode,
+		Asker: asker,
+		Secret: func(c protocol.Call) string {
+			if c.Args["path"] == ".env" {
+				return ".env is protected as a secret"
+			}
+			return ""
+		},
+		Permit: func(ctx context.Context) context.Context { return context.WithValue(ctx, permitKey{}, true) },
+		Record: func(d approve.Decision) {
+			if decisions != nil {
+				*decisions = append(*decisions, d)
+			}
+		},
+	})
+}
+
+func TestModes(t *testing.T) {
+	tests := []struct {
+		mode   approve.Mode
+		call   protocol.Call
+		asked  bool // with the answer yes
+		ran    bool
+		permit bool
+	}{
+		{approve.Auto, call("read_file", "a.go"), false, true, false},
+		{approve.Auto, call("write_file", "a.go"), true, true, false},
+		{approve.Auto, call("bash", "go test ./..."), true, true, false},
+		{approve.Auto, call("read_file", ".env"), true, true, true},
+		{approve.Ask, call("read_file", "a.go"), true, true, false},
+		{approve.Ask, call("bash", "ls"), true, true, false},
+		{approve.All, call("bash", "ls"), false, true, false},
+		{approve.All, call("read_file", ".env"), false, true, true},
+		{approve.Deny, call("read_file", "a.go"), false, false, false},
+		{approve.Deny, call("bash", "ls"), false, false, false},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("%s %s %v", tt.mode, tt.call.Name, tt.call.Args), func(t *testing.T) {
+			tools, asker := &fakeTools{}, &script{answers: []approve.Answer{approve.Yes}}
+			res := gate(tools, tt.mode, asker, nil).Run(context.Background(), tt.call)
+			if got := len(asker.asked) > 0; got != tt.asked {
+				t.Errorf("asked %q, want asked %v", asker.asked, tt.asked)
+			}
+			if got := len(tools.ran) > 0; got != tt.ran || res.OK != tt.ran {
+				t.Fatalf("ran %v (result %+v), want %v", tools.ran, res, tt.ran)
+			}
+			if tt.ran && tools.permits[0] != tt.permit {
+				t.Errorf("secrets permitted %v, want %v", tools.permits[0], tt.permit)
+			}
+			if tt.mode == approve.Deny && !strings.Contains(res.Body, "deny") {
+				t.Errorf("body %q", res.Body)
+			}
+		})
+	}
+}
+
+func TestAnswers(t *testing.T) {
+	tools := &fakeTools{}
+	asker := &script{answers: []approve.Answer{approve.No, approve.Always, approve.Yes}}
+	var decisions []approve.Decision
+	g := gate(tools, approve.Auto, asker, &decisions)
+	ctx := context.Background()
+
+	res := g.Run(ctx, call("bash", "go test ./..."))
+	if res.OK || !strings.Contains(res.Body, "the user said no") || !strings.Contains(res.Body, "Nothing was run") || len(tools.ran) != 0 {
+		t.Errorf("after no: %+v, ran %v", res, tools.ran)
+	}
+	for range 3 { // always: asked once, then no more
+		if res := g.Run(ctx, call("bash", "go test ./...")); !res.OK {
+			t.Errorf("after always: %+v", res)
+		}
+	}
+	if res := g.Run(ctx, call("bash", "go vet ./...")); !res.OK { // another command asks again
+		t.Errorf("another command: %+v", res)
+	}
+	want := []string{"Run bash: go test ./...?", "Run bash: go test ./...?", "Run bash: go vet ./...?"}
+	if strings.Join(asker.asked, "|") != strings.Join(want, "|") {
+		t.Errorf("asked %q, want %q", asker.asked, want)
+	}
+	if len(tools.ran) != 4 {
+		t.Errorf("ran %d calls, want 4", len(tools.ran))
+	}
+	var whys []string
+	for _, d := range decisions {
+		whys = append(whys, fmt.Sprintf("%v %s", d.Allowed, d.Why))
+	}
+	wantWhys := "false the user said no|true the user said always|true the user said always before|true the user said always before|true the user said yes"
+	if strings.Join(whys, "|") != wantWhys {
+		t.Errorf("decisions %q", whys)
+	}
+}
+
+func TestNobody(t *testing.T) {
+	tools := &fakeTools{}
+	res := gate(tools, approve.Auto, approve.Nobody, nil).Run(context.Background(), call("write_file", "main.go"))
+	if res.OK || len(tools.ran) != 0 {
+		t.Fatalf("ran without approval: %+v", res)
+	}
+	for _, want := range []string{"Not run: Run write_file: main.go needs the user's approval (approval mode auto)", "nobody could approve it", "no terminal"} {
+		if !strings.Contains(res.Body, want) {
+			t.Errorf("body %q lacks %q", res.Body, want)
+		}
+	}
+	if res.CallID != "call_1" || res.Tool != "write_file" {
+		t.Errorf("result header %s", res.Header())
+	}
+	// A nil Asker is nobody too.
+	res = approve.New(tools, approve.Config{Mode: approve.Ask}).Run(context.Background(), call("read_file", "a"))
+	if res.OK || !strings.Contains(res.Body, "nobody") {
+		t.Errorf("nil asker: %+v", res)
+	}
+}
+
+func TestCheckRefusesBeforeAsking(t *testing.T) {
+	tools, asker := &fakeTools{}, &script{answers: []approve.Answer{approve.Yes}}
+	g := approve.New(tools, approve.Config{Mode: approve.Ask, Asker: asker, Check: func(c protocol.Call) error {
+		if c.Args["command"] == "sudo ls" {
+			return errors.New("the command was refused: sudo runs a command as another user")
+		}
+		return nil
+	}})
+	res := g.Run(context.Background(), call("bash", "sudo ls"))
+	if res.OK || !strings.Contains(res.Body, "another user") || len(asker.asked) != 0 || len(tools.ran) != 0 {
+		t.Errorf("result %+v, asked %q, ran %v", res, asker.asked, tools.ran)
+	}
+	if res := g.Run(context.Background(), call("bash", "ls")); !res.OK || len(asker.asked) != 1 {
+		t.Errorf("an allowed command: %+v, asked %q", res, asker.asked)
+	}
+}
+
+func TestOutputWithSecret(t *testing.T) {
+	key := "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEA\n-----END OPENSSH PRIVATE KEY-----\n"
+	for _, tt := range []struct {
+		mode   approve.Mode
+		answer []approve.Answer
+		sent   bool
+	}{
+		{approve.Auto, []approve.Answer{approve.No}, false},
+		{approve.Auto, []approve.Answer{approve.Yes}, true},
+		{approve.Ask, []approve.Answer{approve.Yes, approve.No}, false},
+		{approve.All, nil, true},
+	} {
+		t.Run(fmt.Sprint(tt.mode, tt.answer), func(t *testing.T) {
+			tools := &fakeTools{body: key}
+			asker := &script{answers: tt.answer}
+			res := gate(tools, tt.mode, asker, nil).Run(context.Background(), call("read_file", "notes.txt"))
+			if got := strings.Contains(res.Body, "PRIVATE KEY"); got != tt.sent || res.OK != tt.sent {
+				t.Errorf("sent %v (OK %v), want %v: %q", got, res.OK, tt.sent, res.Body)
+			}
+			if !tt.sent && !strings.Contains(res.Body, "withheld: it looks like it holds a private key") {
+				t.Errorf("body %q", res.Body)
+			}
+			if tt.mode != approve.All {
+				last := asker.asked[len(asker.asked)-1]
+				if last != "Send the output of read_file: notes.txt to the model? (it looks like it holds a private key)" {
+					t.Errorf("asked %q", last)
+				}
+			}
+		})
+	}
+	// Without a terminal the output is withheld too.
+	tools := &fakeTools{body: key}
+	res := gate(tools, approve.Auto, approve.Nobody, nil).Run(context.Background(), call("read_file", "notes.txt"))
+	if res.OK || strings.Contains(res.Body, "PRIVATE") || !strings.Contains(res.Body, "nobody could approve") {
+		t.Errorf("no terminal: %+v", res)
+	}
+}
+
+func TestInterruptedQuestion(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	tools := &fakeTools{}
+	res := gate(tools, approve.Auto, &script{err: context.Canceled}, nil).Run(ctx, call("bash", "ls"))
+	if res.OK || res.Body != "interrupted" || len(tools.ran) != 0 {
+		t.Errorf("result %+v, ran %v", res, tools.ran)
+	}
+}
+
+func TestQuestionString(t *testing.T) {
+	tests := []struct {
+		q    approve.Question
+		want string
+	}{
+		{approve.Question{Kind: approve.Run, Tool: "bash", Subject: "go test ./..."}, "Run bash: go test ./...?"},
+		{approve.Question{Kind: approve.Run, Tool: "list_files"}, "Run list_files?"},
+		{approve.Question{Kind: approve.Run, Tool: "read_file", Subject: ".env", Why: "secret"}, "Run read_file: .env? (secret)"},
+		{approve.Question{Kind: approve.Run, Tool: "bash", Subject: "ls\r\x1b[2Krm -rf ~"}, `Run bash: ls\u000d\u001b[2Krm -rf ~?`},
+		{approve.Question{Kind: approve.Run, Tool: "bash", Subject: "echo \u202eevil"}, `Run bash: echo \u202eevil?`},
+		{approve.Question{Kind: approve.Run, Tool: "bash", Subject: "ls\nrm x"}, "Run bash: ls\nrm x?"},
+	}
+	for _, tt := range tests {
+		if got := tt.q.String(); got != tt.want {
+			t.Errorf("String() = %q, want %q", got, tt.want)
+		}
+	}
+}
+
+func TestParseMode(t *testing.T) {
+	for _, s := range []string{"auto", "ask", "deny", "all"} {
+		if m, err := approve.ParseMode(s); err != nil || string(m) != s {
+			t.Errorf("ParseMode(%q) = %q, %v", s, m, err)
+		}
+	}
+	if _, err := approve.ParseMode("yolo"); err == nil {
+		t.Error("ParseMode(yolo) succeeded")
+	}
+}
+
+func TestLeak(t *testing.T) {
+	tests := []struct {
+		text string
+		want string // "" for none
+	}{
+		{"-----BEGIN RSA PRIVATE KEY-----\nMIIE", "a private key"},
+		{"-----BEGIN PRIVATE KEY-----", "a private key"},
+		{"aws_access_key_id = AKIAIOSFODNN7EXAMPLE", "an AWS access key"},
+		{"token ghp_abcdefghijklmnopqrstuvwxyz0123456789", "a GitHub token"},
+		{"glpat-abcdefghij0123456789", "a GitLab token"},
+		{"xoxb-1234567890-abcdef", "a Slack token"},
+		{"OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrstuvwx", "an API key"},
+		{"key AIzaSyA1234567890abcdefghijklmnopqrstuv", "a Google API key"},
+		{"DB_PASSWORD=hunter2hunter2", "a password or token assignment"},
+		{`"api_key": "0123456789abcdef"`, "a password or token assignment"},
+		{"postgres://admin:s3cret@db:5432/app", "a URL with a password"},
+		{"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U", "a JSON web token"},
+		// ordinary text
+		{"ok  \tharness/tools\t1.3s\nPASS", ""},
+		{"password := os.Getenv(\"DB_PASSWORD\")", ""},
+		{"TOKEN=$TOKEN", ""},
+		{"see https://go.dev/doc", ""},
+		{"func (k *Key) Private() bool", ""},
+	}
+	for _, tt := range tests {
+		if got := approve.Leak(tt.text); got != tt.want {
+			t.Errorf("Leak(%q) = %q, want %q", tt.text, got, tt.want)
+		}
+	}
+}
