@@ -38,6 +38,7 @@ type chatCmd struct {
 	workspaceFlags `embed:""`
 	modelFlags     `embed:""`
 	budgetFlags    `embed:"" group:"Limits"`
+	safetyFlags    `embed:""`
 }
 
 // budgetFlags are the limits that stop a run the model would not stop, each
@@ -52,9 +53,12 @@ type budgetFlags struct {
 }
 
 func (c *chatCmd) Run(e *env) error {
-	ts, ws, err := c.tools()
+	ts, ws, err := c.tools(&c.safetyFlags)
 	if err != nil {
 		return &exitCodeError{code: exitUsage, err: err}
+	}
+	if ts, err = c.gate(e, ts, c.Prompt == ""); err != nil {
+		return err
 	}
 	model, err := c.model()
 	if err != nil {
@@ -89,6 +93,7 @@ func (c *chatCmd) Run(e *env) error {
 		}
 		defer closeRecord()
 	}
+	c.attach(r)
 	if c.Prompt != "" {
 		return r.oneTurn(e, c.Prompt)
 	}
@@ -141,8 +146,12 @@ func changed(c protocol.Call, r protocol.Result) []string {
 
 // tools builds the tool set explicitly: nothing registers itself. Long
 // results are cut, and kept for read_output.
-func (w *workspaceFlags) tools() (loop.Tools, *tools.Workspace, error) {
+func (w *workspaceFlags) tools(safety ...*safetyFlags) (loop.Tools, *tools.Workspace, error) {
 	ws, err := tools.NewWorkspace(w.Workspace)
+	if err != nil {
+		return nil, nil, err
+	}
+	bash, err := bashTool(ws, safety...)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -151,6 +160,7 @@ func (w *workspaceFlags) tools() (loop.Tools, *tools.Workspace, error) {
 		tools.ListFiles(ws),
 		tools.EditFile(ws),
 		tools.WriteFile(ws),
+		bash,
 	}
 	for _, mode := range w.Lie {
 		lie, err := tools.ParseLie(mode)

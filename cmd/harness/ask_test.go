@@ -1,0 +1,143 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"harness/approve"
+	"harness/loop"
+	"harness/protocol"
+)
+
+// replTools builds the chat tools of a workspace as the REPL gets them,
+// with answers read from lines and questions written to out.
+func replTools(t *testing.T, flags safetyFlags, out *bytes.Buffer) (loop.Tools, string) {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w := &workspaceFlags{Workspace: dir}
+	ts, _, err := w.tools(&flags)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &env{ctx: context.Background(), stdin: strings.NewReader(""), stdout: out, stderr: out}
+	gated, err := flags.gate(e, ts, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return gated, dir
+}
+
+func writeCall(id, path string) protocol.Call {
+	return protocol.Call{ID: id, Name: "write_file", Args: map[string]any{"path": path, "content": "x"}}
+}
+
+// The REPL's input lines answer the questions, and the answers show in its
+// output as typed lines would.
+func TestREPLAnswers(t *testing.T) {
+	var out bytes.Buffer
+	ts, dir := replTools(t, safetyFlags{Sandbox: "none"}, &out)
+	lines := make(chan string, 4)
+	listen(ts, lines)
+	lines <- "y"
+	lines <- "no"
+	lines <- "always"
+	ctx := context.Background()
+
+	if res := ts.Run(ctx, writeCall("call_1", "b.txt")); !res.OK {
+		t.Errorf("answered y: %+v", res)
+	}
+	if res := ts.Run(ctx, writeCall("call_2", "c.txt")); res.OK || !strings.Contains(res.Body, "the user said no") {
+		t.Errorf("answered no: %+v", res)
+	}
+	bash := protocol.Call{ID: "call_3", Name: "bash", Args: map[string]any{"command": "ls"}}
+	for range 2 {
+		if res := ts.Run(ctx, bash); !res.OK || !strings.Contains(res.Body, "a.txt") {
+			t.Errorf("answered always: %+v", res)
+		}
+	}
+	want := "Run write_file: b.txt? [y/N/a(lways)] y\nRun write_file: c.txt? [y/N/a(lways)] no\nRun bash: ls? [y/N/a(lways)] always\n"
+	if out.String() != want {
+		t.Errorf("the REPL shows:\n%s\nwant:\n%s", out.String(), want)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "b.txt")); err != nil {
+		t.Error("b.txt was not written")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "c.txt")); err == nil {
+		t.Error("c.txt was written against a no")
+	}
+}
+
+// Before the REPL gives its lines, and after they end, nobody can answer.
+func TestREPLNobody(t *testing.T) {
+	var out bytes.Buffer
+	ts, _ := replTools(t, safetyFlags{Sandbox: "none"}, &out)
+	if res := ts.Run(context.Background(), writeCall("call_1", "b.txt")); res.OK || !strings.Contains(res.Body, "nobody could approve it") {
+		t.Errorf("no lines yet: %+v", res)
+	}
+	lines := make(chan string)
+	close(lines)
+	listen(ts, lines)
+	if res := ts.Run(context.Background(), writeCall("call_2", "b.txt")); res.OK || !strings.Contains(res.Body, "the input ended") {
+		t.Errorf("input ended: %+v", res)
+	}
+}
+
+// Ctrl-C during a question ends it as an interruption.
+func TestREPLQuestionInterrupted(t *testing.T) {
+	var out bytes.Buffer
+	ts, _ := replTools(t, safetyFlags{Sandbox: "none"}, &out)
+	listen(ts, make(chan string))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if res := ts.Run(ctx, writeCall("call_1", "b.txt")); res.OK || res.Body != "interrupted" {
+		t.Errorf("interrupted question: %+v", res)
+	}
+}
+
+func TestParseAnswer(t *testing.T) {
+	for in, want := range map[string]approve.Answer{
+		"y": approve.Yes, "Y": approve.Yes, " yes ": approve.Yes,
+		"a": approve.Always, "always": approve.Always,
+		"": approve.No, "n": approve.No, "no": approve.No, "sure": approve.No, "yy": approve.No,
+	} {
+		if got := parseAnswer(in); got != want {
+			t.Errorf("parseAnswer(%q) = %v, want %v", in, got, want)
+		}
+	}
+}
+
+// Bad safety flags are usage errors that name the flag.
+func TestSafetyFlagErrors(t *testing.T) {
+	dir := t.TempDir()
+	for _, tt := range []struct {
+		flags safetyFlags
+		want  string
+	}{
+		{safetyFlags{BashAllow: []string{"eval"}}, "--bash-allow"},
+		{safetyFlags{BashBlock: []string{"a b"}}, "--bash-allow/--bash-block"},
+		{safetyFlags{SandboxWrite: []string{filepath.Join(dir, "missing")}}, "--sandbox-write"},
+	} {
+		_, _, err := (&workspaceFlags{Workspace: dir}).tools(&tt.flags)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%+v: err = %v, want it to name %s", tt.flags, err, tt.want)
+		}
+	}
+}
+
+// harness prompt shows the bash tool, built with the defaults.
+func TestPromptListsBash(t *testing.T) {
+	var out, errs bytes.Buffer
+	if code := run(context.Background(), []string{"prompt", "-w", t.TempDir()}, strings.NewReader(""), &out, &errs); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs.String())
+	}
+	if !strings.Contains(out.String(), "\nbash: Run a command line with bash") {
+		t.Errorf("prompt lacks bash:\n%s", out.String())
+	}
+}
