@@ -68,6 +68,7 @@ func (r *runner) repl(e *env, modelName, root string) error {
 	agent := r.agent(&view{out: e.stdout, log: e.stdout, st: st, stream: true})
 
 	lines := make(chan string)
+	listen(r.tools, lines) // approval questions read their answers from the same input
 	go func() {
 		defer close(lines)
 		sc := bufio.NewScanner(e.stdin)
