@@ -27,10 +27,9 @@ type Config struct {
 	// IsTest reports whether a call runs tests, for the turn report. Nil
 	// means no call does.
 	IsTest func(protocol.Call) bool
-	// Changed says what a call of a tool that may write changed, for the
-	// turn report: paths, or a description such as the command that ran.
-	// Nil counts each successful writing call by its tool's name.
-	Changed func(protocol.Call, protocol.Result) []string
+	// Target names what a call that wrote (Result.Wrote) acted on, for the
+	// turn report: a path, or the command that ran. Nil names the tool.
+	Target func(protocol.Call) string
 }
 
 // ErrLimit is wrapped by every LimitError.

@@ -13,8 +13,8 @@ type Report struct {
 	Steps     int `json:"steps"` // replies received
 	Succeeded int `json:"succeeded"`
 	Failed    int `json:"failed"` // including calls refused before running
-	// Changed lists what the calls that may write changed, in order, each
-	// once (see Config.Changed).
+	// Changed lists what the calls that wrote, or may have, acted on, in
+	// order, each once (see Config.Target).
 	Changed []string `json:"changed"`
 	// Tested is true when a call that runs tests ran; TestsPassed says
 	// how the last one ended.
@@ -55,23 +55,18 @@ func (r *Report) add(j *job, cfg Config) {
 		r.Tested, r.TestsPassed, r.Unverified = true, j.res.OK, nil
 		return
 	}
-	if !j.writes {
+	if !j.res.Wrote {
 		return
 	}
-	var changed []string
-	switch {
-	case cfg.Changed != nil:
-		changed = cfg.Changed(j.call, j.res)
-	case j.res.OK:
-		changed = []string{j.call.Name}
+	c := j.call.Name
+	if cfg.Target != nil {
+		c = cfg.Target(j.call)
 	}
-	for _, c := range changed {
-		if !slices.Contains(r.Changed, c) {
-			r.Changed = append(r.Changed, c)
-		}
-		if !slices.Contains(r.Unverified, c) {
-			r.Unverified = append(r.Unverified, c)
-		}
+	if !slices.Contains(r.Changed, c) {
+		r.Changed = append(r.Changed, c)
+	}
+	if !slices.Contains(r.Unverified, c) {
+		r.Unverified = append(r.Unverified, c)
 	}
 }
 

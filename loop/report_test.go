@@ -68,12 +68,7 @@ func TestReportVerdicts(t *testing.T) {
 			var report *loop.Report
 			cfg := loop.Config{
 				IsTest: func(c protocol.Call) bool { return c.Name == "test" },
-				Changed: func(c protocol.Call, r protocol.Result) []string {
-					if p, ok := c.Args["path"].(string); ok && r.OK {
-						return []string{p}
-					}
-					return nil
-				},
+				Target: func(c protocol.Call) string { return c.Args["path"].(string) },
 			}
 			agent := loop.New(fakemodel.New(s), set, cfg, loop.Observe(func(e loop.Event) {
 				if e.Kind == loop.TurnEnded {

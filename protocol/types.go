@@ -118,4 +118,9 @@ type Result struct {
 	Tool   string
 	OK     bool
 	Body   string
+	// Wrote is true when the call changed the workspace or may have: a
+	// writing tool that succeeded, or one that failed after it began to
+	// act (a command that ran and then failed). Never sent to the model;
+	// the body says it in words.
+	Wrote bool
 }

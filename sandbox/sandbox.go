@@ -36,9 +36,12 @@ const (
 
 // Defaults of a Config.
 const (
-	DefaultTimeout   = 2 * time.Minute
-	DefaultMaxOutput = 64 << 10 // bytes of output kept
-	DefaultFlood     = 8 << 20  // bytes of output after which the command is stopped
+	DefaultTimeout = 2 * time.Minute
+	// DefaultMaxOutput is the output kept, start and end. It is more than a
+	// model is sent at once: the tools cut long results for the model and
+	// keep the whole for read_output to page through.
+	DefaultMaxOutput = 1 << 20
+	DefaultFlood     = 8 << 20 // bytes of output after which the command is stopped
 )
 
 // ErrUnavailable is wrapped by the error of Start when bwrap was asked for

@@ -51,7 +51,7 @@ func Bash(ws *Workspace, policy *guard.Policy, sh Shell) Tool {
 		})
 		switch {
 		case err != nil && ctx.Err() != nil:
-			return "", ctx.Err()
+			return "", fmt.Errorf("%w: %w", ErrMayHaveChanged, ctx.Err())
 		case err != nil:
 			return "", fmt.Errorf("the command could not be started: %w", err)
 		}
@@ -159,5 +159,5 @@ func bashResult(res sandbox.Result) (string, error) {
 	if res.Exit == 0 && !res.TimedOut && !res.Flooded {
 		return b.String(), nil
 	}
-	return "", errors.New(b.String())
+	return "", fail(ErrMayHaveChanged, "%s", b.String())
 }

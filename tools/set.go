@@ -56,13 +56,18 @@ func (s *Set) Run(ctx context.Context, call protocol.Call) protocol.Result {
 		return protocol.Rejected(call, err)
 	}
 	if ctx.Err() != nil {
-		res.Body = "interrupted"
+		res.Body = "interrupted before the call started; nothing was run"
 		return res
 	}
-	body, err := s.call(ctx, s.tools[call.Name], call.Args)
+	t := s.tools[call.Name]
+	body, err := s.call(ctx, t, call.Args)
+	res.Wrote = t.spec.Writes && (err == nil || errors.Is(err, ErrMayHaveChanged))
 	switch {
 	case err != nil && ctx.Err() != nil:
-		res.Body = "interrupted"
+		res.Body = "interrupted: the call was stopped before it finished"
+		if t.spec.Writes {
+			res.Body += map[bool]string{true: "; it may have changed files already", false: "; nothing was written"}[res.Wrote]
+		}
 	case err != nil:
 		res.Body = err.Error()
 	default:
@@ -71,6 +76,12 @@ func (s *Set) Run(ctx context.Context, call protocol.Call) protocol.Result {
 	}
 	return res
 }
+
+// ErrMayHaveChanged is wrapped by the error of a writing tool that failed
+// after it began to act, so that the workspace may have changed: a command
+// that ran and exited with an error, timed out or was interrupted. Any
+// other error of a writing tool means that nothing was written.
+var ErrMayHaveChanged = errors.New("may have changed the workspace")
 
 // call runs t, turning a panic into an error.
 func (s *Set) call(ctx context.Context, t Tool, args map[string]any) (body string, err error) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -139,11 +140,46 @@ func TestSetRunInterrupted(t *testing.T) {
 	args := map[string]any{"name": "x"}
 
 	res := s.Run(ctx, protocol.Call{ID: "call_1", Name: "wait", Args: args})
-	if res.OK || res.Body != "interrupted" {
+	if res.OK || res.Body != "interrupted: the call was stopped before it finished" || res.Wrote {
 		t.Errorf("cancelled during the call: got %+v, want ERROR interrupted", res)
 	}
 	res = s.Run(ctx, protocol.Call{ID: "call_2", Name: "idle", Args: args})
-	if res.OK || res.Body != "interrupted" || ran {
+	if res.OK || res.Body != "interrupted before the call started; nothing was run" || ran {
 		t.Errorf("cancelled before the call: got %+v (ran %v), want ERROR interrupted without running", res, ran)
+	}
+}
+
+func TestSetRunWrote(t *testing.T) {
+	writer := func(name string, err error) Tool {
+		return New(name, "", true, func(context.Context, nameArgs) (string, error) {
+			if err != nil {
+				return "", err
+			}
+			return "ok", nil
+		})
+	}
+	s, err := NewSet(
+		writer("writes", nil),
+		writer("refuses", errors.New("refused; nothing was written")),
+		writer("fails_midway", fail(ErrMayHaveChanged, "exit status 1")),
+		New("reads", "", false, func(context.Context, nameArgs) (string, error) { return "x", nil }),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]bool{"writes": true, "refuses": false, "fails_midway": true, "reads": false} {
+		res := s.Run(context.Background(), protocol.Call{ID: "call_1", Name: name, Args: map[string]any{"name": "x"}})
+		if res.Wrote != want {
+			t.Errorf("%s: Wrote = %v, want %v (%+v)", name, res.Wrote, want, res)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	mid, _ := NewSet(New("cmd", "", true, func(ctx context.Context, _ nameArgs) (string, error) {
+		cancel()
+		return "", fmt.Errorf("%w: %w", ErrMayHaveChanged, ctx.Err())
+	}))
+	res := mid.Run(ctx, protocol.Call{ID: "call_2", Name: "cmd", Args: map[string]any{"name": "x"}})
+	if !res.Wrote || res.Body != "interrupted: the call was stopped before it finished; it may have changed files already" {
+		t.Errorf("interrupted command: %+v", res)
 	}
 }

@@ -76,7 +76,7 @@ func (c *chatCmd) Run(e *env) error {
 			MaxSteps:        c.MaxSteps,
 			MaxFormatErrors: c.MaxFormatErrors,
 			IsTest:          isTest(tests),
-			Changed:         changed,
+			Target:          target,
 		},
 		budget: &loop.Budget{
 			ModelCalls:   c.MaxModelCalls,
@@ -131,17 +131,17 @@ func isTest(re *regexp.Regexp) func(protocol.Call) bool {
 	}
 }
 
-// changed says what a call of a writing tool changed, for the turn report:
-// the path a file tool wrote, or, for a command, the command itself, since
-// it may have changed anything in the workspace whether it succeeded or not.
-func changed(c protocol.Call, r protocol.Result) []string {
+// target names what a call that wrote acted on, for the turn report: the
+// path of a file tool, or the command line, since a command may have
+// changed anything in the workspace.
+func target(c protocol.Call) string {
 	if cmd, ok := c.Args["command"].(string); ok {
-		return []string{"$ " + cmd}
+		return "$ " + cmd
 	}
-	if p, ok := c.Args["path"].(string); ok && r.OK {
-		return []string{p}
+	if p, ok := c.Args["path"].(string); ok {
+		return p
 	}
-	return nil
+	return c.Name
 }
 
 // tools builds the tool set explicitly: nothing registers itself. Long

@@ -68,7 +68,7 @@ func (v *view) event(e loop.Event) {
 		if e.Result.OK {
 			fmt.Fprintf(v.log, "%s %s -> %s\n", v.st.good("tool-success:"), e.Result.Tool, summary(e.Result.Body))
 		} else {
-			fmt.Fprintf(v.log, "%s %s -> %s\n", v.st.bad("tool-error:"), toolName(e.Call.Name), firstLine(e.Result.Body))
+			fmt.Fprintf(v.log, "%s %s -> %s\n", v.st.bad("tool-error:"), toolName(e.Call.Name), errorLine(e.Result.Body))
 		}
 	case loop.Noticed:
 		fmt.Fprintf(v.log, "%s %s\n", v.st.notice("note:"), e.Text)
@@ -118,6 +118,16 @@ func toolName(name string) string {
 		return "-"
 	}
 	return name
+}
+
+// errorLine is the short form of an error body: its first line, and its
+// last when that is a bracketed status such as a command's exit.
+func errorLine(body string) string {
+	lines := strings.Split(strings.TrimRight(body, "\n"), "\n")
+	if last := lines[len(lines)-1]; len(lines) > 1 && strings.HasPrefix(last, "[") {
+		return firstLine(lines[0]) + " ... " + clip(last, 200)
+	}
+	return firstLine(body)
 }
 
 func firstLine(s string) string {
