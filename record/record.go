@@ -27,7 +27,9 @@
 //	call         id, tool, args (object), writes (bool): a call is about
 //	             to run, or to be refused
 //	result       id, tool, ran (bool: false when refused before running),
-//	             ok (bool), writes, duration_ms, body: what the model reads
+//	             ok (bool), writes, wrote (bool: the call changed the
+//	             workspace, or may have), duration_ms, body: what the model
+//	             reads
 //	notice       text
 //	turn_end     answer, error (string, "" for none), report (object:
 //	             turn, steps, succeeded, failed, changed, tested,
@@ -94,6 +96,7 @@ type Line struct {
 	Args       map[string]any `json:"args,omitempty"`
 	Writes     *bool          `json:"writes,omitempty"`
 	Ran        *bool          `json:"ran,omitempty"`
+	Wrote      *bool          `json:"wrote,omitempty"`
 	OK         *bool          `json:"ok,omitempty"`
 	Body       *string        `json:"body,omitempty"`
 	Text       string         `json:"text,omitempty"`
@@ -148,7 +151,7 @@ func (r *Recorder) Event(e loop.Event) error {
 	case loop.CallStarted:
 		l.Type, l.ID, l.Tool, l.Args, l.Writes = "call", e.Call.ID, e.Call.Name, e.Call.Args, ptr(e.Writes)
 	case loop.CallEnded:
-		l.Type, l.ID, l.Tool, l.Writes, l.Ran = "result", e.Call.ID, e.Call.Name, ptr(e.Writes), ptr(e.Ran)
+		l.Type, l.ID, l.Tool, l.Writes, l.Ran, l.Wrote = "result", e.Call.ID, e.Call.Name, ptr(e.Writes), ptr(e.Ran), ptr(e.Result.Wrote)
 		l.OK, l.DurationMS, l.Body = ptr(e.Result.OK), ms(e.Duration), ptr(e.Result.Body)
 	case loop.Noticed:
 		l.Type, l.Text = "notice", e.Text

@@ -24,7 +24,7 @@ func TestRecordRoundTrip(t *testing.T) {
 		{Kind: loop.Streamed, Turn: 1, Step: 1, Delta: protocol.Delta{Content: "x"}},
 		{Kind: loop.Replied, Turn: 1, Step: 1, Reply: protocol.Reply{Content: "TOOL_CALL ...", DoneReason: "stop"}, Duration: 1500 * time.Microsecond},
 		{Kind: loop.CallStarted, Turn: 1, Step: 1, Call: protocol.Call{ID: "call_1", Name: "read_file", Args: map[string]any{"path": "a"}}},
-		{Kind: loop.CallEnded, Turn: 1, Step: 1, Call: protocol.Call{ID: "call_1", Name: "read_file"}, Ran: true, Result: protocol.Result{OK: true, Body: "a\nb\n"}},
+		{Kind: loop.CallEnded, Turn: 1, Step: 1, Call: protocol.Call{ID: "call_1", Name: "read_file"}, Ran: true, Result: protocol.Result{OK: true, Body: "a\nb\n", Wrote: true}},
 		{Kind: loop.TurnEnded, Turn: 1, Step: 2, Text: "done", Report: &loop.Report{Turn: 1, Steps: 2, Succeeded: 1}},
 	}
 	for _, e := range events {
@@ -52,7 +52,7 @@ func TestRecordRoundTrip(t *testing.T) {
 	if l := lines[3]; l.Usage != nil || *l.DurationMS != 1.5 || *l.DoneReason != "stop" {
 		t.Errorf("reply line: usage %v (unknown must be null, not zero), duration %v", l.Usage, *l.DurationMS)
 	}
-	if l := lines[5]; !*l.OK || !*l.Ran || *l.Body != "a\nb\n" {
+	if l := lines[5]; !*l.OK || !*l.Ran || !*l.Wrote || *l.Body != "a\nb\n" {
 		t.Errorf("result line %+v", l)
 	}
 	if l := lines[6]; l.Report == nil || l.Report.Steps != 2 || *l.Answer != "done" {
