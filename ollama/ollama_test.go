@@ -3,6 +3,8 @@ package ollama_test
 import (
 	"context"
 	"errors"
+	"io"
+	"net/http"
 	"net"
 	"net/http/httptest"
 	"net/url"
@@ -163,5 +165,48 @@ func TestParseHost(t *testing.T) {
 		if _, err := ollama.ParseHost(bad); err == nil {
 			t.Errorf("ParseHost(%q) accepted", bad)
 		}
+	}
+}
+
+// TestChatServerFailures covers what the fake server never does: an error
+// in the middle of a stream, an error status with a body that is not JSON,
+// and a stream that is not JSON.
+func TestChatServerFailures(t *testing.T) {
+	tests := []struct {
+		name    string
+		handler http.HandlerFunc
+		want    string
+		status  int
+	}{
+		{name: "error chunk", want: "model runner crashed", handler: func(w http.ResponseWriter, r *http.Request) {
+			io.WriteString(w, `{"message":{"role":"assistant","content":"par"}}`+"\n"+`{"error":"model runner crashed"}`+"\n")
+		}},
+		{name: "plain error status", want: "bad gateway here", status: http.StatusBadGateway, handler: func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(http.StatusBadGateway)
+			io.WriteString(w, "bad gateway here\n")
+		}},
+		{name: "empty error status", status: http.StatusServiceUnavailable, want: "503", handler: func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(http.StatusServiceUnavailable)
+		}},
+		{name: "not json", want: "reading the reply", handler: func(w http.ResponseWriter, r *http.Request) {
+			io.WriteString(w, "<html>\n")
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			hs := httptest.NewServer(tt.handler)
+			defer hs.Close()
+			host, _ := url.Parse(hs.URL)
+			reply, err := ollama.New(host, "m", ollama.Options{NumCtx: 1}).Chat(context.Background(), protocol.Request{}, nil)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want one saying %q", err, tt.want)
+			}
+			if tt.status != 0 && !errors.Is(err, ollama.ErrRefused) {
+				t.Errorf("an HTTP %d is not ErrRefused: %v", tt.status, err)
+			}
+			if tt.name == "error chunk" && reply.Content != "par" {
+				t.Errorf("the part that arrived was lost: %q", reply.Content)
+			}
+		})
 	}
 }

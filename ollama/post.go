@@ -1,0 +1,80 @@
+package ollama
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+
+	"github.com/ollama/ollama/api"
+)
+
+// post sends req to /api/chat and calls fn with each chunk of the streamed
+// reply, reading the stream with a buffer that grows only as long as its
+// longest line. An HTTP error status is an api.StatusError, an error chunk
+// in the stream a plain error, as api.Client reports them.
+func (m *Model) post(ctx context.Context, req *api.ChatRequest, fn func(api.ChatResponse) error) error {
+	body, err := json.Marshal(req)
+	if err != nil {
+		return err
+	}
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, m.host.JoinPath("api", "chat").String(), bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	hreq.Header.Set("Content-Type", "application/json")
+	hreq.Header.Set("Accept", "application/x-ndjson")
+	resp, err := m.http.Do(hreq)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	failed := resp.StatusCode >= http.StatusBadRequest
+	r := bufio.NewReader(resp.Body)
+	for {
+		line, rerr := r.ReadBytes('\n')
+		if line = bytes.TrimSpace(line); len(line) > 0 {
+			if failed {
+				return statusError(resp, line)
+			}
+			var chunk struct {
+				api.ChatResponse
+				Error string `json:"error"`
+			}
+			if err := json.Unmarshal(line, &chunk); err != nil {
+				return fmt.Errorf("reading the reply: %w", err)
+			}
+			if chunk.Error != "" {
+				return errors.New(chunk.Error)
+			}
+			if err := fn(chunk.ChatResponse); err != nil {
+				return err
+			}
+		}
+		switch {
+		case rerr == io.EOF && failed:
+			return statusError(resp, nil)
+		case rerr == io.EOF:
+			return nil
+		case rerr != nil:
+			return rerr
+		}
+	}
+}
+
+// statusError is the error for a reply with an HTTP error status: the
+// server's {"error": ...} message, or the body as it is.
+func statusError(resp *http.Response, body []byte) error {
+	var e struct {
+		Error string `json:"error"`
+	}
+	msg := string(body)
+	if json.Unmarshal(body, &e) == nil && e.Error != "" {
+		msg = e.Error
+	}
+	return api.StatusError{StatusCode: resp.StatusCode, Status: resp.Status, ErrorMessage: msg}
+}
