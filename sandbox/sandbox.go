@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -97,6 +98,9 @@ type Result struct {
 	// stopped for writing more than Flood bytes.
 	TimedOut, Flooded bool
 	Elapsed           time.Duration
+	// Notice, on the first command only, says why it ran without bwrap
+	// when that was found out only then (see Installed).
+	Notice string
 }
 
 // Sandbox runs commands as its Config says.
@@ -107,6 +111,7 @@ type Sandbox struct {
 	isolated bool
 	fallback string
 	err      error
+	noticed  atomic.Bool // the fallback was told
 }
 
 // New returns a sandbox for cfg. It checks the paths of cfg but starts
@@ -218,6 +223,24 @@ func (s *Sandbox) probe(ctx context.Context) string {
 	return ""
 }
 
+// Installed reports whether bwrap is on the PATH, at the cost of a look
+// there rather than of starting it. Whether it works is known only after
+// Start, which Run calls on first use, so a run that never runs a command
+// never pays for the check.
+func (s *Sandbox) Installed() bool {
+	_, err := exec.LookPath(s.cfg.Bwrap)
+	return err == nil
+}
+
+// TakeNotice returns, once, why commands run without bwrap in mode Auto,
+// or "" when they do not or this was already taken.
+func (s *Sandbox) TakeNotice() string {
+	if s.fallback == "" || s.noticed.Swap(true) {
+		return ""
+	}
+	return s.fallback
+}
+
 // Isolated reports whether commands run inside bwrap. It is known after
 // Start.
 func (s *Sandbox) Isolated() bool { return s.isolated }
@@ -263,7 +286,7 @@ func (s *Sandbox) Run(ctx context.Context, c Command) (Result, error) {
 	err := cmd.Wait()
 	close(done)
 	killGroup(cmd) // whatever it left running in its group goes too
-	res := Result{Elapsed: time.Since(began), Exit: -1}
+	res := Result{Elapsed: time.Since(began), Exit: -1, Notice: s.TakeNotice()}
 	res.Output, res.Omitted = out.result()
 	if cmd.ProcessState != nil {
 		res.Exit = cmd.ProcessState.ExitCode()

@@ -449,3 +449,33 @@ func TestAutoFallsBack(t *testing.T) {
 		t.Errorf("mode bwrap without bwrap: err = %v", err)
 	}
 }
+
+// TestAutoFindsOutOnFirstUse: in mode Auto nothing is started until the
+// first command, whose result alone tells of the fallback.
+func TestAutoFindsOutOnFirstUse(t *testing.T) {
+	ws, _ := dirs(t)
+	broken := filepath.Join(t.TempDir(), "bwrap")
+	if err := os.WriteFile(broken, []byte("#!/bin/sh\necho no namespaces here >&2\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s := newSandbox(t, Config{Mode: Auto, Dir: ws, Bwrap: broken})
+	if !s.Installed() {
+		t.Fatal("Installed is false for a program that exists")
+	}
+	if s.Fallback() != "" {
+		t.Fatal("the probe ran before the first command")
+	}
+	first := run(t, s, "echo one")
+	if first.Output != "one\n" || !strings.Contains(first.Notice, "no namespaces here") {
+		t.Errorf("first command: output %q, notice %q", first.Output, first.Notice)
+	}
+	if second := run(t, s, "echo two"); second.Notice != "" {
+		t.Errorf("the notice was given twice: %q", second.Notice)
+	}
+	if s.TakeNotice() != "" {
+		t.Error("the notice could be taken again")
+	}
+	if newSandbox(t, Config{Mode: Auto, Dir: ws, Bwrap: "no-such-bwrap-program"}).Installed() {
+		t.Error("Installed is true for a missing program")
+	}
+}

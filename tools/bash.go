@@ -153,6 +153,9 @@ func bashResult(res sandbox.Result) (string, error) {
 	default:
 		fmt.Fprintf(&b, "[exit status %d]", res.Exit)
 	}
+	if res.Notice != "" {
+		fmt.Fprintf(&b, " [this and later commands run without the bubblewrap sandbox: %s]", res.Notice)
+	}
 	if res.Exit != 0 && strings.Contains(res.Output, "ead-only file system") {
 		b.WriteString(" Commands may write only inside the workspace and /tmp; the user can allow more with --sandbox-write.")
 	}

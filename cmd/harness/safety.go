@@ -112,10 +112,16 @@ func (s *safetyFlags) gate(e *env, ts loop.Tools, inREPL bool) (loop.Tools, erro
 	case interactive(e.stdin):
 		asker = &lineAsker{out: e.stderr, start: func() <-chan string { return readLines(e.stdin) }}
 	}
-	if err := st.box.Start(e.ctx); err != nil {
-		return nil, fmt.Errorf("--sandbox bwrap: %w", err)
+	// Starting bwrap to see that it works costs a run a few tens of
+	// milliseconds: it is done here only when it must fail early (bwrap
+	// required) or costs nothing (bwrap missing); otherwise the first
+	// command does it, and its result tells of a fallback.
+	if s.Sandbox == string(sandbox.Bwrap) || !st.box.Installed() {
+		if err := st.box.Start(e.ctx); err != nil {
+			return nil, fmt.Errorf("--sandbox bwrap: %w", err)
+		}
 	}
-	if why := st.box.Fallback(); why != "" {
+	if why := st.box.TakeNotice(); why != "" {
 		fmt.Fprintf(st.log, "sandbox: bash commands run without bubblewrap (%s); the command guard still checks each one. Install bubblewrap for a sandbox, or pass --sandbox none to say you mean it.\n", why)
 	}
 	cfg := approve.Config{
