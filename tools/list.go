@@ -78,13 +78,16 @@ func listDir(ctx context.Context, ws *Workspace, path string) (string, []string,
 		return "", nil, fail(err, "cannot list %s: %v", name, reason(err))
 	}
 	// Secret and ignored entries are left out, as read_file refuses them.
-	var secret func(path string, isDir bool) bool
+	var secret func(path string, isDir, link bool) bool
 	if root, err := os.OpenRoot(ws.root); err == nil && !secretsAllowed(ctx) {
 		defer root.Close()
 		ig := newIgnores(root)
-		secret = func(path string, isDir bool) bool {
+		secret = func(path string, isDir bool, link bool) bool {
 			if ws.secret(ig, path, isDir) != "" {
 				return true
+			}
+			if !link {
+				return false
 			}
 			real, err := ws.Resolve(path) // a link with a plain name to a secret
 			return err == nil && real != path && ws.secret(ig, real, isDir) != ""
@@ -98,7 +101,7 @@ func listDir(ctx context.Context, ws *Workspace, path string) (string, []string,
 		}
 		full := filepath.Join(dir, n)
 		d := isDir(e, full)
-		if secret != nil && secret(full, d) {
+		if secret != nil && secret(full, d, e.Type()&fs.ModeSymlink != 0) {
 			continue
 		}
 		if d {

@@ -67,7 +67,13 @@ func readFile(ctx context.Context, ws *Workspace, a readArgs) (string, error) {
 	}
 	defer f.Close()
 
-	br := bufio.NewReaderSize(f, maxReadBytes)
+	// A buffer the size of the file, up to what one read shows: most files
+	// are small, and a 64 KiB buffer for each would be mostly waste.
+	size := maxReadBytes
+	if fi, err := f.Stat(); err == nil {
+		size = int(min(max(fi.Size()+1, sniffBytes), maxReadBytes))
+	}
+	br := bufio.NewReaderSize(f, size)
 	head, err := br.Peek(sniffBytes)
 	if err != nil && err != io.EOF {
 		return "", fail(err, "cannot read %s: %v", name, reason(err))
