@@ -25,7 +25,7 @@ var bashDescription string
 const maxSecretScan = 50000
 
 type bashArgs struct {
-	Command string `arg:"command" help:"The command line to run in the workspace root, e.g. go test ./..."`
+	Command string `arg:"command" help:"The command line, e.g. go test ./..."`
 }
 
 // Shell runs a command line that the guard has passed. *sandbox.Sandbox is

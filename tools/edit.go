@@ -15,7 +15,7 @@ const editName = "edit_file"
 const maxShownMatches = 20
 
 type editArgs struct {
-	Path    string `arg:"path" help:"File path, relative to the workspace root"`
+	Path    string `arg:"path" help:"File path"`
 	OldText string `arg:"old_text" help:"The exact text to replace, which must occur exactly once in the file; empty to create a new file"`
 	NewText string `arg:"new_text" help:"The text to put in its place, or the content of the new file"`
 }

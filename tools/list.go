@@ -19,7 +19,7 @@ const listName = "list_files"
 const maxEntries = 1000
 
 type listArgs struct {
-	Path string `arg:"path,optional" help:"Directory path, relative to the workspace root (default \".\", the root)"`
+	Path string `arg:"path,optional" help:"Directory (default \".\", the root)"`
 }
 
 // lister is the core of list_files: it returns the name of the directory

@@ -137,8 +137,8 @@ func reversed(s []string) []string {
 
 type outputArgs struct {
 	Ref    string `arg:"ref" help:"The reference given where the result was cut, such as out_3"`
-	Offset int    `arg:"offset,optional" help:"First line to show, counting from 1 (default 1)"`
-	Limit  int    `arg:"limit,optional" help:"Most lines to show (default and maximum 2000)"`
+	Offset int    `arg:"offset,optional" help:"First line, from 1 (default 1)"`
+	Limit  int    `arg:"limit,optional" help:"Most lines (default and maximum 2000)"`
 }
 
 func (o *Outputs) page(ctx context.Context, a outputArgs) (string, error) {

@@ -23,9 +23,9 @@ const readName = "read_file"
 var errBinary = errors.New("binary file")
 
 type readArgs struct {
-	Path   string `arg:"path" help:"File path, relative to the workspace root"`
-	Offset int    `arg:"offset,optional" help:"First line to show, counting from 1 (default 1)"`
-	Limit  int    `arg:"limit,optional" help:"Most lines to show (default and maximum 2000)"`
+	Path   string `arg:"path" help:"File path"`
+	Offset int    `arg:"offset,optional" help:"First line, from 1 (default 1)"`
+	Limit  int    `arg:"limit,optional" help:"Most lines (default and maximum 2000)"`
 }
 
 // ReadFile returns the read_file tool, which shows the text of a file in ws.

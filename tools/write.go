@@ -11,7 +11,7 @@ import (
 const writeName = "write_file"
 
 type writeArgs struct {
-	Path    string `arg:"path" help:"File path, relative to the workspace root"`
+	Path    string `arg:"path" help:"File path"`
 	Content string `arg:"content" help:"The whole new text of the file"`
 }
 
