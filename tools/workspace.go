@@ -60,9 +60,9 @@ func (w *Workspace) Resolve(path string) (string, error) {
 	}
 	p := path
 	if !filepath.IsAbs(p) {
-		p = filepath.Join(w.root, p)
+		p = w.root + string(filepath.Separator) + p // not Join: it would clean ".." before links are followed
 	}
-	real, err := realPath(filepath.Clean(p), 0)
+	real, err := realPath(p, 0)
 	if err != nil {
 		return "", fmt.Errorf("path %q: %w", path, err)
 	}
@@ -120,56 +120,45 @@ func (w *Workspace) contains(p string) bool {
 	return strings.HasPrefix(p, prefix)
 }
 
-// realPath resolves the symlinks in the clean absolute path p, which need
-// not exist: the longest prefix that exists is resolved and the rest is
-// appended. When that prefix is a symlink whose target does not exist, the
-// target is resolved the same way, hops counting the links followed.
+// realPath resolves the absolute path p, which need not exist, the way the
+// kernel does: one component at a time, following a symlink before a later
+// ".." goes up from where it leads (cleaning the text first would let
+// "link/../x" name a place the kernel never reaches). From the first
+// component that does not exist, the rest is taken as text. hops counts the
+// links followed.
 func realPath(p string, hops int) (string, error) {
-	existing, rest := p, ""
-	for {
-		if _, err := os.Lstat(existing); err == nil {
-			break
+	parts := strings.Split(filepath.ToSlash(p), "/")
+	cur := string(filepath.Separator)
+	for i, part := range parts {
+		switch part {
+		case "", ".":
+			continue
+		case "..":
+			cur = filepath.Dir(cur)
+			continue
 		}
-		parent := filepath.Dir(existing)
-		if parent == existing {
-			return p, nil
+		next := filepath.Join(cur, part)
+		fi, err := os.Lstat(next)
+		if err != nil {
+			return filepath.Join(append([]string{next}, parts[i+1:]...)...), nil
 		}
-		rest = filepath.Join(filepath.Base(existing), rest)
-		existing = parent
-	}
-	real, err := filepath.EvalSymlinks(existing)
-	if err != nil {
-		real, err = followDangling(existing, hops)
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			cur = next
+			continue
+		}
+		if hops >= maxLinks {
+			return "", errors.New("too many levels of symbolic links")
+		}
+		target, err := os.Readlink(next)
 		if err != nil {
 			return "", err
 		}
-	}
-	return filepath.Join(real, rest), nil
-}
-
-// followDangling resolves link, a symlink that filepath.EvalSymlinks could
-// not resolve because its target is missing.
-func followDangling(link string, hops int) (string, error) {
-	fi, err := os.Lstat(link)
-	if err != nil {
-		return "", err
-	}
-	if fi.Mode()&fs.ModeSymlink == 0 {
-		return "", fmt.Errorf("cannot resolve %s", filepath.Base(link))
-	}
-	if hops >= maxLinks {
-		return "", errors.New("too many levels of symbolic links")
-	}
-	target, err := os.Readlink(link)
-	if err != nil {
-		return "", err
-	}
-	if !filepath.IsAbs(target) {
-		dir, err := filepath.EvalSymlinks(filepath.Dir(link))
-		if err != nil {
+		if !filepath.IsAbs(target) {
+			target = cur + string(filepath.Separator) + target
+		}
+		if cur, err = realPath(target, hops+1); err != nil {
 			return "", err
 		}
-		target = filepath.Join(dir, target)
 	}
-	return realPath(filepath.Clean(target), hops+1)
+	return cur, nil
 }

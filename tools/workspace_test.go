@@ -110,6 +110,10 @@ func TestResolve(t *testing.T) {
 		{"out-dir", out},
 		{"out-dir/secret.txt", out},
 		{"out-dir/new.txt", out},
+		// The kernel follows out-dir before going up from where it leads:
+		// cleaning the text first would make this root/outside/secret.txt.
+		{"out-dir/../outside/secret.txt", out},
+		{"out-dir/../outside/new.txt", out},
 		{"out-file", out},
 		{"out-rel", out},
 		{"dangling", out},
