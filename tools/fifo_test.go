@@ -3,10 +3,13 @@
 package tools
 
 import (
+	"context"
 	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
+
+	"harness/protocol"
 )
 
 // A named pipe with no writer blocks whoever opens it for reading: the
@@ -63,5 +66,33 @@ func TestOpenRegularRefusesFIFO(t *testing.T) {
 		checkErr(t, err, errNotRegular)
 	case <-time.After(5 * time.Second):
 		t.Fatal("openRegular hangs on a named pipe")
+	}
+}
+
+// TestIgnoreFileThatIsAPipe: a named pipe where .gitignore goes must not
+// hang the tools that look for secrets.
+func TestIgnoreFileThatIsAPipe(t *testing.T) {
+	ws := newWorkspace(t, map[string]string{"a.txt": "a\n"})
+	if err := syscall.Mkfifo(filepath.Join(ws.Root(), ".gitignore"), 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	set, err := NewSet(ReadFile(ws), ListFiles(ws))
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan protocol.Result, 2)
+	go func() {
+		done <- set.Run(context.Background(), protocol.Call{ID: "call_1", Name: "list_files", Args: map[string]any{}})
+		done <- set.Run(context.Background(), protocol.Call{ID: "call_2", Name: "read_file", Args: map[string]any{"path": "a.txt"}})
+	}()
+	for range 2 {
+		select {
+		case res := <-done:
+			if !res.OK {
+				t.Errorf("%s: %s", res.Tool, res.Body)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("a tool hung on a .gitignore that is a named pipe")
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"strings"
+	"syscall"
 )
 
 // maxIgnoreFile bounds how much of one .gitignore file is read.
@@ -147,7 +148,9 @@ func (ig *ignores) forDir(dir string) []ignoreRule {
 }
 
 func (ig *ignores) read(name string) []byte {
-	f, err := ig.root.Open(name)
+	// Without blocking: a named pipe put where .gitignore goes must not
+	// hang every tool that checks for secrets.
+	f, err := ig.root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil
 	}

@@ -79,7 +79,11 @@ func listDir(ctx context.Context, ws *Workspace, path string) (string, []string,
 	}
 	// Secret and ignored entries are left out, as read_file refuses them.
 	var secret func(path string, isDir, link bool) bool
-	if root, err := os.OpenRoot(ws.root); err == nil && !secretsAllowed(ctx) {
+	if !secretsAllowed(ctx) {
+		root, err := os.OpenRoot(ws.root)
+		if err != nil {
+			return "", nil, fail(err, "cannot open the workspace to check for secrets: %v", reason(err))
+		}
 		defer root.Close()
 		ig := newIgnores(root)
 		secret = func(path string, isDir bool, link bool) bool {

@@ -16,6 +16,8 @@ import (
 const (
 	keepLines = 100
 	keepBytes = 8 << 10
+	// markerBytes is room for the line a paging tool adds to its window.
+	markerBytes = 512
 	// maxKept bounds the memory the whole outputs take; the oldest go first.
 	maxKept = 64 << 20
 )
@@ -66,7 +68,9 @@ func (o *Outputs) Run(ctx context.Context, call protocol.Call) protocol.Result {
 		return o.read.Run(ctx, call)
 	}
 	res := o.inner.Run(ctx, call)
-	if len(res.Body) <= maxReadBytes && strings.Count(res.Body, "\n") < maxReadLines {
+	// A tool that pages by itself (read_file) stays within its limits plus
+	// one line saying how to read on; only longer results are cut.
+	if len(res.Body) <= maxReadBytes+markerBytes && strings.Count(res.Body, "\n") <= maxReadLines {
 		return res
 	}
 	ref := "out_" + strings.TrimPrefix(call.ID, "call_")

@@ -93,3 +93,21 @@ func TestOutputsForgetTheOldest(t *testing.T) {
 		t.Errorf("newest lost or size wrong: %d", o.size)
 	}
 }
+
+// TestOutputsLeaveReadFileWhole: read_file pages by itself, so a full window
+// of it (2000 lines and its marker) is never cut a second time.
+func TestOutputsLeaveReadFileWhole(t *testing.T) {
+	var b strings.Builder
+	for i := 1; i <= 5000; i++ {
+		fmt.Fprintf(&b, "%d\n", i)
+	}
+	ws := newWorkspace(t, map[string]string{"long.txt": b.String()})
+	set, err := NewSet(ReadFile(ws))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := WithOutputs(set).Run(context.Background(), protocol.Call{ID: "call_1", Name: "read_file", Args: map[string]any{"path": "long.txt"}})
+	if !res.OK || strings.Contains(res.Body, "left out") || !strings.HasSuffix(res.Body, "2000\n[showing lines 1-2000 of 5000; call read_file with offset=2001 to read on]") {
+		t.Errorf("a full read_file window was changed: ...%q", res.Body[max(0, len(res.Body)-120):])
+	}
+}
