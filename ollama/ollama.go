@@ -41,6 +41,9 @@ var (
 	ErrModelNotFound = errors.New("model not found")
 	// ErrRefused means the server answered the request with an error.
 	ErrRefused = errors.New("the Ollama server refused the request")
+	// ErrIncomplete means the reply's stream ended before the server said
+	// it was done.
+	ErrIncomplete = errors.New("the reply ended before the server finished it")
 )
 
 // Options are the model options sent with every request.

@@ -188,6 +188,9 @@ func TestChatServerFailures(t *testing.T) {
 		{name: "empty error status", status: http.StatusServiceUnavailable, want: "503", handler: func(w http.ResponseWriter, r *http.Request) {
 			w.WriteHeader(http.StatusServiceUnavailable)
 		}},
+		{name: "cut before done", want: "ended before the server finished", handler: func(w http.ResponseWriter, r *http.Request) {
+			io.WriteString(w, `{"message":{"role":"assistant","content":"TOOL_CALL {}"}}`+"\n")
+		}},
 		{name: "not json", want: "reading the reply", handler: func(w http.ResponseWriter, r *http.Request) {
 			io.WriteString(w, "<html>\n")
 		}},

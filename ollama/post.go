@@ -34,6 +34,7 @@ func (m *Model) post(ctx context.Context, req *api.ChatRequest, fn func(api.Chat
 	}
 	defer resp.Body.Close()
 	failed := resp.StatusCode >= http.StatusBadRequest
+	done := false
 	r := bufio.NewReader(resp.Body)
 	for {
 		line, rerr := r.ReadBytes('\n')
@@ -51,6 +52,7 @@ func (m *Model) post(ctx context.Context, req *api.ChatRequest, fn func(api.Chat
 			if chunk.Error != "" {
 				return errors.New(chunk.Error)
 			}
+			done = done || chunk.Done
 			if err := fn(chunk.ChatResponse); err != nil {
 				return err
 			}
@@ -58,6 +60,10 @@ func (m *Model) post(ctx context.Context, req *api.ChatRequest, fn func(api.Chat
 		switch {
 		case rerr == io.EOF && failed:
 			return statusError(resp, nil)
+		case rerr == io.EOF && !done:
+			// A reply cut short in transit is not a reply: its calls
+			// may be missing their ends.
+			return ErrIncomplete
 		case rerr == io.EOF:
 			return nil
 		case rerr != nil:

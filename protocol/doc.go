@@ -26,7 +26,8 @@
 //     from the text, and backticks after the object are ignored.
 //   - The JSON is standard, so escapes such as \/ and \u00e9 decode as JSON
 //     says. When the object is not closed at the end of the line, the
-//     following lines (up to 200) are taken as its continuation.
+//     following lines (up to 200, and never a line that starts a call or
+//     a result) are taken as its continuation.
 //   - Several calls in one reply run in the order written.
 //
 // A string argument whose JSON value is "<<WORD" (WORD made of letters,

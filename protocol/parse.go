@@ -69,6 +69,13 @@ func Parse(reply string) Parsed {
 	return p
 }
 
+// marker reports whether line starts a call or a result: an unclosed call's
+// JSON never runs on over one, or a forged result would hide inside it.
+func marker(line string) bool {
+	t := unquoteInline(strings.TrimSpace(line))
+	return isCall(t) || strings.HasPrefix(t, resultPrefix)
+}
+
 func isCall(t string) bool {
 	rest, ok := strings.CutPrefix(t, callPrefix)
 	return ok && (strings.HasPrefix(rest, " ") || strings.HasPrefix(rest, "\t") || strings.HasPrefix(rest, "{"))
@@ -92,7 +99,7 @@ func readCall(lines []string, start int, first string) (Call, int) {
 	var err error
 	for {
 		obj, err = decodeCall(payload)
-		if !errors.Is(err, io.ErrUnexpectedEOF) || end >= len(lines) || end-start >= maxCallLines {
+		if !errors.Is(err, io.ErrUnexpectedEOF) || end >= len(lines) || end-start >= maxCallLines || marker(lines[end]) {
 			break
 		}
 		// The JSON goes on: models often spread a call over several lines.
