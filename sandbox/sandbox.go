@@ -189,7 +189,9 @@ func (s *Sandbox) Start(ctx context.Context) error {
 		if s.cfg.Mode == None {
 			return
 		}
-		why := s.probe(ctx)
+		// The outcome is kept for the run, so the caller's cancelling (a
+		// Ctrl-C during the first command) must not decide it.
+		why := s.probe(context.WithoutCancel(ctx))
 		switch {
 		case why == "":
 			s.isolated = true

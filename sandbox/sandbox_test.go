@@ -479,3 +479,20 @@ func TestAutoFindsOutOnFirstUse(t *testing.T) {
 		t.Error("Installed is true for a missing program")
 	}
 }
+
+// TestProbeOutlivesACancelledCaller: the first command's context being
+// cancelled (a Ctrl-C) must not decide, for the whole run, that bwrap
+// does not work.
+func TestProbeOutlivesACancelledCaller(t *testing.T) {
+	ws, _ := dirs(t)
+	isolated(t, Config{Dir: ws}) // skips where bwrap cannot run
+	s := newSandbox(t, Config{Mode: Auto, Dir: ws})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := s.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if !s.Isolated() || s.Fallback() != "" {
+		t.Errorf("a cancelled first caller turned bwrap off: fallback %q", s.Fallback())
+	}
+}

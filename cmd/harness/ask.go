@@ -56,7 +56,7 @@ func (a *lineAsker) Ask(ctx context.Context, q approve.Question) (approve.Answer
 	case line, ok := <-lines:
 		if !ok {
 			fmt.Fprintln(a.out)
-			return approve.No, fmt.Errorf("nobody could approve it: the input ended")
+			return approve.No, fmt.Errorf("%w: the input ended", approve.ErrNobody)
 		}
 		if a.echo {
 			fmt.Fprintln(a.out, line)

@@ -46,6 +46,7 @@ func (r *runner) record(path string, start record.Start) (func(), error) {
 func (r *runner) oneTurn(e *env, prompt string) error {
 	ctx, stop := signal.NotifyContext(e.ctx, os.Interrupt)
 	defer stop()
+	context.AfterFunc(ctx, stop) // after the first Ctrl-C, a second one quits at once
 	ctx, cancel := r.budget.Start(ctx)
 	defer cancel()
 	agent := r.agent(&view{out: e.stderr, log: e.stderr, st: style(isTerminal(e.stderr)), final: true})
@@ -62,7 +63,7 @@ func (r *runner) oneTurn(e *env, prompt string) error {
 // quits. An error ends the turn, not the conversation.
 func (r *runner) repl(e *env, modelName, root string) error {
 	st := style(isTerminal(e.stdout))
-	echo := !isTerminal(e.stdin) // typed input is already on the screen
+	echo := !interactive(e.stdin) // typed input is already on the screen
 	fmt.Fprintf(e.stdout, "harness %s: model %s, workspace %s\n", version(), modelName, root)
 	fmt.Fprintln(e.stdout, st.dim("Ctrl-C stops a turn; Ctrl-D, or Ctrl-C at the prompt, quits."))
 	agent := r.agent(&view{out: e.stdout, log: e.stdout, st: st, stream: true})
