@@ -52,7 +52,12 @@ func (r *Report) add(j *job, cfg Config) {
 		return
 	}
 	if cfg.IsTest != nil && cfg.IsTest(j.call) {
-		r.Tested, r.TestsPassed, r.Unverified = true, j.res.OK, nil
+		// A test command that was refused (by the guard, or the user)
+		// never ran: it verifies nothing. One that ran either succeeded
+		// or failed after it began, and then may have written.
+		if j.res.OK || j.res.Wrote {
+			r.Tested, r.TestsPassed, r.Unverified = true, j.res.OK, nil
+		}
 		return
 	}
 	if !j.res.Wrote {

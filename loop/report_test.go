@@ -3,6 +3,7 @@ package loop_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -17,7 +18,8 @@ type pathArgs struct {
 }
 
 type passArgs struct {
-	Pass bool `arg:"pass" help:"whether the tests pass"`
+	Pass   bool `arg:"pass" help:"whether the tests pass"`
+	Refuse bool `arg:"refuse,optional" help:"refuse to run, as the guard or the user may"`
 }
 
 func TestReportVerdicts(t *testing.T) {
@@ -28,8 +30,11 @@ func TestReportVerdicts(t *testing.T) {
 		return "wrote " + a.Path, nil
 	})
 	test := tools.New("test", "Run tests.", true, func(_ context.Context, a passArgs) (string, error) {
+		if a.Refuse {
+			return "", errors.New("refused; nothing was run")
+		}
 		if !a.Pass {
-			return "", errors.New("FAIL")
+			return "", fmt.Errorf("%w: FAIL", tools.ErrMayHaveChanged)
 		}
 		return "ok", nil
 	})
@@ -41,6 +46,7 @@ func TestReportVerdicts(t *testing.T) {
 	w := func(p string) string { return `TOOL_CALL {"name":"write","arguments":{"path":"` + p + `"}}` }
 	pass := `TOOL_CALL {"name":"test","arguments":{"pass":true}}`
 	fail := `TOOL_CALL {"name":"test","arguments":{"pass":false}}`
+	refused := `TOOL_CALL {"name":"test","arguments":{"pass":true,"refuse":true}}`
 	r := `TOOL_CALL {"name":"read","arguments":{"path":"a"}}`
 	tests := []struct {
 		name    string
@@ -53,6 +59,8 @@ func TestReportVerdicts(t *testing.T) {
 		{name: "edited after testing", steps: []string{w("a.go"), pass, w("b.go"), w("a.go")}, verdict: "edits after the last test run: b.go, a.go", changed: []string{"a.go", "b.go"}},
 		{name: "failed write changes nothing", steps: []string{pass, w("bad")}, verdict: "tests passed; nothing was changed"},
 		{name: "tests failed", steps: []string{w("a.go"), fail}, verdict: "the last test run failed", changed: []string{"a.go"}},
+		{name: "a refused test verifies nothing", steps: []string{w("a.go"), refused}, verdict: "no tests ran", changed: []string{"a.go"}},
+		{name: "a refused test keeps edits unverified", steps: []string{pass, w("b.go"), refused}, verdict: "edits after the last test run: b.go", changed: []string{"b.go"}},
 		{name: "several calls in one reply", steps: []string{w("a.go") + "\n" + pass}, verdict: "verified after last edit", changed: []string{"a.go"}},
 	}
 	for _, tt := range tests {

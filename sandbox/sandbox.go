@@ -263,7 +263,7 @@ func (s *Sandbox) Run(ctx context.Context, c Command) (Result, error) {
 	if s.isolated {
 		cmd = exec.CommandContext(runCtx, s.cfg.Bwrap, s.bwrapArgs(c)...)
 	} else {
-		cmd = exec.CommandContext(runCtx, s.cfg.Shell, "--noprofile", "--norc", "-c", c.Script)
+		cmd = exec.CommandContext(runCtx, s.cfg.Shell, "--noprofile", "--norc", "-o", "pipefail", "-c", c.Script)
 	}
 	cmd.Dir = s.cfg.Dir
 	cmd.Env = s.env(s.isolated)
@@ -366,7 +366,7 @@ func (s *Sandbox) bwrapArgs(c Command) []string {
 			args = append(args, "--ro-bind", "/dev/null", real)
 		}
 	}
-	return append(args, "--chdir", dir, "--", s.cfg.Shell, "--noprofile", "--norc", "-c", c.Script)
+	return append(args, "--chdir", dir, "--", s.cfg.Shell, "--noprofile", "--norc", "-o", "pipefail", "-c", c.Script)
 }
 
 // within reports whether p is dir or inside it.

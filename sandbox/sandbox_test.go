@@ -284,7 +284,7 @@ func TestBwrapArgs(t *testing.T) {
 		"--ro-bind /dev/null " + filepath.Join(home, ".netrc"),
 		"--ro-bind /dev/null " + filepath.Join(ws, ".env"),
 		"--ro-bind " + filepath.Join(ws, ".git", "config") + " " + filepath.Join(ws, ".git", "config"),
-		"--chdir " + ws + " -- bash --noprofile --norc -c go test ./...",
+		"--chdir " + ws + " -- bash --noprofile --norc -o pipefail -c go test ./...",
 	} {
 		if !strings.Contains(args, want) {
 			t.Errorf("args lack %q:\n%s", want, args)
@@ -494,5 +494,15 @@ func TestProbeOutlivesACancelledCaller(t *testing.T) {
 	}
 	if !s.Isolated() || s.Fallback() != "" {
 		t.Errorf("a cancelled first caller turned bwrap off: fallback %q", s.Fallback())
+	}
+}
+
+// TestPipefail: a pipeline fails when any command in it fails, so a failing
+// test run piped through tail is not reported as passing.
+func TestPipefail(t *testing.T) {
+	ws, _ := dirs(t)
+	s := newSandbox(t, Config{Mode: None, Dir: ws})
+	if res := run(t, s, "false | cat"); res.Exit == 0 {
+		t.Errorf("a failing pipeline exited 0: %+v", res)
 	}
 }

@@ -34,7 +34,7 @@ type modelFlags struct {
 type chatCmd struct {
 	Prompt         string `short:"p" placeholder:"PROMPT" help:"Run one turn and exit: the answer goes to stdout, everything else to stderr. Exit codes: 0 answer, 1 error, 2 bad usage, 3 a limit ended the turn, 130 interrupted."`
 	Record         string `placeholder:"FILE" help:"Append a record of the run to FILE, one JSON object a line, written as it happens (read it with: harness replay FILE)."`
-	TestPattern    string `default:"go test|npm test|pytest|cargo test|make test" placeholder:"REGEXP" help:"Commands matching this count as test runs in the turn report."`
+	TestPattern    string `default:"${test_pattern}" placeholder:"REGEXP" help:"Command lines matching this count as test runs in the turn report (by default, a test command at the start of the line or after && or ;)."`
 	workspaceFlags `embed:""`
 	modelFlags     `embed:""`
 	budgetFlags    `embed:"" group:"Limits"`
@@ -122,6 +122,10 @@ func (c *chatCmd) start(root string, ts loop.Tools, system string) record.Start 
 	}
 	return s
 }
+
+// testPattern is the default --test-pattern: a test command at the start of
+// the line or after && or ;, so that "echo go test" is no test run.
+const testPattern = `(^|&&|;)\s*(go test|cargo test|pytest|python3? -m (pytest|unittest))\b`
 
 // isTest reports calls of the command tool whose command matches re.
 func isTest(re *regexp.Regexp) func(protocol.Call) bool {

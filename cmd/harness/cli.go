@@ -57,7 +57,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		kong.Writers(stdout, stderr),
 		kong.Exit(func(c int) { exited, code = true, c }),
 		kong.UsageOnError(),
-		kong.Vars{"version": version(), "default_model": "qwen2.5-coder:7b"},
+		kong.Vars{"version": version(), "default_model": "qwen2.5-coder:7b", "test_pattern": testPattern},
 	)
 	if err != nil {
 		fmt.Fprintf(stderr, "harness: %v\n", err)
