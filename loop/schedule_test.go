@@ -38,13 +38,24 @@ func scheduleTools(t *testing.T) (*tools.Set, func() []string) {
 		running--
 		log = append(log, "end "+name)
 	}
-	arrived := make(chan struct{}, 16)
+	// A meeting is a channel the first of two calls waits on and the second
+	// closes: calls run one after the other never meet.
+	var waiting chan struct{}
 	meet := tools.New("meet", "Wait for a partner.", false, func(ctx context.Context, a nameArgs) (string, error) {
 		enter(a.Name)
 		defer leave(a.Name)
-		arrived <- struct{}{}
+		mu.Lock()
+		if waiting != nil {
+			close(waiting)
+			waiting = nil
+			mu.Unlock()
+			return "met " + a.Name, nil
+		}
+		ch := make(chan struct{})
+		waiting = ch
+		mu.Unlock()
 		select {
-		case <-arrived:
+		case <-ch:
 			return "met " + a.Name, nil
 		case <-time.After(5 * time.Second):
 			return "", errors.New("no partner came: calls did not run together")
