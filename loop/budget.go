@@ -12,7 +12,7 @@ import (
 // one -p invocation, or a whole REPL conversation.
 type Budget struct {
 	ModelCalls   int           // model calls in the run
-	Time         time.Duration // wall-clock time since the run's first turn
+	Time         time.Duration // wall-clock time spent in turns (not waiting for input)
 	OutputTokens int           // output tokens the backend reported
 	// Repeats stops a model that makes the same call with the same
 	// arguments and gets the same result this many times within the last
@@ -22,7 +22,8 @@ type Budget struct {
 
 	Now func() time.Time // nil means time.Now
 
-	start      time.Time
+	used       time.Duration // in turns that ended
+	turnStart  time.Time     // of the turn under way, or zero
 	calls      int
 	tokens     int
 	unreported int
@@ -33,17 +34,22 @@ type Budget struct {
 // their tokens are unknown, not zero, and the token limit cannot see them.
 func (b *Budget) Unreported() int { return b.unreported }
 
-// Start marks the start of the run, if it has not started yet, and returns
-// ctx bounded by the time limit: a model call or tool still running when
-// the time is up is interrupted, and the context's cause is the limit.
+// Start returns ctx bounded by the time the run has left, for a turn about
+// to start: a model call or tool still running when the time is up is
+// interrupted, and the context's cause is the limit.
 func (b *Budget) Start(ctx context.Context) (context.Context, context.CancelFunc) {
-	if b.start.IsZero() {
-		b.start = b.now()
-	}
 	if b.Time <= 0 {
 		return context.WithCancel(ctx)
 	}
-	return context.WithDeadlineCause(ctx, b.start.Add(b.Time), b.timeUp())
+	return context.WithDeadlineCause(ctx, b.now().Add(b.Time-b.elapsed()), b.timeUp())
+}
+
+// elapsed is the time spent in turns so far.
+func (b *Budget) elapsed() time.Duration {
+	if b.turnStart.IsZero() {
+		return b.used
+	}
+	return b.used + b.now().Sub(b.turnStart)
 }
 
 func (b *Budget) now() time.Time {
@@ -54,18 +60,18 @@ func (b *Budget) now() time.Time {
 }
 
 func (b *Budget) timeUp() error {
-	return &LimitError{Name: "max-time", Value: b.Time.String(), What: "of wall-clock time in the run"}
+	return &LimitError{Name: "max-time", Value: b.Time.String(), What: "of wall-clock time spent in turns"}
 }
 
 // Event checks the limits at the points where they can be seen.
 func (b *Budget) Event(e Event) error {
 	switch e.Kind {
 	case TurnStarted:
-		if b.start.IsZero() {
-			b.start = b.now()
-		}
+		b.turnStart = b.now()
+	case TurnEnded:
+		b.used, b.turnStart = b.elapsed(), time.Time{}
 	case StepStarted:
-		if b.Time > 0 && b.now().Sub(b.start) >= b.Time {
+		if b.Time > 0 && b.elapsed() >= b.Time {
 			return b.timeUp()
 		}
 		if b.ModelCalls > 0 && b.calls >= b.ModelCalls {
@@ -82,7 +88,7 @@ func (b *Budget) Event(e Event) error {
 			return &LimitError{Name: "max-output-tokens", Value: fmt.Sprint(b.OutputTokens), What: "output tokens in the run"}
 		}
 	case CallStarted:
-		if b.Time > 0 && b.now().Sub(b.start) >= b.Time {
+		if b.Time > 0 && b.elapsed() >= b.Time {
 			return b.timeUp()
 		}
 	case CallEnded:

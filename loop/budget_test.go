@@ -72,6 +72,26 @@ func TestBudgetTime(t *testing.T) {
 	}
 }
 
+// TestBudgetTimeCountsOnlyTurns: time between turns, at the REPL's prompt,
+// does not use up the run's time.
+func TestBudgetTimeCountsOnlyTurns(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	b := &loop.Budget{Time: time.Minute, Now: func() time.Time { return now }}
+	step := func() error { return b.Event(loop.Event{Kind: loop.StepStarted}) }
+	b.Event(loop.Event{Kind: loop.TurnStarted})
+	now = now.Add(40 * time.Second)
+	b.Event(loop.Event{Kind: loop.TurnEnded})
+	now = now.Add(time.Hour) // the user went for lunch
+	b.Event(loop.Event{Kind: loop.TurnStarted})
+	if err := step(); err != nil {
+		t.Fatalf("idle time counted: %v", err)
+	}
+	now = now.Add(25 * time.Second)
+	if err := step(); err == nil {
+		t.Fatal("65 s of turns passed a 1 min limit")
+	}
+}
+
 func TestBudgetStartBoundsTheContext(t *testing.T) {
 	b := &loop.Budget{Time: 30 * time.Millisecond}
 	s, _ := fakemodel.Parse("t", []byte(">>> delay=10s\nslow\n"))
