@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"harness/approve"
 	"harness/guard"
 	"harness/loop"
+	"harness/protocol"
 	"harness/record"
 	"harness/sandbox"
 	"harness/tools"
@@ -42,7 +44,8 @@ type safety struct {
 	log    io.Writer
 	rec    *record.Recorder
 	turn   atomic.Int64
-	mu     sync.Mutex // calls that only read may run, and be decided, at once
+	told   atomic.Bool // the user was told commands run without bwrap
+	mu     sync.Mutex  // calls that only read may run, and be decided, at once
 }
 
 // bashTool returns the bash tool for ws as the first of flags configures
@@ -122,7 +125,7 @@ func (s *safetyFlags) gate(e *env, ts loop.Tools, inREPL bool) (loop.Tools, erro
 		}
 	}
 	if why := st.box.TakeNotice(); why != "" {
-		fmt.Fprintf(st.log, "sandbox: bash commands run without bubblewrap (%s); the command guard still checks each one. Install bubblewrap for a sandbox, or pass --sandbox none to say you mean it.\n", why)
+		st.tellFallback(why)
 	}
 	cfg := approve.Config{
 		Mode:   mode,
@@ -134,7 +137,15 @@ func (s *safetyFlags) gate(e *env, ts loop.Tools, inREPL bool) (loop.Tools, erro
 	if asker != nil {
 		cfg.Asker = asker
 	}
-	return &gated{Gate: approve.New(ts, cfg), asker: asker}, nil
+	return &gated{Gate: approve.New(ts, cfg), asker: asker, st: st}, nil
+}
+
+// tellFallback says, once, that commands run without bwrap, and why.
+func (st *safety) tellFallback(why string) {
+	if st.told.Swap(true) {
+		return
+	}
+	fmt.Fprintf(st.log, "sandbox: bash commands run without bubblewrap (%s); the command guard still checks each one. Install bubblewrap for a sandbox, or pass --sandbox none to say you mean it.\n", why)
 }
 
 // attach sends the gate's decisions to the run's record, when r writes
@@ -211,6 +222,18 @@ func hint(d approve.Decision) string {
 type gated struct {
 	*approve.Gate
 	asker *lineAsker
+	st    *safety
+}
+
+// Run runs call through the gate. The first command finds out whether
+// bwrap works; when it does not, the user is told then, as the model is in
+// the command's result.
+func (g *gated) Run(ctx context.Context, call protocol.Call) protocol.Result {
+	res := g.Gate.Run(ctx, call)
+	if why := g.st.box.Fallback(); why != "" {
+		g.st.tellFallback(why)
+	}
+	return res
 }
 
 // listen lets the approval questions of ts read their answers from lines,
