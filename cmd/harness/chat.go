@@ -42,14 +42,15 @@ type chatCmd struct {
 }
 
 // budgetFlags are the limits that stop a run the model would not stop, each
-// in its own unit; 0 turns one off.
+// in its own unit. For the run budgets, 0 turns one off; the per-turn
+// limits fall back to their defaults.
 type budgetFlags struct {
 	MaxSteps        int           `default:"25" help:"Most model calls in one turn."`
 	MaxFormatErrors int           `default:"3" help:"Most replies in a row with a malformed tool call."`
 	MaxModelCalls   int           `default:"200" help:"Most model calls in the run (all turns)."`
 	MaxTime         time.Duration `default:"30m" help:"Most wall-clock time the run may spend in turns (waiting at the prompt does not count); a model call or tool still running then is interrupted."`
 	MaxOutputTokens int           `default:"200000" help:"Most output tokens the backend may report for the run."`
-	MaxRepeats      int           `default:"3" help:"Stop when the same call with the same arguments gets the same result this many times within the last 8 calls."`
+	MaxRepeats      int           `default:"3" help:"Stop when the same call with the same arguments gets the same result this many times within the last 8 calls (or the last N, when N is over 8)."`
 }
 
 func (c *chatCmd) Run(e *env) error {
