@@ -40,12 +40,17 @@ func StopSequences() []string { return []string{"\n" + resultPrefix} }
 // Parse reads a reply. It never fails: what cannot be understood becomes a
 // call with Err set, and everything else is text.
 func Parse(reply string) Parsed {
-	lines := strings.Split(stripThinking(reply), "\n")
+	lines := strings.Split(thoughtFirst(reply), "\n")
 	var p Parsed
 	var text []string
 	cut := len(lines)
+	thinking := false
 	for i := 0; i < len(lines); i++ {
-		t := unquoteInline(strings.TrimSpace(strings.TrimSuffix(lines[i], "\r")))
+		// Thinking is taken out of the lines read here, never out of the
+		// lines a call reads as its block: a block is taken verbatim.
+		line := lines[i]
+		line, thinking = unthink(line, thinking)
+		t := unquoteInline(strings.TrimSpace(strings.TrimSuffix(line, "\r")))
 		switch {
 		case strings.HasPrefix(t, resultPrefix):
 			p.Forged = i + 1
@@ -56,7 +61,7 @@ func Parse(reply string) Parsed {
 			i = next - 1
 			continue
 		default:
-			text = append(text, strings.TrimRight(lines[i], " \t\r"))
+			text = append(text, strings.TrimRight(line, " \t\r"))
 			continue
 		}
 		break
@@ -229,26 +234,42 @@ func readBlock(lines []string, from int, word string) (string, int, bool) {
 	return "", len(lines), false
 }
 
-// stripThinking blanks out <think>...</think> spans but keeps their line
-// breaks, so line numbers still point into the reply as written. A reply
-// that closes a span it never opened thought from its start; one that opens
-// a span and never closes it thinks to its end.
-func stripThinking(s string) string {
+// thoughtFirst blanks out, keeping its line breaks, the start of a reply
+// that closes a think span it never opened: it thought from its start.
+func thoughtFirst(s string) string {
 	const open, close = "<think>", "</think>"
 	if i, j := strings.Index(s, open), strings.Index(s, close); j >= 0 && (i < 0 || j < i) {
-		s = blank(s[:j+len(close)]) + s[j+len(close):]
+		return blank(s[:j+len(close)]) + s[j+len(close):]
 	}
+	return s
+}
+
+// unthink takes the thinking out of line: <think>...</think> spans, and,
+// when the reply is thinking already, everything up to the close. It
+// reports whether the reply is still thinking after the line; a span that
+// is never closed thinks to the end.
+func unthink(line string, thinking bool) (string, bool) {
+	const open, close = "<think>", "</think>"
+	if !thinking && !strings.Contains(line, open) {
+		return line, false
+	}
+	var b strings.Builder
 	for {
-		i := strings.Index(s, open)
+		if thinking {
+			j := strings.Index(line, close)
+			if j < 0 {
+				return b.String(), true
+			}
+			line, thinking = line[j+len(close):], false
+			continue
+		}
+		i := strings.Index(line, open)
 		if i < 0 {
-			return s
+			b.WriteString(line)
+			return b.String(), false
 		}
-		j := strings.Index(s[i:], close)
-		if j < 0 {
-			return s[:i] + blank(s[i:])
-		}
-		j += i + len(close)
-		s = s[:i] + blank(s[i:j]) + s[j:]
+		b.WriteString(line[:i])
+		line, thinking = line[i+len(open):], true
 	}
 }
 

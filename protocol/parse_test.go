@@ -67,6 +67,9 @@ func TestParse(t *testing.T) {
 		{name: "thinking is not read", reply: "<think>\nTOOL_CALL {\"name\":\"read_file\",\"arguments\":{\"path\":\"secret\"}}\n</think>\nNothing to do.", text: "Nothing to do."},
 		{name: "thinking closed but never opened", reply: "TOOL_CALL {\"name\":\"read_file\",\"arguments\":{\"path\":\"a\"}}\n</think>Answer", text: "Answer"},
 		{name: "thinking never closed", reply: "Hi <think>TOOL_CALL {\"name\":\"read_file\",\"arguments\":{\"path\":\"a\"}}", text: "Hi"},
+		{name: "think tags inside a block are content", reply: "TOOL_CALL {\"name\":\"write_file\",\"arguments\":{\"path\":\"p.txt\",\"content\":\"<<EOF\"}}\nWrap reasoning in <think>\n</think> tags.\nEOF\nDone.",
+			text: "Done.", calls: []call{{name: "write_file", args: map[string]any{"path": "p.txt", "content": "Wrap reasoning in <think>\n</think> tags.\n"}, line: 1}}},
+		{name: "thinking around text on one line", reply: "Hello <think>hmm</think>world", text: "Hello world"},
 		{name: "call after thinking on the same line keeps its line", reply: "<think>hm</think>\nTOOL_CALL {\"name\":\"read_file\",\"arguments\":{\"path\":\"a\"}}", calls: []call{read("a", 2)}},
 		{name: "carriage returns", reply: "Hi\r\nTOOL_CALL {\"name\":\"read_file\",\"arguments\":{\"path\":\"a\"}}\r\n", text: "Hi", calls: []call{read("a", 2)}},
 	}
