@@ -322,9 +322,9 @@ func gitSub(sub string, args []string) string {
 			return "git grep -O opens the files in a program of its choice; search without it"
 		}
 	case "checkout":
-		if has("--force", "--", ".", "--ours", "--theirs", "--patch") || short('f') || short('p') {
-			return "this git checkout overwrites uncommitted changes in files; use it only to switch branches, or ask the user"
-		}
+		// git checkout FILE throws a file's changes away, and the guard
+		// cannot tell a file from a branch; git switch only switches.
+		return "git checkout overwrites uncommitted changes in the files it is given, and a branch name cannot be told from a file; use git switch BRANCH (git switch -c NAME for a new one), or ask the user"
 	case "switch":
 		if has("--force", "--discard-changes") || short('f') {
 			return "git switch --force throws away uncommitted work; switch without it"
