@@ -299,6 +299,9 @@ func (s *Sandbox) Run(ctx context.Context, c Command) (Result, error) {
 		return res, fmt.Errorf("sandbox: %w", ctx.Err())
 	case runCtx.Err() != nil:
 		res.TimedOut = true
+	case errors.Is(err, exec.ErrWaitDelay):
+		// The shell exited but left a process holding its output, which
+		// killGroup has ended: the command ran, with the shell's status.
 	case err != nil && !errors.As(err, new(*exec.ExitError)) && !res.Flooded:
 		return res, fmt.Errorf("sandbox: %w", err)
 	}

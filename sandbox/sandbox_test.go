@@ -506,3 +506,18 @@ func TestPipefail(t *testing.T) {
 		t.Errorf("a failing pipeline exited 0: %+v", res)
 	}
 }
+
+// TestChildHoldingOutput: a command whose shell exits while a process it
+// started in a new session still holds the output ran, and says so with
+// the shell's status; it is not "could not be started".
+func TestChildHoldingOutput(t *testing.T) {
+	ws, _ := dirs(t)
+	s := newSandbox(t, Config{Mode: None, Dir: ws})
+	res, err := s.Run(context.Background(), Command{Script: "setsid sleep 5 & echo started"})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if res.Exit != 0 || !strings.Contains(res.Output, "started") {
+		t.Errorf("result %+v", res)
+	}
+}
