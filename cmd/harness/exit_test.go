@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -45,5 +46,17 @@ func TestExitCodes(t *testing.T) {
 				t.Errorf("exit code %d, want %d", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestReadmeDemo runs the README's first command: the demo must keep
+// working, with no Ollama, on a fresh checkout.
+func TestReadmeDemo(t *testing.T) {
+	demo := filepath.Join("..", "..", "testdata", "demo")
+	var out, errs strings.Builder
+	code := run(context.Background(), []string{"-w", filepath.Join(demo, "project"), "--fake", filepath.Join(demo, "explore.fake"),
+		"-p", "explore this project and tell me what it is about"}, nil, &out, &errs)
+	if code != exitOK || !strings.Contains(out.String(), "This is **greet**") || strings.Count(errs.String(), "tool-success:") != 4 {
+		t.Errorf("exit %d\nstdout: %s\nstderr: %s", code, out.String(), errs.String())
 	}
 }
