@@ -92,9 +92,9 @@ func readLines(r io.Reader) <-chan string {
 	return lines
 }
 
-// interactive reports whether r is a terminal someone can answer at,
-// whatever NO_COLOR says.
-func interactive(r io.Reader) bool {
+// interactive reports whether r (a reader or a writer) is a terminal,
+// whatever NO_COLOR says: someone may answer at it, or read colours.
+func interactive(r any) bool {
 	f, ok := r.(*os.File)
 	if !ok {
 		return false

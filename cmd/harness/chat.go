@@ -219,12 +219,8 @@ func (c *promptCmd) Run(e *env) error {
 	return err
 }
 
-// isTerminal reports whether f is a terminal that may get colours.
-func isTerminal(w any) bool {
-	f, ok := w.(*os.File)
-	if !ok || os.Getenv("NO_COLOR") != "" {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+// colours reports whether output to w may be coloured: w is a terminal and
+// NO_COLOR is not set.
+func colours(w any) bool {
+	return os.Getenv("NO_COLOR") == "" && interactive(w)
 }

@@ -49,7 +49,7 @@ func (r *runner) oneTurn(e *env, prompt string) error {
 	context.AfterFunc(ctx, stop) // after the first Ctrl-C, a second one quits at once
 	ctx, cancel := r.budget.Start(ctx)
 	defer cancel()
-	agent := r.agent(&view{out: e.stderr, log: e.stderr, st: style(isTerminal(e.stderr)), final: true})
+	agent := r.agent(&view{out: e.stderr, log: e.stderr, st: style(colours(e.stderr)), final: true})
 	answer, err := agent.Turn(ctx, prompt)
 	if err != nil {
 		return err
@@ -62,7 +62,7 @@ func (r *runner) oneTurn(e *env, prompt string) error {
 // running turn (a second one quits); at the prompt Ctrl-C or end of input
 // quits. An error ends the turn, not the conversation.
 func (r *runner) repl(e *env, modelName, root string) error {
-	st := style(isTerminal(e.stdout))
+	st := style(colours(e.stdout))
 	echo := !interactive(e.stdin) // typed input is already on the screen
 	fmt.Fprintf(e.stdout, "harness %s: model %s, workspace %s\n", version(), modelName, root)
 	fmt.Fprintln(e.stdout, st.dim("Ctrl-C stops a turn; Ctrl-D, or Ctrl-C at the prompt, quits."))
