@@ -98,7 +98,3 @@ func (p *Policy) Allowed() []string {
 	return names
 }
 
-// allowed reports whether the command name may run at all.
-func (p *Policy) allowed(name string) bool {
-	return p.allow[name] && !p.block[name]
-}
