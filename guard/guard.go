@@ -97,4 +97,3 @@ func (p *Policy) Allowed() []string {
 	slices.Sort(names)
 	return names
 }
-
