@@ -3,6 +3,11 @@
 // and sends the results back, until a reply asks for nothing or a limit ends
 // the turn. It knows no backend, terminal, file or tool by name: budgets, the
 // run record and the UI plug in as hooks at fixed points (see Kind).
+//
+// Only the Agent changes its conversation. State saves it (messages, turn
+// number, call counter) and Resume builds an Agent that continues it: its
+// next request is the one the saved Agent would have sent, and call ids keep
+// counting, so they stay unique in the conversation.
 package loop
 
 import (
@@ -56,13 +61,20 @@ type Agent struct {
 	list  []protocol.ToolSpec // the same, as Check takes them
 	cfg   Config
 	hooks []Hook
-	msgs  []protocol.Message
+	msgs  []protocol.Message // changed only by edit
 	turn  int
 	calls int // calls made so far; ids continue across turns
 }
 
 // New starts a conversation holding only the system prompt.
 func New(model Model, tools Tools, cfg Config, hooks ...Hook) *Agent {
+	a := newAgent(model, tools, cfg, hooks)
+	a.edit(0, protocol.Message{Role: protocol.System, Content: cfg.System})
+	return a
+}
+
+// newAgent is an Agent with no conversation yet.
+func newAgent(model Model, tools Tools, cfg Config, hooks []Hook) *Agent {
 	if cfg.MaxSteps <= 0 {
 		cfg.MaxSteps = 25
 	}
@@ -81,12 +93,8 @@ func New(model Model, tools Tools, cfg Config, hooks ...Hook) *Agent {
 		list:  list,
 		cfg:   cfg,
 		hooks: hooks,
-		msgs:  []protocol.Message{{Role: protocol.System, Content: cfg.System}},
 	}
 }
-
-// Messages returns a copy of the conversation so far.
-func (a *Agent) Messages() []protocol.Message { return slices.Clone(a.msgs) }
 
 // Turn sends input and runs steps until a reply holds no call, and returns
 // that reply's text. It returns a *LimitError when a limit ended the turn,
@@ -96,16 +104,16 @@ func (a *Agent) Messages() []protocol.Message { return slices.Clone(a.msgs) }
 func (a *Agent) Turn(ctx context.Context, input string) (string, error) {
 	a.turn++
 	t := &turn{agent: a, report: &Report{Turn: a.turn}}
-	before := len(a.msgs)
+	before := a.msgs // edit never writes over messages a slice holds
 	a.emit(Event{Kind: TurnStarted, Text: input})
-	a.msgs = append(a.msgs, protocol.Message{Role: protocol.User, Content: input})
+	a.edit(len(a.msgs), protocol.Message{Role: protocol.User, Content: input})
 	answer, err := t.run(ctx)
 	if err != nil && ctx.Err() != nil {
 		err = context.Cause(ctx)
 		t.report.Interrupted = !errors.Is(err, ErrLimit)
 	}
 	if err != nil && t.report.Steps == 0 {
-		a.msgs = a.msgs[:before]
+		a.edit(0, before...)
 	}
 	t.report.Err = err
 	if herr := a.emit(Event{Kind: TurnEnded, Step: t.step, Text: answer, Report: t.report, Err: err}); err == nil && herr != nil {
@@ -147,7 +155,7 @@ func (t *turn) run(ctx context.Context) (string, error) {
 		}
 		t.report.Steps++
 		parsed := protocol.Parse(reply.Content)
-		a.msgs = append(a.msgs, protocol.Message{Role: protocol.Assistant, Content: parsed.Content})
+		a.edit(len(a.msgs), protocol.Message{Role: protocol.Assistant, Content: parsed.Content})
 		herr := a.emit(Event{Kind: Replied, Step: t.step, Reply: reply, Parsed: parsed, Duration: time.Since(start)})
 		if parsed.Forged > 0 {
 			a.emit(Event{Kind: Noticed, Step: t.step, Text: fmt.Sprintf("the model wrote a TOOL_RESULT line itself (reply line %d); it and everything after it were dropped", parsed.Forged)})

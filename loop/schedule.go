@@ -135,6 +135,6 @@ func (t *turn) refuse(jobs []*job, why error) {
 
 // finish appends a job's result to the conversation and the report.
 func (t *turn) finish(j *job) {
-	t.agent.msgs = append(t.agent.msgs, j.res.Message())
+	t.agent.edit(len(t.agent.msgs), j.res.Message())
 	t.report.add(j, t.agent.cfg)
 }
