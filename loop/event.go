@@ -10,6 +10,7 @@ import (
 // order a turn passes them:
 //
 //	TurnStarted   the user's input is about to join the conversation
+//	Compacted     before a step, the Compactor shortened the conversation
 //	StepStarted   before a model call (Request is what will be sent)
 //	Streamed      a piece of the reply as it arrives (never an error point)
 //	Replied       after a complete reply, before any of its calls runs
@@ -30,9 +31,10 @@ const (
 	CallEnded
 	Noticed
 	TurnEnded
+	Compacted // last, not in turn order: the values of the others stay as they were
 )
 
-var kindNames = [...]string{"turn", "step", "stream", "reply", "interrupted", "call", "result", "notice", "turn_end"}
+var kindNames = [...]string{"turn", "step", "stream", "reply", "interrupted", "call", "result", "notice", "turn_end", "compacted"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {
@@ -60,13 +62,15 @@ type Event struct {
 	Duration time.Duration    // Replied, Interrupted: the model call; CallEnded: the call
 	Report   *Report          // TurnEnded
 	Err      error            // TurnEnded: why the turn ended without an answer
+
+	Compaction Compaction // Compacted
 }
 
 // Hook is plugged into the loop at every point above, in the order hooks
 // were given to New: budgets, the recorder and the UI are hooks. A hook that
-// returns an error at StepStarted, Replied, CallStarted or CallEnded ends the
-// turn with that error; calls that were not run by then get an ERROR result
-// saying so. Errors at other points are ignored, except at TurnEnded, where
+// returns an error at Compacted, StepStarted, Replied, CallStarted or
+// CallEnded ends the turn with that error; calls that were not run by then
+// get an ERROR result saying so. Errors at other points are ignored, except at TurnEnded, where
 // the first one is returned when the turn itself had none.
 type Hook interface {
 	Event(Event) error

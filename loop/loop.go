@@ -4,10 +4,15 @@
 // the turn. It knows no backend, terminal, file or tool by name: budgets, the
 // run record and the UI plug in as hooks at fixed points (see Kind).
 //
-// Only the Agent changes its conversation. State saves it (messages, turn
-// number, call counter) and Resume builds an Agent that continues it: its
-// next request is the one the saved Agent would have sent, and call ids keep
-// counting, so they stay unique in the conversation.
+// Only the Agent changes its conversation. Two seams let others save,
+// continue and shorten it, through the Agent:
+//   - State saves it (messages, turn number, call counter, last usage) and
+//     Resume builds an Agent that continues it: its next request is the one
+//     the saved Agent would have sent, and call ids keep counting, so they
+//     stay unique in the conversation.
+//   - A Compactor (Config.Compactor) is offered the conversation before
+//     every step and may return a shorter one; the Compacted event says
+//     what changed.
 package loop
 
 import (
@@ -35,6 +40,12 @@ type Config struct {
 	// Target names what a call that wrote (Result.Wrote) acted on, for the
 	// turn report: a path, or the command that ran. Nil names the tool.
 	Target func(protocol.Call) string
+	// Window is the model's context window in tokens, 0 when unknown. The
+	// loop only hands it to the Compactor.
+	Window int
+	// Compactor may shorten the conversation before each step. Nil means
+	// the conversation only grows.
+	Compactor Compactor
 }
 
 // ErrLimit is wrapped by every LimitError.
@@ -63,7 +74,8 @@ type Agent struct {
 	hooks []Hook
 	msgs  []protocol.Message // changed only by edit
 	turn  int
-	calls int // calls made so far; ids continue across turns
+	calls int            // calls made so far; ids continue across turns
+	usage protocol.Usage // of the last reply, for the Compactor
 }
 
 // New starts a conversation holding only the system prompt.
@@ -104,7 +116,7 @@ func newAgent(model Model, tools Tools, cfg Config, hooks []Hook) *Agent {
 func (a *Agent) Turn(ctx context.Context, input string) (string, error) {
 	a.turn++
 	t := &turn{agent: a, report: &Report{Turn: a.turn}}
-	before := a.msgs // edit never writes over messages a slice holds
+	before, usage := a.msgs, a.usage // edit never writes over messages a slice holds
 	a.emit(Event{Kind: TurnStarted, Text: input})
 	a.edit(len(a.msgs), protocol.Message{Role: protocol.User, Content: input})
 	answer, err := t.run(ctx)
@@ -113,7 +125,8 @@ func (a *Agent) Turn(ctx context.Context, input string) (string, error) {
 		t.report.Interrupted = !errors.Is(err, ErrLimit)
 	}
 	if err != nil && t.report.Steps == 0 {
-		a.edit(0, before...)
+		a.edit(0, before...) // a compaction may have replaced them all
+		a.usage = usage
 	}
 	t.report.Err = err
 	if herr := a.emit(Event{Kind: TurnEnded, Step: t.step, Text: answer, Report: t.report, Err: err}); err == nil && herr != nil {
@@ -139,6 +152,9 @@ func (t *turn) run(ctx context.Context) (string, error) {
 		if ctx.Err() != nil {
 			return "", ctx.Err()
 		}
+		if err := t.compact(ctx); err != nil {
+			return "", err
+		}
 		req := protocol.Request{Messages: slices.Clip(a.msgs), Stop: protocol.StopSequences()}
 		if err := a.emit(Event{Kind: StepStarted, Step: t.step, Request: req}); err != nil {
 			return "", err
@@ -154,6 +170,7 @@ func (t *turn) run(ctx context.Context) (string, error) {
 			return "", err
 		}
 		t.report.Steps++
+		a.usage = reply.Usage
 		parsed := protocol.Parse(reply.Content)
 		a.edit(len(a.msgs), protocol.Message{Role: protocol.Assistant, Content: parsed.Content})
 		herr := a.emit(Event{Kind: Replied, Step: t.step, Reply: reply, Parsed: parsed, Duration: time.Since(start)})

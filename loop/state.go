@@ -13,18 +13,19 @@ import (
 type State struct {
 	// Messages is the conversation; the first is the system prompt.
 	Messages []protocol.Message
-	Turn     int // turns started so far
-	Calls    int // calls numbered so far: the next is call_<Calls+1>
+	Turn     int            // turns started so far
+	Calls    int            // calls numbered so far: the next is call_<Calls+1>
+	Usage    protocol.Usage // of the last reply, for the Compactor
 }
 
 // ErrConversation is wrapped by the errors that reject a conversation the
-// Agent was given.
+// Agent was given: by Resume, or by a Compactor.
 var ErrConversation = errors.New("invalid conversation")
 
 // State returns the conversation so far. It shares nothing with the Agent:
 // changing it changes neither.
 func (a *Agent) State() State {
-	return State{Messages: a.Messages(), Turn: a.turn, Calls: a.calls}
+	return State{Messages: a.Messages(), Turn: a.turn, Calls: a.calls, Usage: a.usage}
 }
 
 // Messages returns a copy of the conversation so far.
@@ -45,7 +46,7 @@ func Resume(model Model, tools Tools, cfg Config, st State, hooks ...Hook) (*Age
 	}
 	a := newAgent(model, tools, cfg, hooks)
 	a.edit(0, st.Messages...)
-	a.turn, a.calls = st.Turn, st.Calls
+	a.turn, a.calls, a.usage = st.Turn, st.Calls, st.Usage
 	return a, nil
 }
 

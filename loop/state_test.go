@@ -69,8 +69,8 @@ func TestResumeSendsWhatTheOriginalWould(t *testing.T) {
 	if err := json.Unmarshal(saved, &st); err != nil {
 		t.Fatal(err)
 	}
-	if st.Turn != 1 || st.Calls != 2 {
-		t.Errorf("state = turn %d, calls %d", st.Turn, st.Calls)
+	if st.Turn != 1 || st.Calls != 2 || !st.Usage.Known {
+		t.Errorf("state = turn %d, calls %d, usage %+v", st.Turn, st.Calls, st.Usage)
 	}
 
 	restored := &recording{model: script(t, secondTurn)}
