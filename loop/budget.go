@@ -9,21 +9,23 @@ import (
 
 // Budget is the hook that stops a run the model would not stop. Each limit
 // has its own unit; zero turns it off. A run is everything one Budget sees:
-// one -p invocation, or a whole REPL conversation.
+// one -p invocation, or a whole REPL conversation, with the conversations
+// nested in it (see Config.Origin) when they share the Budget.
 type Budget struct {
-	ModelCalls   int           // model calls in the run
-	Time         time.Duration // wall-clock time spent in turns (not waiting for input)
-	OutputTokens int           // output tokens the backend reported
+	ModelCalls   int           // model calls in the run, nested ones included
+	Time         time.Duration // wall-clock time spent in the main conversation's turns (not waiting for input)
+	OutputTokens int           // output tokens the backend reported, nested ones included
 	// Repeats stops a model that makes the same call with the same
 	// arguments and gets the same result this many times within the last
-	// Window calls: it is going round in circles.
+	// Window calls of the run, all in one conversation: it is going round in
+	// circles.
 	Repeats int
 	Window  int
 
 	Now func() time.Time // nil means time.Now
 
-	used       time.Duration // in turns that ended
-	turnStart  time.Time     // of the turn under way, or zero
+	used       time.Duration // in main turns that ended
+	turnStart  time.Time     // of the main turn under way, or zero
 	calls      int
 	tokens     int
 	unreported int
@@ -63,13 +65,19 @@ func (b *Budget) timeUp() error {
 	return &LimitError{Name: "max-time", Value: b.Time.String(), What: "of wall-clock time spent in turns"}
 }
 
-// Event checks the limits at the points where they can be seen.
+// Event checks the limits at the points where they can be seen. Only the
+// main conversation's turns start and stop the clock: a nested turn runs
+// inside a call of a main turn, whose time already counts.
 func (b *Budget) Event(e Event) error {
 	switch e.Kind {
 	case TurnStarted:
-		b.turnStart = b.now()
+		if e.Origin == "" {
+			b.turnStart = b.now()
+		}
 	case TurnEnded:
-		b.used, b.turnStart = b.elapsed(), time.Time{}
+		if e.Origin == "" {
+			b.used, b.turnStart = b.elapsed(), time.Time{}
+		}
 	case StepStarted:
 		if b.Time > 0 && b.elapsed() >= b.Time {
 			return b.timeUp()
@@ -102,7 +110,7 @@ func (b *Budget) repeated(e Event) error {
 		return nil
 	}
 	args, _ := json.Marshal(e.Call.Args) // map keys come out sorted
-	key := fmt.Sprintf("%s\x00%s\x00%t\x00%s", e.Call.Name, args, e.Result.OK, e.Result.Body)
+	key := fmt.Sprintf("%s\x00%s\x00%s\x00%t\x00%s", e.Origin, e.Call.Name, args, e.Result.OK, e.Result.Body)
 	window := max(b.Window, b.Repeats)
 	b.recent = append(b.recent, key)
 	if len(b.recent) > window {

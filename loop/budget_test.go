@@ -120,3 +120,86 @@ func TestBudgetUnreportedUsageIsUnknown(t *testing.T) {
 		t.Errorf("Unreported = %d", b.Unreported())
 	}
 }
+
+// TestBudgetNested: a conversation nested in a call of the main one shares
+// its Budget. Its model calls and tokens count; its turns do not start or
+// stop the clock, which runs while the main turn does.
+func TestBudgetNested(t *testing.T) {
+	type step struct {
+		wait  time.Duration // before the event
+		e     loop.Event
+		limit string // the limit the event hits, or ""
+	}
+	main := func(k loop.Kind) loop.Event { return loop.Event{Kind: k} }
+	nested := func(k loop.Kind) loop.Event { return loop.Event{Kind: k, Origin: "call_1"} }
+	replied := func(origin string, tokens int) loop.Event {
+		return loop.Event{Kind: loop.Replied, Origin: origin, Reply: protocol.Reply{Usage: protocol.Usage{Known: true, OutputTokens: tokens}}}
+	}
+	ended := func(origin, body string) loop.Event {
+		return loop.Event{Kind: loop.CallEnded, Origin: origin, Ran: true, Call: protocol.Call{Name: "echo"}, Result: protocol.Result{OK: true, Body: body}}
+	}
+	tests := []struct {
+		name   string
+		budget loop.Budget
+		steps  []step
+	}{
+		{name: "a nested turn does not restart the main turn's clock", budget: loop.Budget{Time: time.Minute}, steps: []step{
+			{e: main(loop.TurnStarted)},
+			{wait: 40 * time.Second, e: nested(loop.TurnStarted)},
+			{wait: 10 * time.Second, e: nested(loop.TurnEnded)},
+			{wait: 15 * time.Second, e: main(loop.StepStarted), limit: "max-time"},
+		}},
+		{name: "a nested turn's end does not stop the clock", budget: loop.Budget{Time: time.Minute}, steps: []step{
+			{e: main(loop.TurnStarted)},
+			{e: nested(loop.TurnStarted)},
+			{e: nested(loop.TurnEnded)},
+			{wait: 70 * time.Second, e: main(loop.CallStarted), limit: "max-time"},
+		}},
+		{name: "nested steps see the main turn's time", budget: loop.Budget{Time: time.Minute}, steps: []step{
+			{e: main(loop.TurnStarted)},
+			{wait: 30 * time.Second, e: nested(loop.TurnStarted)},
+			{e: nested(loop.StepStarted)},
+			{wait: 31 * time.Second, e: nested(loop.StepStarted), limit: "max-time"},
+		}},
+		{name: "time between main turns does not count", budget: loop.Budget{Time: time.Minute}, steps: []step{
+			{e: main(loop.TurnStarted)},
+			{wait: 50 * time.Second, e: main(loop.TurnEnded)},
+			{wait: time.Hour, e: main(loop.TurnStarted)},
+			{e: nested(loop.TurnStarted)},
+			{wait: 5 * time.Second, e: nested(loop.TurnEnded)},
+			{e: main(loop.StepStarted)},
+		}},
+		{name: "nested model calls count", budget: loop.Budget{ModelCalls: 2}, steps: []step{
+			{e: main(loop.StepStarted)},
+			{e: nested(loop.StepStarted)},
+			{e: main(loop.StepStarted), limit: "max-model-calls"},
+		}},
+		{name: "nested output tokens count", budget: loop.Budget{OutputTokens: 10}, steps: []step{
+			{e: replied("", 6)},
+			{e: replied("call_1", 6), limit: "max-output-tokens"},
+		}},
+		{name: "repeats count within one conversation", budget: loop.Budget{Repeats: 2, Window: 8}, steps: []step{
+			{e: ended("", "same")},
+			{e: ended("call_1", "same")},
+			{e: ended("", "same"), limit: "max-repeats"},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+			b := tt.budget
+			b.Now = func() time.Time { return now }
+			for i, s := range tt.steps {
+				now = now.Add(s.wait)
+				err := b.Event(s.e)
+				var le *loop.LimitError
+				switch {
+				case s.limit == "" && err != nil:
+					t.Fatalf("event %d (%v %q): %v", i, s.e.Kind, s.e.Origin, err)
+				case s.limit != "" && (!errors.As(err, &le) || le.Name != s.limit):
+					t.Fatalf("event %d (%v %q): err = %v, want limit %s", i, s.e.Kind, s.e.Origin, err, s.limit)
+				}
+			}
+		})
+	}
+}

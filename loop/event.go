@@ -19,6 +19,9 @@ import (
 //	CallEnded     after a call ran or was refused, in call order
 //	Noticed       something the user should know (never an error point)
 //	TurnEnded     the turn is over; Report says what ran
+//
+// A nested conversation (see Config.Origin) passes the same points inside a
+// call of its parent, between the parent's CallStarted and CallEnded.
 type Kind int
 
 const (
@@ -49,6 +52,10 @@ type Event struct {
 	Kind Kind
 	Turn int
 	Step int
+	// Origin is the conversation the event belongs to, and whose Turn and
+	// Step it gives: "" for the main one, Config.Origin for a nested one
+	// (e.g. "call_3").
+	Origin string
 
 	Text     string           // TurnStarted: the input; Noticed: the notice; TurnEnded: the answer
 	Request  protocol.Request // StepStarted

@@ -13,6 +13,11 @@
 //   - A Compactor (Config.Compactor) is offered the conversation before
 //     every step and may return a shorter one; the Compacted event says
 //     what changed.
+//
+// Every event carries its Origin: "" for the main conversation, or the
+// Config.Origin of a nested conversation a tool started (a sub-agent), so a
+// nested conversation's steps can be shown and recorded apart while sharing
+// the parent's hooks.
 package loop
 
 import (
@@ -46,6 +51,11 @@ type Config struct {
 	// Compactor may shorten the conversation before each step. Nil means
 	// the conversation only grows.
 	Compactor Compactor
+	// Origin names this conversation in its events: "" for the main one;
+	// for one started by a tool, the id of the call that started it,
+	// prefixed by the parent's origin and "/" when the parent is itself
+	// nested (e.g. "call_3", "call_3/call_1").
+	Origin string
 }
 
 // ErrLimit is wrapped by every LimitError.
@@ -191,7 +201,7 @@ func (t *turn) run(ctx context.Context) (string, error) {
 }
 
 func (a *Agent) emit(e Event) error {
-	e.Turn = a.turn
+	e.Turn, e.Origin = a.turn, a.cfg.Origin
 	var first error
 	for _, h := range a.hooks {
 		if err := h.Event(e); err != nil && first == nil {

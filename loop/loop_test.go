@@ -3,6 +3,7 @@ package loop_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -262,5 +263,41 @@ func TestRequestsCarryStopSequences(t *testing.T) {
 		if e.Kind == loop.Noticed {
 			t.Errorf("unexpected notice %q: the stop sequence did not reach the model", e.Text)
 		}
+	}
+}
+
+// TestNestedConversationEvents: a tool that runs a conversation of its own
+// (a sub-agent) shares the parent's hooks; every event says which
+// conversation it belongs to, and the nested turn falls inside the call
+// that started it.
+func TestNestedConversationEvents(t *testing.T) {
+	var log []string
+	hook := loop.Observe(func(e loop.Event) {
+		if e.Kind != loop.Streamed {
+			log = append(log, fmt.Sprintf("%s %s %d", e.Origin, e.Kind, e.Turn))
+		}
+	})
+	budget := &loop.Budget{ModelCalls: 3}
+	var child *loop.Agent
+	ask := tools.New("ask", "Ask a sub-agent.", false, func(ctx context.Context, a nameArgs) (string, error) {
+		return child.Turn(ctx, a.Name)
+	})
+	set, err := tools.NewSet(ask)
+	if err != nil {
+		t.Fatal(err)
+	}
+	child = loop.New(script(t, ">>> expect=what\nforty-two\n"), set, loop.Config{System: "CHILD", Origin: "call_1"}, budget, hook)
+	parent := loop.New(script(t, ">>>\nTOOL_CALL {\"name\":\"ask\",\"arguments\":{\"name\":\"what\"}}\n>>> expect=forty-two\nok\n"),
+		set, loop.Config{System: "SYSTEM"}, budget, hook)
+	if _, err := parent.Turn(context.Background(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	equal(t, log, []string{
+		" turn 1", " step 1", " reply 1", " call 1",
+		"call_1 turn 1", "call_1 step 1", "call_1 reply 1", "call_1 turn_end 1",
+		" result 1", " step 1", " reply 1", " turn_end 1",
+	})
+	if _, err := parent.Turn(context.Background(), "more"); !errors.Is(err, loop.ErrLimit) {
+		t.Errorf("err = %v: the nested model call did not count in the shared budget", err)
 	}
 }
