@@ -183,38 +183,38 @@ func (st *safety) decided(d approve.Decision) {
 	if st.rec != nil {
 		st.rec.Approval(int(st.turn.Load()), d.Call.ID, d.Call.Name, question, word)
 	}
-	if word == "nobody" || d.Why == "mode deny" {
-		fmt.Fprintf(st.log, "approval: %s %s refused: %s (--approve %s)\n", d.Call.ID, d.Call.Name, d.Why, hint(d))
+	if h := hint(d); h != "" {
+		fmt.Fprintf(st.log, "approval: %s %s refused: %s (--approve %s)\n", d.Call.ID, d.Call.Name, d.Why, h)
 	}
 }
 
 // decisionWord is the record's word for a decision a person made or could
-// not make, or "" for one the mode made alone.
+// not make, or for mode deny; "" for one the mode or the check made alone,
+// which the call and result lines already tell.
 func decisionWord(d approve.Decision) string {
-	switch {
-	case d.Why == "mode deny":
-		return "no"
-	case !d.Asked && !d.Allowed:
-		return ""
-	case !d.Asked && d.Why == "the user said always before":
-		return "always"
-	case !d.Asked:
-		return ""
-	case d.Why == "the user said yes":
+	switch d.Outcome {
+	case approve.UserYes:
 		return "yes"
-	case d.Why == "the user said always":
+	case approve.UserAlways, approve.AlwaysBefore:
 		return "always"
-	case d.Why == "the user said no":
+	case approve.UserNo, approve.ModeDenied:
 		return "no"
+	case approve.Unanswered:
+		return "nobody"
 	}
-	return "nobody"
+	return ""
 }
 
+// hint completes "(--approve ...)" after a refusal that no question on the
+// screen told of; it is "" for the decisions the screen already shows.
 func hint(d approve.Decision) string {
-	if d.Why == "mode deny" {
+	switch d.Outcome {
+	case approve.ModeDenied:
 		return "deny refuses every call"
+	case approve.Unanswered:
+		return "all runs everything without asking"
 	}
-	return "all runs everything without asking"
+	return ""
 }
 
 // gated is the tool set of a chat: the approval gate, and the asker it
