@@ -118,15 +118,77 @@ type Tools interface {
 	Run(ctx context.Context, call protocol.Call) protocol.Result
 }
 
+// Outcome says how a Gate decided a call. Code branches on it, never on a
+// Decision's Why, which is only for people to read.
+type Outcome int
+
+const (
+	// ModeAllowed: the mode let the call run without a question.
+	ModeAllowed Outcome = iota + 1
+	// ModeDenied: mode deny refused the call.
+	ModeDenied
+	// CheckRefused: Config.Check refused the call before anyone was asked.
+	CheckRefused
+	// UserYes: the user was asked and said yes.
+	UserYes
+	// UserAlways: the user was asked and said always.
+	UserAlways
+	// UserNo: the user was asked and said no.
+	UserNo
+	// AlwaysBefore: the user said always to the same question earlier, so
+	// it was not asked again.
+	AlwaysBefore
+	// Unanswered: the question was asked and nobody answered it: there
+	// was nobody to ask, the input ended, or the question was interrupted.
+	Unanswered
+)
+
+// String names the outcome, for messages and tests.
+func (o Outcome) String() string {
+	switch o {
+	case ModeAllowed:
+		return "mode allowed"
+	case ModeDenied:
+		return "mode denied"
+	case CheckRefused:
+		return "check refused"
+	case UserYes:
+		return "user yes"
+	case UserAlways:
+		return "user always"
+	case UserNo:
+		return "user no"
+	case AlwaysBefore:
+		return "always before"
+	case Unanswered:
+		return "unanswered"
+	}
+	return fmt.Sprintf("Outcome(%d)", int(o))
+}
+
+// Allowed reports whether the call may go on.
+func (o Outcome) Allowed() bool {
+	return o == ModeAllowed || o == UserYes || o == UserAlways || o == AlwaysBefore
+}
+
+// Asked reports whether the Asker was asked.
+func (o Outcome) Asked() bool {
+	return o == UserYes || o == UserAlways || o == UserNo || o == Unanswered
+}
+
 // Decision is one decision a Gate made, for the run's record.
 type Decision struct {
 	Call     protocol.Call
 	Question Question // the zero Question when none was asked
-	Asked    bool
-	Allowed  bool
-	// Why explains the decision: "mode all", "the user said yes", ...
+	Outcome  Outcome
+	// Why explains the decision to people: "mode all", "the user said
+	// yes", the reason nobody could answer... It may be reworded at any
+	// time: branch on Outcome.
 	Why string
 }
+
+// Allowed reports whether the call may go on.
+func (d Decision) Allowed() bool { return d.Outcome.Allowed() }
 
 // Config says how a Gate decides.
 type Config struct {
@@ -174,12 +236,12 @@ func (g *Gate) Specs() []protocol.ToolSpec { return g.tools.Specs() }
 // output may go back to the model.
 func (g *Gate) Run(ctx context.Context, call protocol.Call) protocol.Result {
 	if g.cfg.Mode == Deny {
-		return g.refuse(call, Decision{Why: "mode deny"},
+		return g.refuse(call, Decision{Outcome: ModeDenied, Why: "mode deny"},
 			"Not run: the user's approval mode is deny, so no tool may run. Answer with what you know, without tools.")
 	}
 	if g.cfg.Check != nil {
 		if err := g.cfg.Check(call); err != nil {
-			return g.refuse(call, Decision{Why: "refused by the check before asking"}, err.Error())
+			return g.refuse(call, Decision{Outcome: CheckRefused, Why: "refused by the check before asking"}, err.Error())
 		}
 	}
 	secret := ""
@@ -194,7 +256,7 @@ func (g *Gate) Run(ctx context.Context, call protocol.Call) protocol.Result {
 		}
 		g.record(d)
 	} else {
-		g.record(Decision{Call: call, Allowed: true, Why: "mode " + string(g.cfg.Mode)})
+		g.record(Decision{Call: call, Outcome: ModeAllowed, Why: "mode " + string(g.cfg.Mode)})
 	}
 	if secret != "" && g.cfg.Permit != nil {
 		ctx = g.cfg.Permit(ctx)
@@ -209,7 +271,7 @@ func (g *Gate) Run(ctx context.Context, call protocol.Call) protocol.Result {
 		if !ok {
 			g.record(d)
 			res.OK = false
-			res.Body = fmt.Sprintf("The call ran, but its output was withheld: it looks like it holds %s, and %s. Do not try to read it another way; ask the user for what you need.", what, whyNot(d))
+			res.Body = fmt.Sprintf("The call ran, but its output was withheld: it looks like it holds %s, and %s. Do not try to read it another way; ask the user for what you need.", what, d.Why)
 			return res
 		}
 		g.record(d)
@@ -239,23 +301,22 @@ func (g *Gate) ask(ctx context.Context, call protocol.Call, q Question) (bool, D
 	defer g.mu.Unlock()
 	d := Decision{Call: call, Question: q}
 	if g.always[q] {
-		d.Allowed, d.Why = true, "the user said always before"
+		d.Outcome, d.Why = AlwaysBefore, "the user said always before"
 		return true, d
 	}
-	d.Asked = true
 	answer, err := g.cfg.Asker.Ask(ctx, q)
 	switch {
 	case err != nil:
-		d.Why = err.Error()
+		d.Outcome, d.Why = Unanswered, err.Error()
 	case answer == Always:
 		g.always[q] = true
-		d.Allowed, d.Why = true, "the user said always"
+		d.Outcome, d.Why = UserAlways, "the user said always"
 	case answer == Yes:
-		d.Allowed, d.Why = true, "the user said yes"
+		d.Outcome, d.Why = UserYes, "the user said yes"
 	default:
-		d.Why = "the user said no"
+		d.Outcome, d.Why = UserNo, "the user said no"
 	}
-	return d.Allowed, d
+	return d.Allowed(), d
 }
 
 // refusal is the result body of a call the user did not approve.
@@ -263,18 +324,11 @@ func (g *Gate) refusal(ctx context.Context, d Decision, q Question) string {
 	if ctx.Err() != nil {
 		return "interrupted"
 	}
-	return fmt.Sprintf("Not run: %s needs the user's approval (approval mode %s), and %s. Nothing was run. Do something else, or tell the user what you wanted to do and why.", strings.TrimSuffix(q.String(), "?"), g.cfg.Mode, whyNot(d))
-}
-
-func whyNot(d Decision) string {
-	if d.Why == "the user said no" {
-		return "the user said no"
-	}
-	return d.Why
+	return fmt.Sprintf("Not run: %s needs the user's approval (approval mode %s), and %s. Nothing was run. Do something else, or tell the user what you wanted to do and why.", strings.TrimSuffix(q.String(), "?"), g.cfg.Mode, d.Why)
 }
 
 func (g *Gate) refuse(call protocol.Call, d Decision, body string) protocol.Result {
-	d.Call, d.Allowed = call, false
+	d.Call = call
 	g.record(d)
 	return protocol.Result{CallID: call.ID, Tool: call.Name, Body: body}
 }

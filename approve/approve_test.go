@@ -154,11 +154,93 @@ func TestAnswers(t *testing.T) {
 	}
 	var whys []string
 	for _, d := range decisions {
-		whys = append(whys, fmt.Sprintf("%v %s", d.Allowed, d.Why))
+		whys = append(whys, fmt.Sprintf("%v %s", d.Allowed(), d.Why))
 	}
 	wantWhys := "false the user said no|true the user said always|true the user said always before|true the user said always before|true the user said yes"
 	if strings.Join(whys, "|") != wantWhys {
 		t.Errorf("decisions %q", whys)
+	}
+}
+
+// Each way a Gate decides has its own Outcome, whatever its Why says.
+func TestOutcomes(t *testing.T) {
+	key := "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEA\n-----END OPENSSH PRIVATE KEY-----\n"
+	refuseSudo := func(c protocol.Call) error {
+		if c.Args["command"] == "sudo ls" {
+			return errors.New("refused")
+		}
+		return nil
+	}
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	tests := []struct {
+		name  string
+		mode  approve.Mode
+		asker approve.Asker
+		ctx   context.Context
+		body  string // what the tool returns
+		calls []protocol.Call
+		want  []approve.Outcome
+	}{
+		{"deny", approve.Deny, nil, nil, "", []protocol.Call{call("read_file", "a")}, []approve.Outcome{approve.ModeDenied}},
+		{"check", approve.Ask, &script{}, nil, "", []protocol.Call{call("bash", "sudo ls")}, []approve.Outcome{approve.CheckRefused}},
+		{"auto read", approve.Auto, &script{}, nil, "", []protocol.Call{call("read_file", "a")}, []approve.Outcome{approve.ModeAllowed}},
+		{"all write", approve.All, &script{}, nil, "", []protocol.Call{call("write_file", "a")}, []approve.Outcome{approve.ModeAllowed}},
+		{"yes", approve.Auto, &script{answers: []approve.Answer{approve.Yes}}, nil, "", []protocol.Call{call("write_file", "a")}, []approve.Outcome{approve.UserYes}},
+		{"no", approve.Auto, &script{answers: []approve.Answer{approve.No}}, nil, "", []protocol.Call{call("write_file", "a")}, []approve.Outcome{approve.UserNo}},
+		{"always", approve.Auto, &script{answers: []approve.Answer{approve.Always}}, nil, "",
+			[]protocol.Call{call("write_file", "a"), call("write_file", "a")}, []approve.Outcome{approve.UserAlways, approve.AlwaysBefore}},
+		{"nobody", approve.Auto, approve.Nobody, nil, "", []protocol.Call{call("write_file", "a")}, []approve.Outcome{approve.Unanswered}},
+		{"interrupted", approve.Auto, &script{err: context.Canceled}, cancelled, "", []protocol.Call{call("write_file", "a")}, []approve.Outcome{approve.Unanswered}},
+		{"send yes", approve.Auto, &script{answers: []approve.Answer{approve.Yes}}, nil, key,
+			[]protocol.Call{call("read_file", "a")}, []approve.Outcome{approve.ModeAllowed, approve.UserYes}},
+		{"send nobody", approve.Auto, approve.Nobody, nil, key,
+			[]protocol.Call{call("read_file", "a")}, []approve.Outcome{approve.ModeAllowed, approve.Unanswered}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []approve.Outcome
+			g := approve.New(&fakeTools{body: tt.body}, approve.Config{
+				Mode:   tt.mode,
+				Asker:  tt.asker,
+				Check:  refuseSudo,
+				Record: func(d approve.Decision) { got = append(got, d.Outcome) },
+			})
+			ctx := tt.ctx
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			for _, c := range tt.calls {
+				g.Run(ctx, c)
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tt.want) {
+				t.Errorf("outcomes %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestOutcomeAllowedAsked(t *testing.T) {
+	for _, tt := range []struct {
+		o              approve.Outcome
+		allowed, asked bool
+	}{
+		{approve.ModeAllowed, true, false},
+		{approve.ModeDenied, false, false},
+		{approve.CheckRefused, false, false},
+		{approve.UserYes, true, true},
+		{approve.UserAlways, true, true},
+		{approve.UserNo, false, true},
+		{approve.AlwaysBefore, true, false},
+		{approve.Unanswered, false, true},
+		{0, false, false},
+	} {
+		if tt.o.Allowed() != tt.allowed || tt.o.Asked() != tt.asked {
+			t.Errorf("%v: allowed %v asked %v, want %v %v", tt.o, tt.o.Allowed(), tt.o.Asked(), tt.allowed, tt.asked)
+		}
+		if d := (approve.Decision{Outcome: tt.o, Why: "the user said yes"}); d.Allowed() != tt.allowed {
+			t.Errorf("%v: a decision's Why changed whether it is allowed", tt.o)
+		}
 	}
 }
 

@@ -38,6 +38,13 @@ func New(s *Script) *Model {
 	return &Model{name: s.Name, replies: slices.Clone(s.Replies)}
 }
 
+// Describe says what the model is: a fake whose model is its script. It
+// cuts replies at the stop sequences of each request and ignores every
+// other setting: its replies are written in the script.
+func (m *Model) Describe() protocol.Backend {
+	return protocol.Backend{Name: "fake", Model: m.name, Settings: []protocol.Setting{protocol.Stop}}
+}
+
 // Remaining reports how many replies have not been served yet.
 func (m *Model) Remaining() int {
 	m.mu.Lock()

@@ -224,3 +224,21 @@ func TestExcerpt(t *testing.T) {
 		t.Errorf("excerpt(short) = %s", got)
 	}
 }
+
+// The fake names its script as its model, and honours the stop sequences
+// (which it cuts at, above) and no other setting.
+func TestDescribe(t *testing.T) {
+	s, err := Parse("demo.fake", []byte(">>>\nhi\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := New(s).Describe()
+	if b.Name != "fake" || b.Model != "demo.fake" || len(b.Options) != 0 {
+		t.Errorf("described as %+v", b)
+	}
+	for _, set := range []protocol.Setting{protocol.NumCtx, protocol.NumPredict, protocol.Temperature, protocol.Seed, protocol.Stop} {
+		if got, want := b.Honours(set), set == protocol.Stop; got != want {
+			t.Errorf("honours %s: %v, want %v", set, got, want)
+		}
+	}
+}

@@ -132,19 +132,30 @@ func (m *Model) Chat(ctx context.Context, req protocol.Request, stream func(prot
 	return reply, nil
 }
 
+// Describe says what the model is: an Ollama model that honours every
+// setting of Options and the stop sequences of each request.
+func (m *Model) Describe() protocol.Backend {
+	return protocol.Backend{
+		Name:     "ollama",
+		Model:    m.name,
+		Settings: []protocol.Setting{protocol.NumCtx, protocol.NumPredict, protocol.Temperature, protocol.Seed, protocol.Stop},
+		Options:  m.options(nil),
+	}
+}
+
 func (m *Model) options(stop []string) map[string]any {
-	o := map[string]any{"num_ctx": m.opts.NumCtx}
+	o := map[string]any{string(protocol.NumCtx): m.opts.NumCtx}
 	if len(stop) > 0 {
-		o["stop"] = stop
+		o[string(protocol.Stop)] = stop
 	}
 	if m.opts.NumPredict > 0 {
-		o["num_predict"] = m.opts.NumPredict
+		o[string(protocol.NumPredict)] = m.opts.NumPredict
 	}
 	if m.opts.Temperature != nil {
-		o["temperature"] = *m.opts.Temperature
+		o[string(protocol.Temperature)] = *m.opts.Temperature
 	}
 	if m.opts.Seed != nil {
-		o["seed"] = *m.opts.Seed
+		o[string(protocol.Seed)] = *m.opts.Seed
 	}
 	return o
 }

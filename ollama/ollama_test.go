@@ -3,6 +3,7 @@ package ollama_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -211,5 +212,43 @@ func TestChatServerFailures(t *testing.T) {
 				t.Errorf("the part that arrived was lost: %q", reply.Content)
 			}
 		})
+	}
+}
+
+// Describe reports the options every request carries, and honours every
+// option a request may carry.
+func TestDescribe(t *testing.T) {
+	temp, seed := 0.5, 7
+	for _, opts := range []ollama.Options{
+		{NumCtx: 2048},
+		{NumCtx: 4096, NumPredict: 99, Temperature: &temp, Seed: &seed},
+	} {
+		host, srv := serve(t, ">>>\nok\n")
+		m := ollama.New(host, "tiny", opts)
+		if _, err := m.Chat(context.Background(), protocol.Request{
+			Messages: []protocol.Message{{Role: protocol.User, Content: "x"}},
+			Stop:     []string{"\nSTOP"},
+		}, nil); err != nil {
+			t.Fatal(err)
+		}
+		sent := srv.Requests()[0].Options
+		b := m.Describe()
+		if b.Name != "ollama" || b.Model != "tiny" {
+			t.Errorf("described as %s model %s", b.Name, b.Model)
+		}
+		for key, v := range sent {
+			if !b.Honours(protocol.Setting(key)) {
+				t.Errorf("sent %s, which Describe does not honour", key)
+			}
+			if key == string(protocol.Stop) {
+				continue
+			}
+			if got, ok := b.Options[key]; !ok || fmt.Sprint(got) != fmt.Sprint(v) {
+				t.Errorf("option %s: described %v, sent %v", key, got, v)
+			}
+		}
+		if len(b.Options) != len(sent)-1 {
+			t.Errorf("described %v, sent %v", b.Options, sent)
+		}
 	}
 }

@@ -12,8 +12,11 @@
 //
 // and, by type:
 //
-//	start        version, model, backend, workspace, options (object: what
-//	             every request is sent with), tools ([]string),
+//	start        version, model, backend, workspace, options (object: the
+//	             settings the backend was configured with, which every
+//	             request carries; the stop sequences are on each request
+//	             line), ignored ([]string: settings asked for that the
+//	             backend ignores; absent when none), tools ([]string),
 //	             system_prompt_bytes
 //	turn         input: the user's words
 //	request      messages (count), bytes (of all message contents),
@@ -59,6 +62,7 @@ type Start struct {
 	Backend           string         `json:"backend"`
 	Workspace         string         `json:"workspace"`
 	Options           map[string]any `json:"options,omitempty"`
+	Ignored           []string       `json:"ignored,omitempty"`
 	Tools             []string       `json:"tools"`
 	SystemPromptBytes int            `json:"system_prompt_bytes"`
 }

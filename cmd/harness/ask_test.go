@@ -14,24 +14,25 @@ import (
 )
 
 // replTools builds the chat tools of a workspace as the REPL gets them,
-// with answers read from lines and questions written to out.
-func replTools(t *testing.T, flags safetyFlags, out *bytes.Buffer) (loop.Tools, string) {
+// with questions written to out and answered by the lines given to the
+// asker it returns.
+func replTools(t *testing.T, flags safetyFlags, out *bytes.Buffer) (loop.Tools, *lineAsker, string) {
 	t.Helper()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	w := &workspaceFlags{Workspace: dir}
-	ts, _, err := w.tools(&flags)
+	tb, err := w.tools(&flags)
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &env{ctx: context.Background(), stdin: strings.NewReader(""), stdout: out, stderr: out}
-	gated, err := flags.gate(e, ts, true)
+	asker := &lineAsker{out: out, echo: true}
+	gated, err := flags.gate(tb, asker, (&approvals{log: out}).decided, &fallback{log: out})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return gated, dir
+	return gated, asker, dir
 }
 
 func writeCall(id, path string) protocol.Call {
@@ -42,9 +43,9 @@ func writeCall(id, path string) protocol.Call {
 // output as typed lines would.
 func TestREPLAnswers(t *testing.T) {
 	var out bytes.Buffer
-	ts, dir := replTools(t, safetyFlags{Sandbox: "none"}, &out)
+	ts, asker, dir := replTools(t, safetyFlags{Sandbox: "none"}, &out)
 	lines := make(chan string, 4)
-	listen(ts, lines)
+	asker.listen(lines)
 	lines <- "y"
 	lines <- "no"
 	lines <- "always"
@@ -77,13 +78,13 @@ func TestREPLAnswers(t *testing.T) {
 // Before the REPL gives its lines, and after they end, nobody can answer.
 func TestREPLNobody(t *testing.T) {
 	var out bytes.Buffer
-	ts, _ := replTools(t, safetyFlags{Sandbox: "none"}, &out)
+	ts, asker, _ := replTools(t, safetyFlags{Sandbox: "none"}, &out)
 	if res := ts.Run(context.Background(), writeCall("call_1", "b.txt")); res.OK || !strings.Contains(res.Body, "nobody could approve it") {
 		t.Errorf("no lines yet: %+v", res)
 	}
 	lines := make(chan string)
 	close(lines)
-	listen(ts, lines)
+	asker.listen(lines)
 	if res := ts.Run(context.Background(), writeCall("call_2", "b.txt")); res.OK || !strings.Contains(res.Body, "the input ended") {
 		t.Errorf("input ended: %+v", res)
 	}
@@ -92,8 +93,8 @@ func TestREPLNobody(t *testing.T) {
 // Ctrl-C during a question ends it as an interruption.
 func TestREPLQuestionInterrupted(t *testing.T) {
 	var out bytes.Buffer
-	ts, _ := replTools(t, safetyFlags{Sandbox: "none"}, &out)
-	listen(ts, make(chan string))
+	ts, asker, _ := replTools(t, safetyFlags{Sandbox: "none"}, &out)
+	asker.listen(make(chan string))
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if res := ts.Run(ctx, writeCall("call_1", "b.txt")); res.OK || res.Body != "interrupted" {
@@ -124,7 +125,7 @@ func TestSafetyFlagErrors(t *testing.T) {
 		{safetyFlags{BashBlock: []string{"a b"}}, "--bash-allow/--bash-block"},
 		{safetyFlags{SandboxWrite: []string{filepath.Join(dir, "missing")}}, "--sandbox-write"},
 	} {
-		_, _, err := (&workspaceFlags{Workspace: dir}).tools(&tt.flags)
+		_, err := (&workspaceFlags{Workspace: dir}).tools(&tt.flags)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%+v: err = %v, want it to name %s", tt.flags, err, tt.want)
 		}

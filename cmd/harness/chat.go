@@ -1,16 +1,23 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"time"
 
+	"github.com/alecthomas/kong"
+
+	"harness/approve"
 	"harness/fakemodel"
+	"harness/guard"
 	"harness/loop"
 	"harness/ollama"
 	"harness/protocol"
 	"harness/record"
+	"harness/sandbox"
 	"harness/tools"
 )
 
@@ -53,27 +60,54 @@ type budgetFlags struct {
 	MaxRepeats      int           `default:"3" help:"Stop when the same call with the same arguments gets the same result this many times within the last 8 calls (or the last N, when N is over 8)."`
 }
 
-func (c *chatCmd) Run(e *env) error {
-	ts, ws, err := c.tools(&c.safetyFlags)
+func (c *chatCmd) Run(ctx context.Context, std stdio, k *kong.Context) error {
+	r, err := c.wire(ctx, std, flagsGiven(k))
 	if err != nil {
-		return &exitCodeError{code: exitUsage, err: err}
-	}
-	if ts, err = c.gate(e, ts, c.Prompt == ""); err != nil {
 		return err
+	}
+	defer r.close()
+	if c.Prompt != "" {
+		return r.oneTurn(ctx, std, c.Prompt)
+	}
+	return r.repl(ctx, std)
+}
+
+// wire builds the parts of a chat from the flags, once; they are passed
+// down from here and never looked for again. given names the flags given
+// on the command line.
+func (c *chatCmd) wire(ctx context.Context, std stdio, given []string) (*runner, error) {
+	inREPL := c.Prompt == ""
+	log := std.err // where notes go: the REPL's output, or stderr with -p
+	if inREPL {
+		log = std.out
+	}
+	tb, err := c.tools(&c.safetyFlags)
+	if err != nil {
+		return nil, &exitCodeError{code: exitUsage, err: err}
+	}
+	fb := &fallback{log: log}
+	if err := c.startSandbox(ctx, tb.box, fb); err != nil {
+		return nil, err
 	}
 	model, err := c.model()
 	if err != nil {
-		return &exitCodeError{code: exitUsage, err: err}
+		return nil, &exitCodeError{code: exitUsage, err: err}
+	}
+	backend := model.Describe()
+	unused := ignored(backend, given)
+	for _, fs := range unused {
+		fmt.Fprintf(std.err, "harness: --%s is ignored by the %s backend\n", fs.flag, backend.Name)
 	}
 	tests, err := regexp.Compile(c.TestPattern)
 	if err != nil {
-		return &exitCodeError{code: exitUsage, err: fmt.Errorf("--test-pattern: %w", err)}
+		return nil, &exitCodeError{code: exitUsage, err: fmt.Errorf("--test-pattern: %w", err)}
 	}
 	r := &runner{
-		model: model,
-		tools: ts,
+		backend: backend,
+		model:   model,
+		root:    tb.ws.Root(),
 		cfg: loop.Config{
-			System:          protocol.SystemPrompt(ws.Root(), ts.Specs()),
+			System:          protocol.SystemPrompt(tb.ws.Root(), tb.set.Specs()),
 			MaxSteps:        c.MaxSteps,
 			MaxFormatErrors: c.MaxFormatErrors,
 			IsTest:          isTest(tests),
@@ -86,42 +120,88 @@ func (c *chatCmd) Run(e *env) error {
 			Repeats:      c.MaxRepeats,
 			Window:       8,
 		},
+		close: func() {},
 	}
 	if c.Record != "" {
-		closeRecord, err := r.record(c.Record, c.start(ws.Root(), ts, r.cfg.System))
-		if err != nil {
-			return err
+		start := r.start(tb.set, unused)
+		if r.rec, r.close, err = openRecord(c.Record, start); err != nil {
+			return nil, err
 		}
-		defer closeRecord()
 	}
-	c.attach(r)
-	if c.Prompt != "" {
-		return r.oneTurn(e, c.Prompt)
+	r.approvals = &approvals{log: log, rec: r.rec}
+	// Questions go to the REPL's output in the REPL, answered by its input
+	// lines; with -p, to stderr, answered only when stdin is a terminal.
+	var asker approve.Asker // nil: nobody can answer
+	switch {
+	case inREPL:
+		r.answers = &lineAsker{out: std.out, echo: !interactive(std.in)}
+		asker = r.answers
+	case interactive(std.in):
+		asker = &lineAsker{out: std.err, start: func() <-chan string { return readLines(std.in) }}
 	}
-	return r.repl(e, c.Model, ws.Root())
+	if r.tools, err = c.gate(tb, asker, r.approvals.decided, fb); err != nil {
+		r.close()
+		return nil, err
+	}
+	return r, nil
 }
 
 // start is what the record says about the run before it begins.
-func (c *chatCmd) start(root string, ts loop.Tools, system string) record.Start {
-	s := record.Start{Version: version(), Model: c.Model, Backend: "ollama", Workspace: root, SystemPromptBytes: len(system)}
-	if c.Fake != "" {
-		s.Backend, s.Model = "fake", c.Fake
-	} else {
-		s.Options = map[string]any{"num_ctx": c.NumCtx, "stop": protocol.StopSequences()}
-		if c.MaxTokens > 0 {
-			s.Options["num_predict"] = c.MaxTokens
-		}
-		if c.Temperature != nil {
-			s.Options["temperature"] = *c.Temperature
-		}
-		if c.Seed != nil {
-			s.Options["seed"] = *c.Seed
-		}
+func (r *runner) start(ts loop.Tools, unused []flagSetting) record.Start {
+	s := record.Start{
+		Version:           version(),
+		Model:             r.backend.Model,
+		Backend:           r.backend.Name,
+		Workspace:         r.root,
+		Options:           r.backend.Options,
+		SystemPromptBytes: len(r.cfg.System),
+	}
+	for _, fs := range unused {
+		s.Ignored = append(s.Ignored, string(fs.setting))
 	}
 	for _, spec := range ts.Specs() {
 		s.Tools = append(s.Tools, spec.Name)
 	}
 	return s
+}
+
+// flagsGiven names the flags given on the command line, as they were
+// given; flags set by their environment variable or default are not.
+func flagsGiven(k *kong.Context) []string {
+	var names []string
+	for _, p := range k.Path {
+		if p.Flag != nil && !p.Resolved {
+			names = append(names, p.Flag.Name)
+		}
+	}
+	return names
+}
+
+// flagSetting pairs a model flag with the backend setting it sets.
+type flagSetting struct {
+	flag    string
+	setting protocol.Setting
+}
+
+// modelSettings lists the model flags that set a backend setting.
+func modelSettings() []flagSetting {
+	return []flagSetting{
+		{"num-ctx", protocol.NumCtx},
+		{"max-tokens", protocol.NumPredict},
+		{"temperature", protocol.Temperature},
+		{"seed", protocol.Seed},
+	}
+}
+
+// ignored returns the model flags among given whose setting b ignores.
+func ignored(b protocol.Backend, given []string) []flagSetting {
+	var out []flagSetting
+	for _, fs := range modelSettings() {
+		if slices.Contains(given, fs.flag) && !b.Honours(fs.setting) {
+			out = append(out, fs)
+		}
+	}
+	return out
 }
 
 // testPattern is the default --test-pattern: a test command at the start of
@@ -149,28 +229,37 @@ func target(c protocol.Call) string {
 	return c.Name
 }
 
-// tools builds the tool set explicitly: nothing registers itself. Long
-// results are cut, and kept for read_output.
-func (w *workspaceFlags) tools(safety ...*safetyFlags) (loop.Tools, *tools.Workspace, error) {
+// toolbox is the tool set of a workspace, and the parts of it that the
+// approval gate and the sandbox's start need.
+type toolbox struct {
+	ws     *tools.Workspace
+	policy *guard.Policy
+	box    *sandbox.Sandbox
+	set    loop.Tools
+}
+
+// tools builds the tool set explicitly, its bash tool as safety says:
+// nothing registers itself. Long results are cut, and kept for read_output.
+func (w *workspaceFlags) tools(safety *safetyFlags) (*toolbox, error) {
 	ws, err := tools.NewWorkspace(w.Workspace)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	bash, err := bashTool(ws, safety...)
+	policy, box, err := safety.commands(ws)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	ts := []tools.Tool{
 		tools.ReadFile(ws),
 		tools.ListFiles(ws),
 		tools.EditFile(ws),
 		tools.WriteFile(ws),
-		bash,
+		tools.Bash(ws, policy, box),
 	}
 	for _, mode := range w.Lie {
 		lie, err := tools.ParseLie(mode)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		for i := range ts {
 			ts[i] = lie.Apply(ts[i])
@@ -178,12 +267,23 @@ func (w *workspaceFlags) tools(safety ...*safetyFlags) (loop.Tools, *tools.Works
 	}
 	set, err := tools.NewSet(ts...)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return tools.WithOutputs(set), ws, nil
+	return &toolbox{ws: ws, policy: policy, box: box, set: tools.WithOutputs(set)}, nil
 }
 
-func (m *modelFlags) model() (loop.Model, error) {
+// backend is a model that says what it is and which settings it honours.
+type backend interface {
+	loop.Model
+	Describe() protocol.Backend
+}
+
+var (
+	_ backend = (*ollama.Model)(nil)
+	_ backend = (*fakemodel.Model)(nil)
+)
+
+func (m *modelFlags) model() (backend, error) {
 	if m.Fake != "" {
 		s, err := fakemodel.Load(m.Fake)
 		if err != nil {
@@ -210,12 +310,12 @@ type promptCmd struct {
 	workspaceFlags `embed:""`
 }
 
-func (c *promptCmd) Run(e *env) error {
-	ts, ws, err := c.tools()
+func (c *promptCmd) Run(std stdio) error {
+	tb, err := c.tools(&safetyFlags{})
 	if err != nil {
 		return &exitCodeError{code: exitUsage, err: err}
 	}
-	_, err = fmt.Fprint(e.stdout, protocol.SystemPrompt(ws.Root(), ts.Specs()))
+	_, err = fmt.Fprint(std.out, protocol.SystemPrompt(tb.ws.Root(), tb.set.Specs()))
 	return err
 }
 

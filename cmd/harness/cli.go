@@ -31,12 +31,12 @@ type cli struct {
 	TinyModel  tinyModelCmd  `cmd:"" name:"tiny-model" help:"Write a tiny model that speaks the tool protocol (a GGUF file and a Modelfile), to try the harness on a real Ollama."`
 }
 
-// env is what every command runs with.
-type env struct {
-	ctx    context.Context
-	stdin  io.Reader
-	stdout io.Writer
-	stderr io.Writer
+// stdio is where a command reads its input and writes its output and its
+// messages. Commands take it, and the context, as arguments of Run: both
+// are bound to the parser.
+type stdio struct {
+	in       io.Reader
+	out, err io.Writer
 }
 
 // exitCodeError ends the program with a given code after its message.
@@ -58,6 +58,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		kong.Exit(func(c int) { exited, code = true, c }),
 		kong.UsageOnError(),
 		kong.Vars{"version": version(), "default_model": "qwen2.5-coder:7b", "test_pattern": testPattern},
+		kong.BindTo(ctx, (*context.Context)(nil)),
+		kong.Bind(stdio{in: stdin, out: stdout, err: stderr}),
 	)
 	if err != nil {
 		fmt.Fprintf(stderr, "harness: %v\n", err)
@@ -71,7 +73,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stderr, "harness: %v\n", err)
 		return exitUsage
 	}
-	err = kctx.Run(&env{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr})
+	err = kctx.Run()
 	if err == nil {
 		return exitOK
 	}

@@ -1,8 +1,8 @@
 package main
 
 import (
+	"context"
 	"fmt"
-
 	"net"
 	"os"
 	"os/signal"
@@ -20,7 +20,7 @@ type fakeOllamaCmd struct {
 
 // Run serves until interrupted. It prints the address it listens on, alone
 // on a line of stdout, ready for OLLAMA_HOST or --host.
-func (c *fakeOllamaCmd) Run(e *env) error {
+func (c *fakeOllamaCmd) Run(ctx context.Context, std stdio) error {
 	script, err := fakemodel.Load(c.Script)
 	if err != nil {
 		return &exitCodeError{code: exitUsage, err: err}
@@ -38,13 +38,13 @@ func (c *fakeOllamaCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(e.ctx, os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	fmt.Fprintln(e.stdout, ln.Addr().String())
-	if f, ok := e.stdout.(interface{ Sync() error }); ok {
+	fmt.Fprintln(std.out, ln.Addr().String())
+	if f, ok := std.out.(interface{ Sync() error }); ok {
 		_ = f.Sync()
 	}
-	fmt.Fprintf(e.stderr, "fake-ollama: serving %s as model %q at http://%s\n", c.Script, c.Model, ln.Addr())
+	fmt.Fprintf(std.err, "fake-ollama: serving %s as model %q at http://%s\n", c.Script, c.Model, ln.Addr())
 	srv := fakemodel.NewServer(script, opts...)
 	return srv.Serve(ctx, ln)
 }

@@ -9,70 +9,85 @@ import (
 	"strings"
 
 	"harness/loop"
+	"harness/protocol"
 	"harness/record"
 )
 
-// runner holds the parts of a run; the UI joins its hooks last, so that
-// what it shows has already passed the budget and reached the record.
+// runner is a chat's parts, built once from the flags by (*chatCmd).wire
+// and held here by name: nothing is found later by its type.
 type runner struct {
-	model  loop.Model
-	tools  loop.Tools
-	cfg    loop.Config
-	budget *loop.Budget
-	hooks  []loop.Hook // after the budget, before the UI
+	backend   protocol.Backend // what the model says it is
+	model     loop.Model
+	tools     loop.Tools // behind the approval gate
+	root      string     // the workspace's
+	cfg       loop.Config
+	budget    *loop.Budget
+	rec       *record.Recorder // nil without --record
+	approvals *approvals
+	// answers is the asker of the gate's questions that the REPL's input
+	// lines answer; nil with -p.
+	answers *lineAsker
+	close   func() // closes what the run opened
 }
 
+// agent returns the agent of the run, rendering its events with v. The
+// UI's hook comes last, so that what it shows has already passed the
+// budget and reached the record.
 func (r *runner) agent(v *view) *loop.Agent {
-	hooks := append([]loop.Hook{r.budget}, r.hooks...)
-	return loop.New(r.model, r.tools, r.cfg, append(hooks, loop.Observe(v.event))...)
+	hooks := []loop.Hook{r.budget}
+	if r.rec != nil {
+		hooks = append(hooks, r.rec)
+	}
+	hooks = append(hooks, r.approvals, loop.Observe(v.event))
+	return loop.New(r.model, r.tools, r.cfg, hooks...)
 }
 
-// record appends the run's record to path and returns what closes it.
-func (r *runner) record(path string, start record.Start) (func(), error) {
+// openRecord appends a run's record to path, starting it with start, and
+// returns it with what closes it.
+func openRecord(path string, start record.Start) (*record.Recorder, func(), error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
-		return nil, fmt.Errorf("--record: %w", err)
+		return nil, nil, fmt.Errorf("--record: %w", err)
 	}
 	rec := record.New(f)
 	if err := rec.Start(start); err != nil {
 		f.Close()
-		return nil, fmt.Errorf("--record: %w", err)
+		return nil, nil, fmt.Errorf("--record: %w", err)
 	}
-	r.hooks = append(r.hooks, rec)
-	return func() { f.Close() }, nil
+	return rec, func() { f.Close() }, nil
 }
 
 // oneTurn runs -p: one turn, the answer on stdout, the rest on stderr.
-func (r *runner) oneTurn(e *env, prompt string) error {
-	ctx, stop := signal.NotifyContext(e.ctx, os.Interrupt)
+func (r *runner) oneTurn(ctx context.Context, std stdio, prompt string) error {
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
 	context.AfterFunc(ctx, stop) // after the first Ctrl-C, a second one quits at once
 	ctx, cancel := r.budget.Start(ctx)
 	defer cancel()
-	agent := r.agent(&view{out: e.stderr, log: e.stderr, st: style(colours(e.stderr)), final: true})
+	agent := r.agent(&view{out: std.err, log: std.err, st: style(colours(std.err)), final: true})
 	answer, err := agent.Turn(ctx, prompt)
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintln(e.stdout, answer)
+	_, err = fmt.Fprintln(std.out, answer)
 	return err
 }
 
 // repl reads one input a line and runs a turn for each. Ctrl-C stops the
 // running turn (a second one quits); at the prompt Ctrl-C or end of input
 // quits. An error ends the turn, not the conversation.
-func (r *runner) repl(e *env, modelName, root string) error {
-	st := style(colours(e.stdout))
-	echo := !interactive(e.stdin) // typed input is already on the screen
-	fmt.Fprintf(e.stdout, "harness %s: model %s, workspace %s\n", version(), modelName, root)
-	fmt.Fprintln(e.stdout, st.dim("Ctrl-C stops a turn; Ctrl-D, or Ctrl-C at the prompt, quits."))
-	agent := r.agent(&view{out: e.stdout, log: e.stdout, st: st, stream: true})
+func (r *runner) repl(ctx context.Context, std stdio) error {
+	st := style(colours(std.out))
+	echo := !interactive(std.in) // typed input is already on the screen
+	fmt.Fprintf(std.out, "harness %s: %s model %s, workspace %s\n", version(), r.backend.Name, r.backend.Model, r.root)
+	fmt.Fprintln(std.out, st.dim("Ctrl-C stops a turn; Ctrl-D, or Ctrl-C at the prompt, quits."))
+	agent := r.agent(&view{out: std.out, log: std.out, st: st, stream: true})
 
 	lines := make(chan string)
-	listen(r.tools, lines) // approval questions read their answers from the same input
+	r.answers.listen(lines) // approval questions read their answers from the same input
 	go func() {
 		defer close(lines)
-		sc := bufio.NewScanner(e.stdin)
+		sc := bufio.NewScanner(std.in)
 		sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
 		for sc.Scan() {
 			lines <- sc.Text()
@@ -83,31 +98,31 @@ func (r *runner) repl(e *env, modelName, root string) error {
 	defer signal.Stop(sigs)
 
 	for turn := 1; ; {
-		fmt.Fprintln(e.stdout, st.dim(fmt.Sprintf("<Turn %d>", turn)))
-		fmt.Fprint(e.stdout, st.you("You")+": ")
+		fmt.Fprintln(std.out, st.dim(fmt.Sprintf("<Turn %d>", turn)))
+		fmt.Fprint(std.out, st.you("You")+": ")
 		var input string
 		select {
 		case line, ok := <-lines:
 			if !ok {
-				fmt.Fprintln(e.stdout)
+				fmt.Fprintln(std.out)
 				return nil
 			}
 			input = line
 		case <-sigs:
-			fmt.Fprintln(e.stdout)
+			fmt.Fprintln(std.out)
 			return nil
-		case <-e.ctx.Done():
-			return e.ctx.Err()
+		case <-ctx.Done():
+			return ctx.Err()
 		}
 		if echo {
-			fmt.Fprintln(e.stdout, input)
+			fmt.Fprintln(std.out, input)
 		}
 		if strings.TrimSpace(input) == "" {
 			continue
 		}
 		turn++
-		if err := r.runTurn(e.ctx, agent, input, sigs); err != nil {
-			fmt.Fprintf(e.stderr, "%s %v\n", st.bad("error:"), err)
+		if err := r.runTurn(ctx, agent, input, sigs); err != nil {
+			fmt.Fprintf(std.err, "%s %v\n", st.bad("error:"), err)
 		}
 	}
 }

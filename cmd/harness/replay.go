@@ -14,7 +14,7 @@ type replayCmd struct {
 
 // Run prints a record as a transcript. A record whose last line was cut by
 // a killed run is shown up to that line, with a note.
-func (c *replayCmd) Run(e *env) error {
+func (c *replayCmd) Run(std stdio) error {
 	f, err := os.Open(c.File)
 	if err != nil {
 		return &exitCodeError{code: exitUsage, err: err}
@@ -25,11 +25,11 @@ func (c *replayCmd) Run(e *env) error {
 	if err != nil && !cut {
 		return fmt.Errorf("%s: %w", c.File, err)
 	}
-	if err := record.Replay(e.stdout, lines); err != nil {
+	if err := record.Replay(std.out, lines); err != nil {
 		return err
 	}
 	if cut {
-		fmt.Fprintf(e.stderr, "note: %s: %v; the run was stopped while writing it\n", c.File, err)
+		fmt.Fprintf(std.err, "note: %s: %v; the run was stopped while writing it\n", c.File, err)
 	}
 	return nil
 }

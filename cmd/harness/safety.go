@@ -31,33 +31,14 @@ type safetyFlags struct {
 	BashAllow    []string      `placeholder:"NAME" group:"Safety" help:"Add NAME to the commands bash may run (default: read-only tools and common build and test commands). Repeatable."`
 	BashBlock    []string      `placeholder:"NAME" group:"Safety" help:"Refuse the command NAME even when allowed. Repeatable."`
 	Approve      string        `default:"auto" enum:"auto,ask,deny,all" env:"HARNESS_APPROVE" group:"Safety" help:"When to ask you: auto asks before writes and commands, ask before every call, deny refuses every call, all never asks (for tests and throwaway sandboxes). Without a terminal a question counts as no."`
-
-	state *safety `kong:"-"`
 }
 
-// safety is what the flags built, kept between building the tools and
-// wrapping them.
-type safety struct {
-	ws     *tools.Workspace
-	policy *guard.Policy
-	box    *sandbox.Sandbox
-	log    io.Writer
-	rec    *record.Recorder
-	turn   atomic.Int64
-	told   atomic.Bool // the user was told commands run without bwrap
-	mu     sync.Mutex  // calls that only read may run, and be decided, at once
-}
-
-// bashTool returns the bash tool for ws as the first of flags configures
-// it, or as the defaults do when none is given.
-func bashTool(ws *tools.Workspace, flags ...*safetyFlags) (tools.Tool, error) {
-	s := &safetyFlags{}
-	if len(flags) > 0 && flags[0] != nil {
-		s = flags[0]
-	}
+// commands builds what the bash tool of ws runs commands with: the command
+// guard's policy and the sandbox, as the flags say.
+func (s *safetyFlags) commands(ws *tools.Workspace) (*guard.Policy, *sandbox.Sandbox, error) {
 	policy, err := guard.New(s.BashAllow, s.BashBlock)
 	if err != nil {
-		return tools.Tool{}, fmt.Errorf("--bash-allow/--bash-block: %w", err)
+		return nil, nil, fmt.Errorf("--bash-allow/--bash-block: %w", err)
 	}
 	mode := sandbox.Mode(s.Sandbox)
 	if mode == "" {
@@ -71,10 +52,9 @@ func bashTool(ws *tools.Workspace, flags ...*safetyFlags) (tools.Tool, error) {
 		Timeout: s.BashTimeout,
 	})
 	if err != nil {
-		return tools.Tool{}, err
+		return nil, nil, err
 	}
-	s.state = &safety{ws: ws, policy: policy, box: box}
-	return tools.Bash(ws, policy, box), nil
+	return policy, box, nil
 }
 
 // homePaths expands a leading ~/ in paths given in a way no shell expanded.
@@ -90,15 +70,27 @@ func homePaths(paths []string) []string {
 	return out
 }
 
-// gate wraps ts, built by (*workspaceFlags).tools with these flags, in
-// the approval gate. It starts the sandbox, saying once when commands will
-// run without bwrap. Questions go to the REPL's output in the REPL, and to
-// stderr with -p, where they are answered only when stdin is a terminal.
-func (s *safetyFlags) gate(e *env, ts loop.Tools, inREPL bool) (loop.Tools, error) {
-	st := s.state
-	if st == nil {
-		return nil, fmt.Errorf("the tools were built without the safety flags")
+// startSandbox starts box now when it must fail early (bwrap required) or
+// costs nothing (bwrap missing), saying through fb when commands will run
+// without bwrap. Starting bwrap to see that it works costs a run a few
+// tens of milliseconds: otherwise the first command does it, and its
+// result tells of a fallback.
+func (s *safetyFlags) startSandbox(ctx context.Context, box *sandbox.Sandbox, fb *fallback) error {
+	if s.Sandbox == string(sandbox.Bwrap) || !box.Installed() {
+		if err := box.Start(ctx); err != nil {
+			return fmt.Errorf("--sandbox bwrap: %w", err)
+		}
 	}
+	if why := box.TakeNotice(); why != "" {
+		fb.tell(why)
+	}
+	return nil
+}
+
+// gate wraps the tools of tb in the approval gate of the flags' mode. Its
+// questions go to asker (nil: nobody can answer), its decisions to
+// decided, and a sandbox that turns out not to work to fb.
+func (s *safetyFlags) gate(tb *toolbox, asker approve.Asker, decided func(approve.Decision), fb *fallback) (*gated, error) {
 	mode, err := approve.ParseMode(s.Approve)
 	if s.Approve == "" {
 		mode, err = approve.Auto, nil
@@ -106,123 +98,105 @@ func (s *safetyFlags) gate(e *env, ts loop.Tools, inREPL bool) (loop.Tools, erro
 	if err != nil {
 		return nil, err
 	}
-	st.log = e.stderr
-	var asker *lineAsker
-	switch {
-	case inREPL:
-		st.log = e.stdout
-		asker = &lineAsker{out: e.stdout, echo: !interactive(e.stdin)}
-	case interactive(e.stdin):
-		asker = &lineAsker{out: e.stderr, start: func() <-chan string { return readLines(e.stdin) }}
-	}
-	// Starting bwrap to see that it works costs a run a few tens of
-	// milliseconds: it is done here only when it must fail early (bwrap
-	// required) or costs nothing (bwrap missing); otherwise the first
-	// command does it, and its result tells of a fallback.
-	if s.Sandbox == string(sandbox.Bwrap) || !st.box.Installed() {
-		if err := st.box.Start(e.ctx); err != nil {
-			return nil, fmt.Errorf("--sandbox bwrap: %w", err)
-		}
-	}
-	if why := st.box.TakeNotice(); why != "" {
-		st.tellFallback(why)
-	}
-	cfg := approve.Config{
+	g := approve.New(tb.set, approve.Config{
 		Mode:   mode,
-		Check:  tools.BashCheck(st.ws, st.policy),
-		Secret: st.ws.SecretRead,
+		Asker:  asker,
+		Check:  tools.BashCheck(tb.ws, tb.policy),
+		Secret: tb.ws.SecretRead,
 		Permit: tools.WithSecrets,
-		Record: st.decided,
-	}
-	if asker != nil {
-		cfg.Asker = asker
-	}
-	return &gated{Gate: approve.New(ts, cfg), asker: asker, st: st}, nil
+		Record: decided,
+	})
+	return &gated{Gate: g, box: tb.box, fallback: fb}, nil
 }
 
-// tellFallback says, once, that commands run without bwrap, and why.
-func (st *safety) tellFallback(why string) {
-	if st.told.Swap(true) {
-		return
-	}
-	fmt.Fprintf(st.log, "sandbox: bash commands run without bubblewrap (%s); the command guard still checks each one. Install bubblewrap for a sandbox, or pass --sandbox none to say you mean it.\n", why)
+// fallback tells the user, once, that commands run without bwrap, and why.
+type fallback struct {
+	log  io.Writer
+	told atomic.Bool
 }
 
-// attach sends the gate's decisions to the run's record, when r writes
-// one, with the turn each was made in.
-func (s *safetyFlags) attach(r *runner) {
-	st := s.state
-	if st == nil {
+func (f *fallback) tell(why string) {
+	if f.told.Swap(true) {
 		return
 	}
-	for _, h := range r.hooks {
-		if rec, ok := h.(*record.Recorder); ok {
-			st.rec = rec
-		}
+	fmt.Fprintf(f.log, "sandbox: bash commands run without bubblewrap (%s); the command guard still checks each one. Install bubblewrap for a sandbox, or pass --sandbox none to say you mean it.\n", why)
+}
+
+// approvals keeps the gate's decisions: in the run's record, when there is
+// one, with the turn each was made in, and on the log for the refusals
+// that no question on the screen told of. It is a loop hook, to know the
+// turn.
+type approvals struct {
+	log  io.Writer
+	rec  *record.Recorder // nil without --record
+	turn atomic.Int64
+	mu   sync.Mutex // calls that only read may run, and be decided, at once
+}
+
+// Event keeps the turn that decisions are made in.
+func (a *approvals) Event(e loop.Event) error {
+	if e.Kind == loop.TurnStarted {
+		a.turn.Store(int64(e.Turn))
 	}
-	r.hooks = append(r.hooks, loop.Observe(func(e loop.Event) {
-		if e.Kind == loop.TurnStarted {
-			st.turn.Store(int64(e.Turn))
-		}
-	}))
+	return nil
 }
 
 // decided records a decision of the gate. Decisions nobody answered are
 // also shown, since no question on the screen told of them.
-func (st *safety) decided(d approve.Decision) {
+func (a *approvals) decided(d approve.Decision) {
 	word := decisionWord(d)
 	if word == "" {
 		return
 	}
-	st.mu.Lock()
-	defer st.mu.Unlock()
+	a.mu.Lock()
+	defer a.mu.Unlock()
 	question := "run"
 	if d.Question.Kind == approve.Send {
 		question = "send"
 	}
-	if st.rec != nil {
-		st.rec.Approval(int(st.turn.Load()), d.Call.ID, d.Call.Name, question, word)
+	if a.rec != nil {
+		a.rec.Approval(int(a.turn.Load()), d.Call.ID, d.Call.Name, question, word)
 	}
-	if word == "nobody" || d.Why == "mode deny" {
-		fmt.Fprintf(st.log, "approval: %s %s refused: %s (--approve %s)\n", d.Call.ID, d.Call.Name, d.Why, hint(d))
+	if h := hint(d); h != "" {
+		fmt.Fprintf(a.log, "approval: %s %s refused: %s (--approve %s)\n", d.Call.ID, d.Call.Name, d.Why, h)
 	}
 }
 
 // decisionWord is the record's word for a decision a person made or could
-// not make, or "" for one the mode made alone.
+// not make, or for mode deny; "" for one the mode or the check made alone,
+// which the call and result lines already tell.
 func decisionWord(d approve.Decision) string {
-	switch {
-	case d.Why == "mode deny":
-		return "no"
-	case !d.Asked && !d.Allowed:
-		return ""
-	case !d.Asked && d.Why == "the user said always before":
-		return "always"
-	case !d.Asked:
-		return ""
-	case d.Why == "the user said yes":
+	switch d.Outcome {
+	case approve.UserYes:
 		return "yes"
-	case d.Why == "the user said always":
+	case approve.UserAlways, approve.AlwaysBefore:
 		return "always"
-	case d.Why == "the user said no":
+	case approve.UserNo, approve.ModeDenied:
 		return "no"
+	case approve.Unanswered:
+		return "nobody"
 	}
-	return "nobody"
+	return ""
 }
 
+// hint completes "(--approve ...)" after a refusal that no question on the
+// screen told of; it is "" for the decisions the screen already shows.
 func hint(d approve.Decision) string {
-	if d.Why == "mode deny" {
+	switch d.Outcome {
+	case approve.ModeDenied:
 		return "deny refuses every call"
+	case approve.Unanswered:
+		return "all runs everything without asking"
 	}
-	return "all runs everything without asking"
+	return ""
 }
 
-// gated is the tool set of a chat: the approval gate, and the asker it
-// asks through, which the REPL gives its input lines.
+// gated is the tool set of a chat: the approval gate, and the sandbox
+// whose fallback its commands may find.
 type gated struct {
 	*approve.Gate
-	asker *lineAsker
-	st    *safety
+	box      *sandbox.Sandbox
+	fallback *fallback
 }
 
 // Run runs call through the gate. The first command finds out whether
@@ -230,18 +204,13 @@ type gated struct {
 // the command's result.
 func (g *gated) Run(ctx context.Context, call protocol.Call) protocol.Result {
 	res := g.Gate.Run(ctx, call)
-	if why := g.st.box.Fallback(); why != "" {
-		g.st.tellFallback(why)
+	if why := g.box.Fallback(); why != "" {
+		g.fallback.tell(why)
 	}
 	return res
 }
 
-// listen lets the approval questions of ts read their answers from lines,
-// the REPL's input. The REPL calls it once it reads its input.
-func listen(ts loop.Tools, lines <-chan string) {
-	if g, ok := ts.(*gated); ok && g.asker != nil {
-		g.asker.listen(lines)
-	}
-}
-
-var _ loop.Tools = (*gated)(nil)
+var (
+	_ loop.Tools = (*gated)(nil)
+	_ loop.Hook  = (*approvals)(nil)
+)
