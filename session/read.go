@@ -27,7 +27,8 @@ type Saved struct {
 	// Backend what it was started with.
 	Start   record.Start
 	Started time.Time
-	// State is the conversation as of the last complete step.
+	// State is the conversation as of the last complete step. Its first
+	// message is a system prompt.
 	State loop.State
 	// Cut is set when the last line was cut off (the harness was stopped
 	// while writing it); it was skipped.
@@ -90,6 +91,8 @@ func read(r io.Reader) (*Saved, error) {
 				return nil, bad("%s line counts %d messages, but %d come before it", l.Type, l.Messages, len(msgs))
 			case l.CallsSoFar == nil:
 				return nil, bad("%s line lacks calls_so_far", l.Type)
+			case len(msgs) == 0 || msgs[0].Role != protocol.System:
+				return nil, bad("the conversation does not begin with a system prompt")
 			case l.Turn < 0 || *l.CallsSoFar < 0:
 				return nil, bad("%s line counts %d turns and %d calls", l.Type, l.Turn, *l.CallsSoFar)
 			}

@@ -426,6 +426,7 @@ func TestInvalidSessions(t *testing.T) {
 		"keep too many":    head + sys + `{"type":"replace","keep":2}` + "\n",
 		"miscounted":       head + sys + `{"type":"request","messages":2,"calls_so_far":0}` + "\n",
 		"no call count":    head + sys + `{"type":"request","messages":1}` + "\n",
+		"no system prompt": head + `{"type":"request","messages":0,"calls_so_far":0}` + "\n",
 		"record line":      head + sys + `{"type":"reply","content":"hi"}` + "\n",
 		"bad middle line":  head + "{oops\n" + sys,
 		"second start":     head + head,
@@ -545,13 +546,13 @@ func TestLastTurnReadsTheEnd(t *testing.T) {
 
 func FuzzRead(f *testing.F) {
 	f.Add([]byte(`{"type":"start","format":1,"session":"x"}` + "\n" + `{"type":"message","role":"system","content":"S"}` + "\n" +
-		`{"type":"replace","keep":0}` + "\n" + `{"type":"turn_end","turn":1,"messages":0,"calls_so_far":2}` + "\n"))
+		`{"type":"replace","keep":1}` + "\n" + `{"type":"turn_end","turn":1,"messages":1,"calls_so_far":2}` + "\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		sv, err := read(bytes.NewReader(data))
 		if err != nil {
 			return
 		}
-		if sv.ID() == "" || sv.State.Calls < 0 {
+		if sv.ID() == "" || sv.State.Calls < 0 || sv.State.Messages[0].Role != protocol.System {
 			t.Errorf("read %+v", sv)
 		}
 	})

@@ -92,7 +92,12 @@ func (s *Store) List(workspace string) ([]Info, error) {
 			infos = append(infos, info)
 		}
 	}
-	slices.SortFunc(infos, func(a, b Info) int { return strings.Compare(a.ID, b.ID) })
+	slices.SortFunc(infos, func(a, b Info) int {
+		if c := a.Started.Compare(b.Started); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
 	return infos, nil
 }
 

@@ -36,6 +36,7 @@ type Writer struct {
 	f     *os.File
 	src   Source
 	saved []protocol.Message // the conversation as the file has it
+	dirty bool               // written since the last sync
 	err   error
 }
 
@@ -153,7 +154,10 @@ func (w *Writer) Close() error {
 	if w.f == nil {
 		return nil
 	}
-	err := w.f.Sync()
+	var err error
+	if w.dirty {
+		err = w.f.Sync()
+	}
 	if cerr := w.f.Close(); err == nil {
 		err = cerr
 	}
@@ -223,11 +227,12 @@ func (w *Writer) write(typ string, turn, step int, sync bool) error {
 	if _, err := w.f.Write(buf); err != nil {
 		return fmt.Errorf("saving session %s: %w", w.id, err)
 	}
-	w.saved = st.Messages
+	w.saved, w.dirty = st.Messages, true
 	if sync {
 		if err := w.f.Sync(); err != nil {
 			return fmt.Errorf("saving session %s: %w", w.id, err)
 		}
+		w.dirty = false
 	}
 	return nil
 }
