@@ -42,6 +42,7 @@ type chatCmd struct {
 	Prompt         string `short:"p" placeholder:"PROMPT" help:"Run one turn and exit: the answer goes to stdout, everything else to stderr. Exit codes: 0 answer, 1 error, 2 bad usage, 3 a limit ended the turn, 130 interrupted."`
 	Record         string `placeholder:"FILE" help:"Append a record of the run to FILE, one JSON object a line, written as it happens (read it with: harness replay FILE)."`
 	TestPattern    string `default:"${test_pattern}" placeholder:"REGEXP" help:"Command lines matching this count as test runs in the turn report (by default, a test command at the start of the line or after && or ;)."`
+	sessionFlags   `embed:""`
 	workspaceFlags `embed:""`
 	modelFlags     `embed:""`
 	budgetFlags    `embed:"" group:"Limits"`
@@ -122,11 +123,18 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string) (*runner,
 		},
 		close: func() {},
 	}
+	start := func() record.Start { return r.start(tb.set, unused) }
+	if err := c.openSession(r, start); err != nil {
+		return nil, err
+	}
+	r.close = r.conv.close
 	if c.Record != "" {
-		start := r.start(tb.set, unused)
-		if r.rec, r.close, err = openRecord(c.Record, start); err != nil {
+		rec, closeRec, err := openRecord(c.Record, start())
+		if err != nil {
+			r.close()
 			return nil, err
 		}
+		r.rec, r.close = rec, func() { closeRec(); r.conv.close() }
 	}
 	r.approvals = &approvals{log: log, rec: r.rec}
 	// Questions go to the REPL's output in the REPL, answered by its input

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -19,9 +21,25 @@ import (
 var update = flag.Bool("u", false, "update testscript files with the actual output")
 
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
+	testscript.Main(privateState{m}, map[string]func(){
 		"harness": func() { os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 	})
+}
+
+// privateState runs the tests with a state folder of their own, so that the
+// sessions of tests that run the harness in process go there and not into
+// the user's; scripts get their own in setup.
+type privateState struct{ m *testing.M }
+
+func (p privateState) Run() int {
+	dir, err := os.MkdirTemp("", "harness-state")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	os.Setenv("XDG_STATE_HOME", dir)
+	return p.m.Run()
 }
 
 // ollamaScript is the file that, when a test script ships it, is served as
@@ -44,6 +62,8 @@ func TestScript(t *testing.T) {
 			"prefixes": cmdPrefixes,
 			"reqsize":  cmdReqSize,
 			"waitfile": cmdWaitfile,
+			"capture":  cmdCapture,
+			"tear":     cmdTear,
 		},
 	})
 }
@@ -54,6 +74,9 @@ func setup(e *testscript.Env) error {
 		return err
 	}
 	e.Setenv("HOME", home)
+	// Sessions go here; a hidden folder, so listings of the work folder
+	// leave it out.
+	e.Setenv("XDG_STATE_HOME", filepath.Join(e.WorkDir, ".state"))
 	e.Setenv("NO_COLOR", "1")
 	e.Setenv("HARNESS_MODEL", "fake")
 	// Port 1 on loopback never has an Ollama behind it, so a script that
@@ -130,4 +153,34 @@ func cmdWaitfile(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// cmdCapture sets an environment variable to the first group of a regular
+// expression's first match in the last command's stdout, so that a script
+// can use what a command printed (a session id) in a later command.
+func cmdCapture(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: capture VAR REGEXP")
+	}
+	re, err := regexp.Compile(args[1])
+	ts.Check(err)
+	m := re.FindStringSubmatch(ts.ReadFile("stdout"))
+	if len(m) < 2 {
+		ts.Fatalf("stdout has no match for %q with a group", args[1])
+	}
+	ts.Setenv(args[0], m[1])
+}
+
+// cmdTear cuts a file's last line in half, as a process killed while
+// writing it would leave it.
+func cmdTear(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: tear FILE")
+	}
+	path := ts.MkAbs(args[0])
+	data, err := os.ReadFile(path)
+	ts.Check(err)
+	data = bytes.TrimSuffix(data, []byte("\n"))
+	start := bytes.LastIndexByte(data, '\n') + 1
+	ts.Check(os.WriteFile(path, data[:start+(len(data)-start)/2], 0o600))
 }

@@ -27,19 +27,21 @@ type runner struct {
 	// answers is the asker of the gate's questions that the REPL's input
 	// lines answer; nil with -p.
 	answers *lineAsker
-	close   func() // closes what the run opened
+	conv    conversation // where the conversation comes from and is saved
+	close   func()       // closes what the run opened
 }
 
-// agent returns the agent of the run, rendering its events with v. The
-// UI's hook comes last, so that what it shows has already passed the
-// budget and reached the record.
+// agent returns the agent of the run, new or resumed, rendering its events
+// with v. The UI's hook comes last, so that what it shows has already
+// passed the budget and reached the record and the session.
 func (r *runner) agent(v *view) *loop.Agent {
 	hooks := []loop.Hook{r.budget}
 	if r.rec != nil {
 		hooks = append(hooks, r.rec)
 	}
+	hooks = append(hooks, r.sessionHooks()...)
 	hooks = append(hooks, r.approvals, loop.Observe(v.event))
-	return loop.New(r.model, r.tools, r.cfg, hooks...)
+	return r.begin(v.log, hooks)
 }
 
 // openRecord appends a run's record to path, starting it with start, and
@@ -97,7 +99,7 @@ func (r *runner) repl(ctx context.Context, std stdio) error {
 	signal.Notify(sigs, os.Interrupt)
 	defer signal.Stop(sigs)
 
-	for turn := 1; ; {
+	for turn := agent.State().Turn + 1; ; {
 		fmt.Fprintln(std.out, st.dim(fmt.Sprintf("<Turn %d>", turn)))
 		fmt.Fprint(std.out, st.you("You")+": ")
 		var input string
