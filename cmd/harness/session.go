@@ -26,6 +26,7 @@ type conversation struct {
 	store   *session.Store  // nil with --no-session alone
 	writer  *session.Writer // nil with --no-session
 	resumed *loop.State     // nil for a new conversation
+	start   record.Start    // what a new session of this chat starts with
 	notes   []string        // said once, when the agent is built
 }
 
@@ -67,7 +68,8 @@ func (c *chatCmd) openSession(r *runner, start func() record.Start) error {
 	}
 	r.conv.store = store
 	if !resume {
-		r.conv.writer = store.Create(start())
+		r.conv.start = start()
+		r.conv.writer = store.Create(r.conv.start)
 		return nil
 	}
 	var info session.Info
@@ -100,6 +102,7 @@ func (c *chatCmd) openSession(r *runner, start func() record.Start) error {
 		r.cfg.System = saved
 		r.conv.notes = append(r.conv.notes, fmt.Sprintf("note: the system prompt has changed since session %s was saved (the tools or the harness changed); it goes on with the saved one, so that the conversation starts as it did", sv.ID()))
 	}
+	r.conv.start = start()
 	if sv.Cut {
 		r.conv.notes = append(r.conv.notes, fmt.Sprintf("note: the last line of session %s was cut off (the harness was stopped while writing it); it is skipped", sv.ID()))
 	}
