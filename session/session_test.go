@@ -557,3 +557,35 @@ func FuzzRead(f *testing.F) {
 		}
 	})
 }
+
+// TestContinueAfterACommitWithoutItsNewline: a file cut just before the
+// newline of its last line ends in a whole line; continuing it must not
+// glue the next line to it.
+func TestContinueAfterACommitWithoutItsNewline(t *testing.T) {
+	s := openStore(t)
+	cfg := loop.Config{System: "SYSTEM"}
+	w, a, _ := run(t, s, cfg, firstTurn, "go")
+	w.Close()
+	path := s.Path(w.ID())
+	data, _ := os.ReadFile(path)
+	os.WriteFile(path, bytes.TrimSuffix(data, []byte("\n")), 0o600)
+	w2, sv, err := s.Continue(w.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sv.Cut || !reflect.DeepEqual(sv.State, a.State()) {
+		t.Fatalf("cut %v, state %+v", sv.Cut, sv.State)
+	}
+	b, err := loop.Resume(model(t, secondTurn), echoTools(t), cfg, sv.State, w2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w2.Follow(b)
+	if _, err := b.Turn(context.Background(), "again"); err != nil {
+		t.Fatal(err)
+	}
+	w2.Close()
+	if sv, err := s.Load(w.ID()); err != nil || !reflect.DeepEqual(sv.State, b.State()) {
+		t.Fatalf("after continuing: %v", err)
+	}
+}
