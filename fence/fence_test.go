@@ -227,8 +227,10 @@ func TestURLUserinfo(t *testing.T) {
 		{"git@github.com:o/r.git", false, false}, // no scheme: not a URL with user information
 		{"mail me: a@b.org", false, false},
 		{"visit https://example.com and mail me@x.org", false, false},
-		{`{"url":"https://x.org","email":"admin@x.org"}`, false, false},
-		{"<https://x.org>:a@b", false, false},
+		{`{"url":"https://x.org","email":"admin@x.org"}`, true, true}, // no quote ends a password
+		{`"https://u:pa"ss@host"`, true, true},
+		{`"https://go.dev","me@x.org"`, true, false},
+		{`"https://go.dev", "me@x.org"`, false, false},
 		{"https://x.org\u00a0a:b@c", false, false},
 		{"://", false, false},
 		{"", false, false},

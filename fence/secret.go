@@ -98,10 +98,10 @@ func SecretVar(name string) bool {
 // "@" in its authority (scheme://user@host), and whether one also gives a
 // password (scheme://user:password@host); a user name alone can be a
 // token, as in https://TOKEN@host. Every "://" in s starts an authority,
-// which runs to the next "/" or to a character no URL holds unescaped
-// (white space, `"<>{}|\^` and the backquote); its user information is
-// what comes before its last "@". "?" and "#" do not end it: a password
-// written carelessly may hold them.
+// which runs to the next "/" or white space; its user information is what
+// comes before its last "@". Nothing else ends it, since a password
+// written carelessly may hold any character, so text such as
+// {"url":"https://x.org","mail":"a@x.org"} counts too.
 func URLUserinfo(s string) (user, password bool) {
 	for {
 		i := strings.Index(s, "://")
@@ -122,6 +122,4 @@ func URLUserinfo(s string) (user, password bool) {
 	}
 }
 
-func endsAuthority(r rune) bool {
-	return unicode.IsSpace(r) || strings.ContainsRune("/\"<>{}|\\^`", r)
-}
+func endsAuthority(r rune) bool { return r == '/' || unicode.IsSpace(r) }
