@@ -209,7 +209,7 @@ func (g *Gate) Run(ctx context.Context, call protocol.Call) protocol.Result {
 		if !ok {
 			g.record(d)
 			res.OK = false
-			res.Body = fmt.Sprintf("The call ran, but its output was withheld: it looks like it holds %s, and %s. Do not try to read it another way; ask the user for what you need.", what, whyNot(d))
+			res.Body = fmt.Sprintf("The call ran, but its output was withheld: it looks like it holds %s, and %s. Do not try to read it another way; ask the user for what you need.", what, d.Why)
 			return res
 		}
 		g.record(d)
@@ -263,14 +263,7 @@ func (g *Gate) refusal(ctx context.Context, d Decision, q Question) string {
 	if ctx.Err() != nil {
 		return "interrupted"
 	}
-	return fmt.Sprintf("Not run: %s needs the user's approval (approval mode %s), and %s. Nothing was run. Do something else, or tell the user what you wanted to do and why.", strings.TrimSuffix(q.String(), "?"), g.cfg.Mode, whyNot(d))
-}
-
-func whyNot(d Decision) string {
-	if d.Why == "the user said no" {
-		return "the user said no"
-	}
-	return d.Why
+	return fmt.Sprintf("Not run: %s needs the user's approval (approval mode %s), and %s. Nothing was run. Do something else, or tell the user what you wanted to do and why.", strings.TrimSuffix(q.String(), "?"), g.cfg.Mode, d.Why)
 }
 
 func (g *Gate) refuse(call protocol.Call, d Decision, body string) protocol.Result {
