@@ -17,10 +17,9 @@ var _ loop.Tools = (*approve.Gate)(nil)
 // fakeTools has a read tool, a write tool and a command tool, and records
 // the calls that ran and whether their context allowed secrets.
 type fakeTools struct {
-	ran      []string
-	permits  []bool
-	body     string
-	permitOK bool
+	ran     []string
+	permits []bool
+	body    string
 }
 
 type permitKey struct{}
