@@ -285,6 +285,7 @@ func (s *Server) show(w http.ResponseWriter, r *http.Request) {
 	}
 	name := req.Model
 	if name == "" {
+		//lint:ignore SA1019 older clients still send the model as "name", and Ollama's /api/show takes it when "model" is empty; the fake must answer them alike
 		name = req.Name
 	}
 	if name == "" {
