@@ -45,7 +45,7 @@
 // wrong type or out of range, is an [*Error] naming the file, the line and
 // the key, as in
 //
-//	/home/me/.config/harness/config.toml:7: providers.lms.num_ctx: num_ctx is for ollama providers only
+//	/home/me/.config/harness/config.toml:7: providers.lms.num_ctx: invalid value: num_ctx is for ollama providers only
 //
 // wrapping [ErrSyntax], [ErrUnknownKey] or [ErrInvalid].
 //
