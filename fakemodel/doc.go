@@ -2,8 +2,8 @@
 // demos. A script lists the replies the model gives, in order, and what each
 // reply expects to have been sent. The same script can be served two ways:
 // in process by [Model], which satisfies the harness's model interface, or
-// over HTTP by [Server], which speaks enough of Ollama's API for the
-// official Go client.
+// over HTTP by [Server], which speaks enough of Ollama's API, native and
+// OpenAI-compatible, for the official clients.
 //
 // # Scripts
 //
@@ -84,13 +84,19 @@
 //
 // # Serving
 //
-// [Server] answers the requests the Ollama Go client makes:
+// [Server] serves the script over HTTP to any client: the Ollama Go client
+// and the `ollama run` command line, and OpenAI clients.
 //
-//	GET|HEAD /        "Ollama is running"
-//	GET /api/version  a fixed version
-//	GET /api/tags     the one model the server serves
-//	POST /api/show    details of that model; 404 for any other name
-//	POST /api/chat    the next reply of the script
+//	GET|HEAD /                  "Ollama is running"
+//	GET /api/version            a fixed version
+//	GET /api/tags               the one model the server serves
+//	GET /api/ps                 that model, as loaded
+//	POST /api/show              details of that model; 404 for any other name
+//	POST /api/chat              the next reply of the script
+//	POST /api/generate          the next reply, to a system text and a prompt
+//	POST /v1/chat/completions   the next reply, in OpenAI's shape
+//	GET /v1/models              the one model, in OpenAI's shape
+//	GET /v1/models/{model}      that model; 404 for any other name
 //
 // The server's model is named "fake" unless [WithModelName] says otherwise;
 // like Ollama, it treats a name without a tag as having the tag "latest".
@@ -101,8 +107,30 @@
 // NDJSON chunks unless the request sets stream to false; the last chunk has
 // done set, the done reason and the token counts.
 //
-// Every chat request received is kept ([Server.Requests]) and, with
-// [WithLog], also written out as the client sent it, on one JSON line.
+// One script drives every endpoint: each chat or generate request takes the
+// next reply, and its expect and role check the last message of the
+// conversation that request carries.
+//
+// /api/generate makes the conversation of the request's system text, when
+// there is one, and its prompt. A request without a prompt only loads the
+// model, as with Ollama: the reply has done reason "load" and uses no reply
+// of the script. This is what `ollama run fake` sends before its first
+// prompt; `ollama run fake PROMPT` sends one generate request.
+//
+// /v1/chat/completions behaves as Ollama's OpenAI compatibility layer does.
+// Message content may be a string or an array of text parts; "stop" a
+// string or an array of strings; "max_tokens", "temperature" and "seed" are
+// kept with the request (as the options num_predict, temperature and seed).
+// The reply is one chat.completion object unless "stream" is true; then it is
+// server-sent events, each "data: " and a chat.completion.chunk, the last
+// chunk with a choice carrying finish_reason (stop or length), then, when
+// stream_options.include_usage is set, a chunk with no choices and the
+// usage, then "data: [DONE]". Thinking travels in the "reasoning" field, as
+// Ollama sends it. Errors are {"error": {"message": ..., "type": ...}}.
+//
+// Every chat request received, native or OpenAI, is kept in Ollama's form
+// ([Server.Requests]) and, with [WithLog], also written out as the client
+// sent it, on one JSON line. Generate requests are neither kept nor logged.
 // [ReadLog] reads such a log back and [CheckPrefixes] checks that each
 // request of a conversation starts with the messages of the one before,
 // byte for byte: the property that lets a server reuse its prompt cache.
