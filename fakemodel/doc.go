@@ -82,6 +82,12 @@
 // a quarter of the bytes of the thinking and content for the output, rounded
 // up. Durations are reported as zero.
 //
+// A model can be held to a context window, as Ollama holds a request to its
+// num_ctx ([Model.SetWindow]): a request whose prompt, by that estimate, is
+// longer than the window is refused with a [*WindowError] (wrapping
+// [ErrWindow]) and uses up no reply, and a reply that would run past the
+// window is cut where it fills, with done reason length.
+//
 // # Serving
 //
 // [Server] answers the requests the Ollama Go client makes:
@@ -100,6 +106,13 @@
 // a script error becomes HTTP 500 with the error's text. Replies stream as
 // NDJSON chunks unless the request sets stream to false; the last chunk has
 // done set, the done reason and the token counts.
+//
+// With [EnforceWindow] the server holds each chat request to its window as
+// Ollama does: the request's num_ctx option (4096 when it sets none), at
+// most the model's context length (32768, or [WithContextLength]), which
+// /api/show reports as "fake.context_length". A prompt over the window gets
+// HTTP 400 with Ollama's text, {"error":"the input length exceeds the
+// context length"}.
 //
 // Every chat request received is kept ([Server.Requests]) and, with
 // [WithLog], also written out as the client sent it, on one JSON line.
