@@ -12,7 +12,7 @@ import (
 // Breakdown is what a context window holds, by part, in tokens.
 type Breakdown struct {
 	Budget
-	Tokens [numParts]int // by Part
+	Tokens [NumParts]int // by Part
 	Used   int           // their sum
 }
 
@@ -43,8 +43,8 @@ func Measure(msgs []protocol.Message, u protocol.Usage, c *Counter, b Budget, in
 
 // sizes is the bytes of msgs by part; msgs begin at index first of the
 // conversation.
-func sizes(msgs []protocol.Message, first int, instructions string) [numParts]int {
-	var out [numParts]int
+func sizes(msgs []protocol.Message, first int, instructions string) [NumParts]int {
+	var out [NumParts]int
 	for i, m := range msgs {
 		part := PartOf(m)
 		if first+i == 0 {
@@ -62,8 +62,8 @@ func sizes(msgs []protocol.Message, first int, instructions string) [numParts]in
 
 // share divides total in proportion to weights, rounding so that the parts
 // add up to total (largest remainders first).
-func share(total int, weights [numParts]int) [numParts]int {
-	var out [numParts]int
+func share(total int, weights [NumParts]int) [NumParts]int {
+	var out [NumParts]int
 	sum := 0
 	for _, w := range weights {
 		sum += w
@@ -71,7 +71,7 @@ func share(total int, weights [numParts]int) [numParts]int {
 	if sum == 0 {
 		return out
 	}
-	var rest [numParts]float64
+	var rest [NumParts]float64
 	left := total
 	for p, w := range weights {
 		exact := float64(total) * float64(w) / float64(sum)

@@ -16,13 +16,14 @@ const (
 	Replies                  // what the model wrote
 	Results                  // tool results, masked or not
 	Summaries                // summaries that replaced older messages
-	numParts
+
+	NumParts = iota // how many parts there are
 )
 
-var partNames = [numParts]string{"system prompt", "instructions", "user messages", "replies", "tool results", "summaries"}
+var partNames = [NumParts]string{"system prompt", "instructions", "user messages", "replies", "tool results", "summaries"}
 
 func (p Part) String() string {
-	if p >= 0 && p < numParts {
+	if p >= 0 && p < NumParts {
 		return partNames[p]
 	}
 	return "unknown"
