@@ -2,6 +2,7 @@ package window
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -18,8 +19,9 @@ const (
 )
 
 // summaryCost is about what a summary request adds to the messages it
-// summarizes, and what a summary costs in the conversation: a span smaller
-// than twice this is not worth a model call.
+// summarizes (the instruction, with room to spare), and the most a summary
+// costs in the conversation: a span smaller than this is not worth a model
+// call.
 const summaryCost = 400
 
 // Config says how a Compactor shares out the window. Only the window
@@ -168,6 +170,9 @@ func (c *Compactor) Compact(ctx context.Context, conv loop.Conversation) ([]prot
 		out, used = c.mask(fitted, b)
 		if used > b.Low && c.cfg.Summarizer != nil {
 			s, n, sused, err := c.summarize(ctx, fitted, b)
+			if errors.Is(err, ErrEmptySummary) {
+				n, err = 0, nil // masking alone may do
+			}
 			if err != nil {
 				return nil, false, fmt.Errorf("summarizing the conversation: %w", err)
 			}
@@ -252,7 +257,7 @@ func (c *Compactor) summarize(ctx context.Context, msgs []protocol.Message, b Bu
 	if input > 0 && input < cut {
 		replaced--
 	}
-	if replaced <= 0 || c.counter.Estimate(msgs[1:cut]...) < 2*summaryCost {
+	if replaced <= 0 || c.counter.Estimate(msgs[1:cut]...) < summaryCost {
 		return nil, 0, 0, nil
 	}
 	text, err := c.cfg.Summarizer.Summarize(ctx, slices.Clone(msgs[:cut]))

@@ -188,6 +188,13 @@ func TestCompactSummaryErrors(t *testing.T) {
 	if !errors.Is(err, boom) {
 		t.Errorf("err = %v, want boom", err)
 	}
+	// Without a summary, masking alone will do when it is enough to fit.
+	s := &recorder{err: window.ErrEmptySummary}
+	c = window.New(window.Config{Summarizer: s})
+	got, changed, err := c.Compact(context.Background(), loop.Conversation{Messages: conversation(18, 1000), Window: 2000})
+	if err != nil || !changed || len(s.got) != 1 || window.IsSummary(got[2]) {
+		t.Errorf("empty summary: %v, %v, asked %d times\n%s", changed, err, len(s.got), dump(got))
+	}
 }
 
 // TestCompactSummarizesOnlyWhenMaskingIsNotEnough: masking is cheaper.

@@ -46,6 +46,7 @@ Files changed: each file written or edited, and how.
 Open: what is left to do, and what the user asked that is not finished.`
 
 // ErrEmptySummary is returned by a ModelSummarizer whose model wrote no
+// summary. A Summarizer may return it too: a Compactor then does without a
 // summary.
 var ErrEmptySummary = errors.New("the model wrote no summary")
 
