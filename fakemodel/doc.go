@@ -82,6 +82,12 @@
 // a quarter of the bytes of the thinking and content for the output, rounded
 // up. Durations are reported as zero.
 //
+// A model can be held to a context window, as Ollama holds a request to its
+// num_ctx ([Model.SetWindow]): a request whose prompt, by that estimate, is
+// longer than the window is refused with a [*WindowError] (wrapping
+// [ErrWindow]) and uses up no reply, and a reply that would run past the
+// window is cut where it fills, with done reason length.
+//
 // # Serving
 //
 // [Server] serves the script over HTTP to any client: the Ollama Go client
@@ -127,6 +133,13 @@
 // stream_options.include_usage is set, a chunk with no choices and the
 // usage, then "data: [DONE]". Thinking travels in the "reasoning" field, as
 // Ollama sends it. Errors are {"error": {"message": ..., "type": ...}}.
+//
+// With [EnforceWindow] the server holds each chat request to its window as
+// Ollama does: the request's num_ctx option (4096 when it sets none), at
+// most the model's context length (32768, or [WithContextLength]), which
+// /api/show reports as "fake.context_length". A prompt over the window gets
+// HTTP 400 with Ollama's text, {"error":"the input length exceeds the
+// context length"}.
 //
 // Every chat request received, native or OpenAI, is kept in Ollama's form
 // ([Server.Requests]) and, with [WithLog], also written out as the client

@@ -29,8 +29,9 @@ type Model struct {
 	name    string
 	replies []Reply
 
-	mu   sync.Mutex
-	next int // index of the next reply to serve
+	mu     sync.Mutex
+	next   int // index of the next reply to serve
+	window int // see SetWindow
 }
 
 // New returns a model that serves the replies of s.
@@ -56,8 +57,17 @@ func (m *Model) Remaining() int {
 // what the reply expects. It streams the reply through stream, when not nil,
 // before returning it.
 func (m *Model) Chat(ctx context.Context, req protocol.Request, stream func(protocol.Delta)) (protocol.Reply, error) {
+	return m.chat(ctx, req, stream, m.windowSize())
+}
+
+// chat is Chat in a context window of window tokens (0: unbounded).
+func (m *Model) chat(ctx context.Context, req protocol.Request, stream func(protocol.Delta), window int) (protocol.Reply, error) {
 	if err := ctx.Err(); err != nil {
 		return protocol.Reply{}, fmt.Errorf("fakemodel: %w", err)
+	}
+	prompt := promptTokens(req)
+	if err := fits(prompt, window); err != nil {
+		return protocol.Reply{}, err
 	}
 	r, n, err := m.take(req.Messages)
 	if err != nil {
@@ -83,13 +93,10 @@ func (m *Model) Chat(ctx context.Context, req protocol.Request, stream func(prot
 		reply.Content = content
 		reply.DoneReason = protocol.DoneStop
 	}
-	prompt := 0
-	for _, msg := range req.Messages {
-		prompt += len(msg.Content)
-	}
+	fitOutput(&reply, prompt, window)
 	reply.Usage = protocol.Usage{
 		Known:        true,
-		PromptTokens: tokens(prompt),
+		PromptTokens: prompt,
 		OutputTokens: tokens(len(reply.Thinking) + len(reply.Content)),
 	}
 

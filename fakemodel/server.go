@@ -39,6 +39,9 @@ type Server struct {
 	name  string
 	log   io.Writer
 
+	enforce       bool // see EnforceWindow
+	contextLength int  // see WithContextLength
+
 	mu   sync.Mutex
 	reqs []api.ChatRequest
 }
@@ -152,6 +155,11 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
+	window, err := s.windowOf(req.Options)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
 	preq := protocol.Request{Messages: messages(req.Messages), Stop: stop}
 
 	streaming := req.Stream == nil || *req.Stream
@@ -180,9 +188,9 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 
 	// The model reports every error before it streams anything, so the
 	// status line can still carry it.
-	reply, err := s.model.Chat(r.Context(), preq, stream)
+	reply, err := s.model.chat(r.Context(), preq, stream, window)
 	if err != nil {
-		writeError(w, http.StatusInternalServerError, err.Error())
+		writeChatError(w, err)
 		return
 	}
 	final := api.ChatResponse{
@@ -326,7 +334,7 @@ func (s *Server) show(w http.ResponseWriter, r *http.Request) {
 		Details: s.details(),
 		ModelInfo: map[string]any{
 			"general.architecture": "fake",
-			"fake.context_length":  contextLength,
+			"fake.context_length":  s.maxContext(),
 		},
 		Capabilities: []model.Capability{model.CapabilityCompletion},
 	})
