@@ -151,10 +151,10 @@ func newKind(root string, specs []protocol.ToolSpec) *kind {
 func Spec() protocol.ToolSpec {
 	return protocol.ToolSpec{
 		Name:        Name,
-		Description: "Give a self-contained task to a helper that starts fresh: it sees only the task, not this conversation, and returns its answer and a report. Use it to explore many files without filling this conversation. Helpers that only read run together.",
+		Description: "Give a task to a helper that sees only the task and returns its answer and a report; keeps this conversation short. Helpers that only read run together.",
 		Args: []protocol.Arg{
-			{Name: "task", Type: protocol.String, Required: true, Description: "What to do and what to report back"},
-			{Name: "tools", Type: protocol.String, Description: "read (default): tools that only read; all: writes too"},
+			{Name: "task", Type: protocol.String, Required: true, Description: "What to do and report"},
+			{Name: "tools", Type: protocol.String, Description: "read (default) or all (may write)"},
 		},
 		Writes: true, // with tools=all; Tools.Writes tells per call
 	}
