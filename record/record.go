@@ -9,6 +9,11 @@
 //	time  string   when, RFC 3339 with nanoseconds
 //	turn  int      the turn, from 1 (0 on "start")
 //	step  int      the step within the turn, from 1 (0 when none)
+//	origin string  the conversation the line belongs to: absent for the
+//	               main one; for one a call started (a sub-agent), that
+//	               call's id, e.g. "call_3" (see loop.Config.Origin). Its
+//	               turn and step count in that conversation, and its lines
+//	               come between the call's "call" and "result" lines
 //
 // and, by type:
 //
@@ -41,7 +46,10 @@
 //	             turn, steps, succeeded, failed, changed, tested,
 //	             tests_passed, unverified, interrupted)
 //	approval     id, tool, question ("run" or "send"), decision ("yes",
-//	             "no", "always", or "nobody" when nobody could be asked)
+//	             "no", "always", or "nobody" when nobody could be asked);
+//	             turn is the main conversation's, and the id of a call of
+//	             a nested conversation is its origin, "/" and its own id
+//	             (call_3/call_1)
 //
 // A session (package session) is a record of the conversation alone: the
 // messages exactly as the model was sent them, and where it stood. It uses
@@ -109,6 +117,8 @@ type Line struct {
 	Time time.Time `json:"time"`
 	Turn int       `json:"turn"`
 	Step int       `json:"step"`
+	// Origin is the conversation of the line: "" for the main one.
+	Origin string `json:"origin,omitempty"`
 
 	*Start `json:",omitempty"`
 
@@ -169,7 +179,7 @@ func (r *Recorder) Approval(turn int, id, tool, question, decision string) error
 // whole). After a failed write every later one fails too: a record with a
 // hole would mislead.
 func (r *Recorder) Event(e loop.Event) error {
-	l := &Line{Turn: e.Turn, Step: e.Step}
+	l := &Line{Turn: e.Turn, Step: e.Step, Origin: e.Origin}
 	switch e.Kind {
 	case loop.TurnStarted:
 		l.Type, l.Input = "turn", e.Text

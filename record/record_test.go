@@ -104,6 +104,65 @@ func TestRecorderStopsAfterAFailedWrite(t *testing.T) {
 	}
 }
 
+// TestRecordNested: the lines of a conversation nested in a call say which
+// conversation they belong to, and replay shows them indented under the
+// call, each marked with it.
+func TestRecordNested(t *testing.T) {
+	var buf bytes.Buffer
+	r := New(&buf)
+	agent := protocol.Call{ID: "call_1", Name: "agent", Args: map[string]any{"task": "look"}}
+	read := protocol.Call{ID: "call_1", Name: "read_file", Args: map[string]any{"path": "a"}}
+	events := []loop.Event{
+		{Kind: loop.TurnStarted, Turn: 1, Text: "go"},
+		{Kind: loop.CallStarted, Turn: 1, Step: 1, Call: agent},
+		{Kind: loop.TurnStarted, Turn: 1, Origin: "call_1", Text: "look"},
+		{Kind: loop.Replied, Turn: 1, Step: 1, Origin: "call_1", Reply: protocol.Reply{Content: "reading\nTOOL_CALL ..."}},
+		{Kind: loop.CallStarted, Turn: 1, Step: 1, Origin: "call_1", Call: read},
+		{Kind: loop.CallEnded, Turn: 1, Step: 1, Origin: "call_1", Call: read, Ran: true, Result: protocol.Result{OK: true, Body: "x"}},
+		{Kind: loop.TurnEnded, Turn: 1, Step: 2, Origin: "call_1", Text: "a holds x", Report: &loop.Report{Turn: 1, Steps: 2, Succeeded: 1}},
+		{Kind: loop.CallEnded, Turn: 1, Step: 1, Call: agent, Ran: true, Result: protocol.Result{OK: true, Body: "a holds x"}},
+	}
+	for _, e := range events {
+		if err := r.Event(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lines, err := Read(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var origins []string
+	for _, l := range lines {
+		origins = append(origins, l.Type+":"+l.Origin)
+	}
+	if got, want := strings.Join(origins, " "), "turn: call: turn:call_1 reply:call_1 call:call_1 result:call_1 turn_end:call_1 result:"; got != want {
+		t.Errorf("origins:\n%s\nwant\n%s", got, want)
+	}
+	if strings.Contains(strings.Split(buf.String(), "\n")[0], "origin") {
+		t.Errorf("a line of the main conversation has an origin: %s", strings.Split(buf.String(), "\n")[0])
+	}
+	var out bytes.Buffer
+	if err := Replay(&out, lines); err != nil {
+		t.Fatal(err)
+	}
+	want := `<Turn 1>
+You: go
+tool-call: call_1 agent {"task":"look"}
+  [call_1] <Turn 1>
+  [call_1] Task: look
+  [call_1] Assistant (0 ms, usage unknown, done: ):
+  [call_1]   reading
+  [call_1]   TOOL_CALL ...
+  [call_1] tool-call: call_1 read_file {"path":"a"}
+  [call_1] tool-success: call_1 read_file (0 ms) -> x
+  [call_1] Report: 2 steps, 1 call (1 succeeded, 0 failed); nothing changed; no tests ran
+tool-success: call_1 agent (0 ms) -> a holds x
+`
+	if out.String() != want {
+		t.Errorf("replay:\n%s\nwant\n%s", out.String(), want)
+	}
+}
+
 func TestStartHasTheFormat(t *testing.T) {
 	var buf bytes.Buffer
 	if err := New(&buf).Start(Start{Version: "v1"}); err != nil {

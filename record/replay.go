@@ -112,7 +112,8 @@ func (s *Scanner) Err() error { return s.err }
 
 // Replay writes a record as a transcript a person can read: the same
 // markers the REPL shows, with what only the record knows (request sizes,
-// durations, usage) beside them.
+// durations, usage) beside them. The lines of a nested conversation are
+// indented under the call that started it, each marked with its origin.
 func Replay(w io.Writer, lines []Line) error {
 	p := &printer{w: w}
 	for _, l := range lines {
@@ -122,17 +123,33 @@ func Replay(w io.Writer, lines []Line) error {
 }
 
 type printer struct {
-	w   io.Writer
-	err error
+	w      io.Writer
+	prefix string // of every line printed for the record line at hand
+	err    error
 }
 
 func (p *printer) printf(format string, args ...any) {
-	if p.err == nil {
-		_, p.err = fmt.Fprintf(p.w, format, args...)
+	if p.err != nil {
+		return
 	}
+	s := fmt.Sprintf(format, args...)
+	if p.prefix != "" {
+		s = p.prefix + strings.ReplaceAll(strings.TrimSuffix(s, "\n"), "\n", "\n"+p.prefix) + "\n"
+	}
+	_, p.err = io.WriteString(p.w, s)
+}
+
+// nested returns the prefix of the lines of a conversation: none for the
+// main one; for a nested one, two spaces a level and its origin.
+func nested(origin string) string {
+	if origin == "" {
+		return ""
+	}
+	return strings.Repeat("  ", strings.Count(origin, "/")+1) + "[" + origin + "] "
 }
 
 func (p *printer) line(l Line) {
+	p.prefix = nested(l.Origin)
 	switch l.Type {
 	case "start":
 		switch {
@@ -151,7 +168,11 @@ func (p *printer) line(l Line) {
 	case "replace":
 		p.printf("the conversation was cut to its first %d messages; what follows replaces the rest\n", deref(l.Keep))
 	case "turn":
-		p.printf("<Turn %d>\nYou: %s\n", l.Turn, l.Input)
+		who := "You"
+		if l.Origin != "" {
+			who = "Task"
+		}
+		p.printf("<Turn %d>\n%s: %s\n", l.Turn, who, l.Input)
 	case "request":
 		p.printf("<Step %d> request: %d messages, %d bytes\n", l.Step, l.Messages, l.Bytes)
 	case "reply":

@@ -6,6 +6,7 @@ import (
 	"os"
 	"regexp"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/alecthomas/kong"
@@ -18,6 +19,7 @@ import (
 	"harness/protocol"
 	"harness/record"
 	"harness/sandbox"
+	"harness/subagent"
 	"harness/tools"
 )
 
@@ -59,6 +61,7 @@ type budgetFlags struct {
 	MaxTime         time.Duration `default:"30m" help:"Most wall-clock time the run may spend in turns (waiting at the prompt does not count); a model call or tool still running then is interrupted."`
 	MaxOutputTokens int           `default:"200000" help:"Most output tokens the backend may report for the run."`
 	MaxRepeats      int           `default:"3" help:"Stop when the same call with the same arguments gets the same result this many times within the last 8 calls (or the last N, when N is over 8)."`
+	AgentMaxSteps   int           `default:"15" help:"Most model calls in the turn of a helper that the agent tool starts; its calls, time and tokens count in the run's limits too."`
 }
 
 func (c *chatCmd) Run(ctx context.Context, std stdio, k *kong.Context) error {
@@ -103,12 +106,13 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string) (*runner,
 	if err != nil {
 		return nil, &exitCodeError{code: exitUsage, err: fmt.Errorf("--test-pattern: %w", err)}
 	}
+	specs := withAgent(tb.set.Specs())
 	r := &runner{
 		backend: backend,
 		model:   model,
 		root:    tb.ws.Root(),
 		cfg: loop.Config{
-			System:          protocol.SystemPrompt(tb.ws.Root(), tb.set.Specs()),
+			System:          protocol.SystemPrompt(tb.ws.Root(), specs),
 			MaxSteps:        c.MaxSteps,
 			MaxFormatErrors: c.MaxFormatErrors,
 			IsTest:          isTest(tests),
@@ -123,7 +127,7 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string) (*runner,
 		},
 		close: func() {},
 	}
-	start := func() record.Start { return r.start(tb.set, unused) }
+	start := func() record.Start { return r.start(specs, unused) }
 	if err := c.openSession(r, start); err != nil {
 		return nil, err
 	}
@@ -147,15 +151,48 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string) (*runner,
 	case interactive(std.in):
 		asker = &lineAsker{out: std.err, start: func() <-chan string { return readLines(std.in) }}
 	}
-	if r.tools, err = c.gate(tb, asker, r.approvals.decided, fb); err != nil {
+	gated, err := c.gate(tb, asker, r.approvals.decided, fb)
+	if err != nil {
+		r.close()
+		return nil, err
+	}
+	// Helpers run their calls through the gate, and their events reach
+	// the hooks the main conversation has, the display indenting them.
+	if r.tools, err = subagent.New(gated, subagent.Config{
+		Model:           model,
+		Root:            tb.ws.Root(),
+		MaxSteps:        c.AgentMaxSteps,
+		MaxFormatErrors: c.MaxFormatErrors,
+		IsTest:          r.cfg.IsTest,
+		Target:          target,
+		Hooks:           r.hooks(newNest(log, style(colours(log)))),
+	}); err != nil {
 		r.close()
 		return nil, err
 	}
 	return r, nil
 }
 
+// withAgent returns specs with the agent tool's, sorted by name: what the
+// main conversation's model is told, as subagent.New's tools say.
+func withAgent(specs []protocol.ToolSpec) []protocol.ToolSpec {
+	specs = append(specs, subagent.Spec())
+	slices.SortFunc(specs, func(a, b protocol.ToolSpec) int { return strings.Compare(a.Name, b.Name) })
+	return specs
+}
+
+// hooks returns the hooks of a conversation of the run, ui last: the
+// budget, the record when there is one, the approvals.
+func (r *runner) hooks(ui loop.Hook) []loop.Hook {
+	hooks := []loop.Hook{r.budget}
+	if r.rec != nil {
+		hooks = append(hooks, r.rec)
+	}
+	return append(hooks, r.approvals, ui)
+}
+
 // start is what the record says about the run before it begins.
-func (r *runner) start(ts loop.Tools, unused []flagSetting) record.Start {
+func (r *runner) start(specs []protocol.ToolSpec, unused []flagSetting) record.Start {
 	s := record.Start{
 		Version:           version(),
 		Model:             r.backend.Model,
@@ -167,7 +204,7 @@ func (r *runner) start(ts loop.Tools, unused []flagSetting) record.Start {
 	for _, fs := range unused {
 		s.Ignored = append(s.Ignored, string(fs.setting))
 	}
-	for _, spec := range ts.Specs() {
+	for _, spec := range specs {
 		s.Tools = append(s.Tools, spec.Name)
 	}
 	return s
@@ -225,9 +262,13 @@ func isTest(re *regexp.Regexp) func(protocol.Call) bool {
 }
 
 // target names what a call that wrote acted on, for the turn report: the
-// path of a file tool, or the command line, since a command may have
-// changed anything in the workspace.
+// path of a file tool, the command line, since a command may have changed
+// anything in the workspace, or the helper, whose own report says what it
+// changed.
 func target(c protocol.Call) string {
+	if c.Name == subagent.Name {
+		return "helper " + c.ID
+	}
 	if cmd, ok := c.Args["command"].(string); ok {
 		return "$ " + cmd
 	}
@@ -323,7 +364,7 @@ func (c *promptCmd) Run(std stdio) error {
 	if err != nil {
 		return &exitCodeError{code: exitUsage, err: err}
 	}
-	_, err = fmt.Fprint(std.out, protocol.SystemPrompt(tb.ws.Root(), tb.set.Specs()))
+	_, err = fmt.Fprint(std.out, protocol.SystemPrompt(tb.ws.Root(), withAgent(tb.set.Specs())))
 	return err
 }
 
