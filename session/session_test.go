@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -18,6 +19,7 @@ import (
 	"harness/protocol"
 	"harness/record"
 	"harness/tools"
+	"harness/window"
 )
 
 const (
@@ -587,5 +589,49 @@ func TestContinueAfterACommitWithoutItsNewline(t *testing.T) {
 	w2.Close()
 	if sv, err := s.Load(w.ID()); err != nil || !reflect.DeepEqual(sv.State, b.State()) {
 		t.Fatalf("after continuing: %v", err)
+	}
+}
+
+type bigArgs struct {
+	N int `arg:"n" help:"which"`
+}
+
+// TestWindowMaskingIsSaved runs the context window's own compactor, which
+// rewrites old results in the middle of the conversation: the session holds
+// the conversation as compacted, as the Agent does.
+func TestWindowMaskingIsSaved(t *testing.T) {
+	set, err := tools.NewSet(tools.New("big", "A big result.", false, func(_ context.Context, a bigArgs) (string, error) {
+		return strings.Repeat(fmt.Sprintf("line %d of a long result\n", a.N), 120), nil
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var script strings.Builder
+	for n := 1; n <= 8; n++ {
+		fmt.Fprintf(&script, ">>>\nTOOL_CALL {\"name\":\"big\",\"arguments\":{\"n\":%d}}\n", n)
+	}
+	script.WriteString(">>>\ndone\n")
+	s := openStore(t)
+	w := s.Create(start)
+	cfg := loop.Config{System: "SYSTEM", Window: 4000, Compactor: window.New(window.Config{Keep: 1})}
+	a := loop.New(model(t, script.String()), set, cfg, w)
+	w.Follow(a)
+	if _, err := a.Turn(context.Background(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	masked := slices.ContainsFunc(a.Messages(), func(m protocol.Message) bool {
+		_, body, _ := strings.Cut(m.Content, "\n")
+		return window.IsMasked(body)
+	})
+	if !masked {
+		t.Fatal("nothing was masked: the test no longer compacts")
+	}
+	sv, err := s.Load(w.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(sv.State, a.State()) {
+		t.Fatalf("loaded\n%q\nwant\n%q", sv.State.Messages, a.State().Messages)
 	}
 }
