@@ -27,7 +27,9 @@
 // conversation, the system prompt first. No environment, no options beyond
 // the start line's, nothing a tool produced that the approval gate held
 // back (the gate's own text stands in the conversation in its place).
-// Events of nested conversations (a non-empty Origin) are not saved.
+// Events of nested conversations (a non-empty Origin) are not saved yet;
+// lines with an origin are skipped when a session is read, so that a later
+// harness can save them beside the main conversation in the same format.
 //
 // # Writing
 //

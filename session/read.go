@@ -68,6 +68,9 @@ func read(r io.Reader) (*Saved, error) {
 			sv.Start, sv.Started, started = *l.Start, l.Time, true
 			continue
 		}
+		if l.Origin != "" {
+			continue // a nested conversation's, saved beside the main one
+		}
 		switch l.Type {
 		case "message":
 			switch protocol.Role(l.Role) {

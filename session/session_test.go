@@ -635,3 +635,28 @@ func TestWindowMaskingIsSaved(t *testing.T) {
 		t.Fatalf("loaded\n%q\nwant\n%q", sv.State.Messages, a.State().Messages)
 	}
 }
+
+// TestNestedLinesAreSkipped: lines of a nested conversation (with an
+// origin) do not change the main one, nor its turn count.
+func TestNestedLinesAreSkipped(t *testing.T) {
+	s := openStore(t)
+	id := "20260101-000000-abcd"
+	writeSession(t, s, id, `{"type":"start","format":1,"session":"`+id+`","workspace":"/ws"}
+{"type":"message","turn":1,"role":"system","content":"S"}
+{"type":"message","turn":1,"role":"user","content":"go"}
+{"type":"request","turn":1,"messages":2,"calls_so_far":0}
+{"type":"message","turn":1,"origin":"call_1","role":"system","content":"HELPER"}
+{"type":"request","turn":1,"origin":"call_1","messages":1,"calls_so_far":0}
+{"type":"turn_end","turn":7,"origin":"call_1","messages":1,"calls_so_far":0}
+`)
+	sv, err := s.Load(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sv.State.Messages) != 2 || sv.State.Turn != 1 || sv.Dropped != 0 {
+		t.Errorf("state %+v, dropped %d", sv.State, sv.Dropped)
+	}
+	if infos, _ := s.List("/ws"); len(infos) != 1 || infos[0].Turns != 1 {
+		t.Errorf("listed %+v", infos)
+	}
+}

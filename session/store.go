@@ -237,8 +237,11 @@ func lastTurn(f io.ReaderAt, size int64) (turn int, found bool) {
 			if !bytes.HasPrefix(l, []byte(`{"type":"request"`)) && !bytes.HasPrefix(l, []byte(`{"type":"turn_end"`)) {
 				continue
 			}
-			var c struct{ Turn int }
-			if json.Unmarshal(l, &c) == nil {
+			var c struct {
+				Turn   int
+				Origin string
+			}
+			if json.Unmarshal(l, &c) == nil && c.Origin == "" {
 				return c.Turn, true
 			}
 		}

@@ -182,11 +182,15 @@ func withAgent(specs []protocol.ToolSpec) []protocol.ToolSpec {
 }
 
 // hooks returns the hooks of a conversation of the run, ui last: the
-// budget, the record when there is one, the approvals.
+// budget, the record when there is one, the session (which keeps only the
+// main conversation), the approvals.
 func (r *runner) hooks(ui loop.Hook) []loop.Hook {
 	hooks := []loop.Hook{r.budget}
 	if r.rec != nil {
 		hooks = append(hooks, r.rec)
+	}
+	if r.conv.writer != nil {
+		hooks = append(hooks, r.conv.writer) // it saves the main conversation only
 	}
 	return append(hooks, r.approvals, ui)
 }

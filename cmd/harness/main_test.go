@@ -10,9 +10,11 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"testing"
 	"time"
 
+	"github.com/ollama/ollama/api"
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"harness/fakemodel"
@@ -112,16 +114,25 @@ func setup(e *testscript.Env) error {
 }
 
 // cmdPrefixes checks a request log: each request's messages must begin with
-// the previous request's messages, byte for byte.
+// the previous request's messages, byte for byte. With a regular
+// expression, only the requests whose system prompt matches it are
+// compared: one conversation's, when helpers' requests are logged too.
 func cmdPrefixes(ts *testscript.TestScript, neg bool, args []string) {
-	if len(args) != 1 {
-		ts.Fatalf("usage: prefixes LOGFILE")
+	if len(args) != 1 && len(args) != 2 {
+		ts.Fatalf("usage: prefixes LOGFILE [SYSTEM-REGEXP]")
 	}
 	f, err := os.Open(ts.MkAbs(args[0]))
 	ts.Check(err)
 	defer f.Close()
 	reqs, err := fakemodel.ReadLog(f)
 	ts.Check(err)
+	if len(args) == 2 {
+		re, err := regexp.Compile(args[1])
+		ts.Check(err)
+		reqs = slices.DeleteFunc(reqs, func(r api.ChatRequest) bool {
+			return len(r.Messages) == 0 || !re.MatchString(r.Messages[0].Content)
+		})
+	}
 	if len(reqs) < 2 && !neg {
 		ts.Fatalf("only %d request(s) logged: nothing to compare", len(reqs))
 	}

@@ -35,13 +35,7 @@ type runner struct {
 // with v. The UI's hook comes last, so that what it shows has already
 // passed the budget and reached the record and the session.
 func (r *runner) agent(v *view) *loop.Agent {
-	hooks := []loop.Hook{r.budget}
-	if r.rec != nil {
-		hooks = append(hooks, r.rec)
-	}
-	hooks = append(hooks, r.sessionHooks()...)
-	hooks = append(hooks, r.approvals, loop.Observe(v.event))
-	return r.begin(v.log, hooks)
+	return r.begin(v.log, r.hooks(loop.Observe(v.event)))
 }
 
 // openRecord appends a run's record to path, starting it with start, and

@@ -146,14 +146,6 @@ func (r *runner) begin(log io.Writer, hooks []loop.Hook) *loop.Agent {
 	return a
 }
 
-// sessionHooks are the hooks that save the conversation.
-func (r *runner) sessionHooks() []loop.Hook {
-	if r.conv.writer == nil {
-		return nil
-	}
-	return []loop.Hook{r.conv.writer}
-}
-
 func count(n int, what string) string {
 	if n == 1 {
 		return "1 " + what
