@@ -102,12 +102,20 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string) (*runner,
 	if err != nil {
 		return nil, &exitCodeError{code: exitUsage, err: fmt.Errorf("--test-pattern: %w", err)}
 	}
+	var keep string // where /undo's copies go: only the REPL has /undo
+	if inREPL {
+		keep, _ = stateDir()
+	}
+	j := newJournal(tb.set, tb.ws, keep)
+	tb.set = j
 	r := &runner{
 		backend: backend,
 		model:   model,
 		root:    tb.ws.Root(),
+		ws:      tb.ws,
+		journal: j,
 		cfg: loop.Config{
-			System:          protocol.SystemPrompt(tb.ws.Root(), tb.set.Specs()),
+			System:          systemPrompt(tb, log),
 			MaxSteps:        c.MaxSteps,
 			MaxFormatErrors: c.MaxFormatErrors,
 			IsTest:          isTest(tests),
@@ -120,13 +128,19 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string) (*runner,
 			Repeats:      c.MaxRepeats,
 			Window:       8,
 		},
-		close: func() {},
+		close: j.close,
+	}
+	if m, ok := model.(*ollama.Model); ok {
+		r.ollama = m
 	}
 	if c.Record != "" {
 		start := r.start(tb.set, unused)
-		if r.rec, r.close, err = openRecord(c.Record, start); err != nil {
+		var closeRecord func()
+		if r.rec, closeRecord, err = openRecord(c.Record, start); err != nil {
+			j.close()
 			return nil, err
 		}
+		r.close = func() { closeRecord(); j.close() }
 	}
 	r.approvals = &approvals{log: log, rec: r.rec}
 	// Questions go to the REPL's output in the REPL, answered by its input
@@ -134,15 +148,20 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string) (*runner,
 	var asker approve.Asker // nil: nobody can answer
 	switch {
 	case inREPL:
-		r.answers = &lineAsker{out: std.out, echo: !interactive(std.in)}
+		r.answers = &lineAsker{out: std.out, st: style(colours(std.out))}
 		asker = r.answers
 	case interactive(std.in):
-		asker = &lineAsker{out: std.err, start: func() <-chan string { return readLines(std.in) }}
+		asker = &lineAsker{out: std.err, st: style(colours(std.err)), open: func() *input { return plainInput(std.in, std.err, false) }}
 	}
-	if r.tools, err = c.gate(tb, asker, r.approvals.decided, fb); err != nil {
+	decided := func(d approve.Decision) {
+		r.approvals.decided(d)
+		j.decided(d)
+	}
+	if r.tools, err = c.gate(tb, asker, decided, fb); err != nil {
 		r.close()
 		return nil, err
 	}
+	r.attach = &attacher{ws: tb.ws, tools: r.tools}
 	return r, nil
 }
 
@@ -315,7 +334,7 @@ func (c *promptCmd) Run(std stdio) error {
 	if err != nil {
 		return &exitCodeError{code: exitUsage, err: err}
 	}
-	_, err = fmt.Fprint(std.out, protocol.SystemPrompt(tb.ws.Root(), tb.set.Specs()))
+	_, err = fmt.Fprint(std.out, systemPrompt(tb, std.err))
 	return err
 }
 
