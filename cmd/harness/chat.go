@@ -39,9 +39,10 @@ type modelFlags struct {
 }
 
 type chatCmd struct {
-	Prompt         string `short:"p" placeholder:"PROMPT" help:"Run one turn and exit: the answer goes to stdout, everything else to stderr. Exit codes: 0 answer, 1 error, 2 bad usage, 3 a limit ended the turn, 130 interrupted."`
-	Record         string `placeholder:"FILE" help:"Append a record of the run to FILE, one JSON object a line, written as it happens (read it with: harness replay FILE)."`
-	TestPattern    string `default:"${test_pattern}" placeholder:"REGEXP" help:"Command lines matching this count as test runs in the turn report (by default, a test command at the start of the line or after && or ;)."`
+	Prompt         promptText `short:"p" placeholder:"PROMPT" help:"Run one turn and exit: the answer goes to stdout, everything else to stderr. Exit codes: 0 answer, 1 error, 2 bad usage, 3 a limit ended the turn, 130 interrupted."`
+	Words          []string   `arg:"" optional:"" hidden:"" help:"Words given without -p: refused with a hint."`
+	Record         string     `placeholder:"FILE" help:"Append a record of the run to FILE, one JSON object a line, written as it happens (read it with: harness replay FILE)."`
+	TestPattern    string     `default:"${test_pattern}" placeholder:"REGEXP" help:"Command lines matching this count as test runs in the turn report (by default, a test command at the start of the line or after && or ;)."`
 	workspaceFlags `embed:""`
 	modelFlags     `embed:""`
 	budgetFlags    `embed:"" group:"Limits"`
@@ -52,8 +53,8 @@ type chatCmd struct {
 // in its own unit. For the run budgets, 0 turns one off; the per-turn
 // limits fall back to their defaults.
 type budgetFlags struct {
-	MaxSteps        int           `default:"25" help:"Most model calls in one turn."`
-	MaxFormatErrors int           `default:"3" help:"Most replies in a row with a malformed tool call."`
+	MaxSteps        int           `default:"25" help:"Most model calls in one turn (0 means the default, 25: a turn always has a limit)."`
+	MaxFormatErrors int           `default:"3" help:"Most replies in a row with a malformed tool call (0 means the default, 3)."`
 	MaxModelCalls   int           `default:"200" help:"Most model calls in the run (all turns)."`
 	MaxTime         time.Duration `default:"30m" help:"Most wall-clock time the run may spend in turns (waiting at the prompt does not count); a model call or tool still running then is interrupted."`
 	MaxOutputTokens int           `default:"200000" help:"Most output tokens the backend may report for the run."`
@@ -61,13 +62,16 @@ type budgetFlags struct {
 }
 
 func (c *chatCmd) Run(ctx context.Context, std stdio, k *kong.Context) error {
+	if len(c.Words) > 0 {
+		return &exitCodeError{code: exitUsage, err: wordsError(c.Words)}
+	}
 	r, err := c.wire(ctx, std, flagsGiven(k))
 	if err != nil {
 		return err
 	}
 	defer r.close()
 	if c.Prompt != "" {
-		return r.oneTurn(ctx, std, c.Prompt)
+		return r.oneTurn(ctx, std, string(c.Prompt))
 	}
 	return r.repl(ctx, std)
 }

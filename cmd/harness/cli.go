@@ -69,6 +69,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if exited {
 		return code
 	}
+	if errors.Is(err, errNoPrompt) {
+		err = errNoPrompt // the flag's name is in the message already
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "harness: %v\n", err)
 		return exitUsage
