@@ -75,7 +75,7 @@ func (a *attacher) attach(ctx context.Context, input string, log io.Writer, st s
 			}
 			n := strings.Count(strings.TrimRight(res.Body, "\n"), "\n") + 1
 			fmt.Fprintf(log, "%s workspace listing, %s\n", st.dim("attached:"), plural(n, "entry", "entries"))
-			got = append(got, attachment{name: "the workspace's listing (list_files .)", body: res.Body})
+			got = append(got, attachment{name: "workspace listing", body: res.Body})
 			continue
 		}
 		name, abs, err := a.file(tag)
