@@ -5,6 +5,7 @@ go 1.26.8
 require (
 	github.com/alecthomas/kong v1.17.0
 	github.com/aymanbagabas/go-udiff v0.4.2
+	github.com/creack/pty v1.1.24
 	github.com/emirpasic/gods/v2 v2.0.0-alpha
 	github.com/ollama/ollama v0.17.4
 	github.com/rogpeppe/go-internal v1.16.0

@@ -149,8 +149,11 @@ const (
 	// it was not asked again.
 	AlwaysBefore
 	// Unanswered: the question was asked and nobody answered it: there
-	// was nobody to ask, the input ended, or the question was interrupted.
+	// was nobody to ask, or the input ended.
 	Unanswered
+	// Interrupted: the question was asked and the run was interrupted
+	// (its context ended) before an answer came.
+	Interrupted
 )
 
 // String names the outcome, for messages and tests.
@@ -172,6 +175,8 @@ func (o Outcome) String() string {
 		return "always before"
 	case Unanswered:
 		return "unanswered"
+	case Interrupted:
+		return "interrupted"
 	}
 	return fmt.Sprintf("Outcome(%d)", int(o))
 }
@@ -183,7 +188,7 @@ func (o Outcome) Allowed() bool {
 
 // Asked reports whether the Asker was asked.
 func (o Outcome) Asked() bool {
-	return o == UserYes || o == UserAlways || o == UserNo || o == Unanswered
+	return o == UserYes || o == UserAlways || o == UserNo || o == Unanswered || o == Interrupted
 }
 
 // Decision is one decision a Gate made, for the run's record.
@@ -331,6 +336,8 @@ func (g *Gate) ask(ctx context.Context, call protocol.Call, q Question) (bool, D
 	}
 	answer, err := g.cfg.Asker.Ask(ctx, q)
 	switch {
+	case err != nil && ctx.Err() != nil:
+		d.Outcome, d.Why = Interrupted, "the question was interrupted"
 	case err != nil:
 		d.Outcome, d.Why = Unanswered, err.Error()
 	case answer == Always:

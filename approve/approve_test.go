@@ -198,7 +198,7 @@ func TestOutcomes(t *testing.T) {
 		{"always", approve.Auto, &script{answers: []approve.Answer{approve.Always}}, nil, "",
 			[]protocol.Call{call("write_file", "a"), call("write_file", "a")}, []approve.Outcome{approve.UserAlways, approve.AlwaysBefore}},
 		{"nobody", approve.Auto, approve.Nobody, nil, "", []protocol.Call{call("write_file", "a")}, []approve.Outcome{approve.Unanswered}},
-		{"interrupted", approve.Auto, &script{err: context.Canceled}, cancelled, "", []protocol.Call{call("write_file", "a")}, []approve.Outcome{approve.Unanswered}},
+		{"interrupted", approve.Auto, &script{err: context.Canceled}, cancelled, "", []protocol.Call{call("write_file", "a")}, []approve.Outcome{approve.Interrupted}},
 		{"send yes", approve.Auto, &script{answers: []approve.Answer{approve.Yes}}, nil, key,
 			[]protocol.Call{call("read_file", "a")}, []approve.Outcome{approve.ModeAllowed, approve.UserYes}},
 		{"send nobody", approve.Auto, approve.Nobody, nil, key,
@@ -240,6 +240,7 @@ func TestOutcomeAllowedAsked(t *testing.T) {
 		{approve.UserNo, false, true},
 		{approve.AlwaysBefore, true, false},
 		{approve.Unanswered, false, true},
+		{approve.Interrupted, false, true},
 		{0, false, false},
 	} {
 		if tt.o.Allowed() != tt.allowed || tt.o.Asked() != tt.asked {

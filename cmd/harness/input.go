@@ -70,12 +70,13 @@ func terminalInput(out io.Writer, historyFile string) (*input, error) {
 		return nil, err
 	}
 	main := &readline.Instance{
-		Prompt:   &readline.Prompt{Prompt: "You: ", AltPrompt: "...  "},
+		Prompt: &readline.Prompt{Prompt: "You: ", AltPrompt: "...  ",
+			Placeholder: "Send a message (/help for the commands)", AltPlaceholder: `""" on a line ends the text`},
 		Terminal: term,
 		History:  loadHistory(historyFile),
 	}
 	questions := &readline.Instance{
-		Prompt:   &readline.Prompt{},
+		Prompt:   &readline.Prompt{Placeholder: "y, n or a", AltPlaceholder: "y, n or a"},
 		Terminal: term,
 		History:  &readline.History{Buf: arraylist.New[string](), Limit: 10},
 	}
@@ -146,6 +147,7 @@ func (in *input) read(ctx context.Context, prompt string, question bool) (string
 		in.pending = nil
 		switch {
 		case errors.Is(r.err, readline.ErrInterrupt):
+			fmt.Fprintln(in.out) // the line editor leaves the cursor on the line
 			if question {
 				in.mu.Lock()
 				stop := in.interrupt

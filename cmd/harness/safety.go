@@ -175,7 +175,7 @@ func decisionWord(d approve.Decision) string {
 		return "always"
 	case approve.UserNo, approve.ModeDenied:
 		return "no"
-	case approve.Unanswered:
+	case approve.Unanswered, approve.Interrupted:
 		return "nobody"
 	}
 	return ""
