@@ -328,16 +328,24 @@ func (j *journal) close() {
 	}
 }
 
+// maxCopy bounds the size of a file the journal keeps a copy of.
+const maxCopy = 64 << 20
+
 // copyFile copies the regular file src to dst, a new file only its owner
-// can read, making dst's folder. It does not block on a named pipe.
+// can read, making dst's folder. It does not block on a named pipe, and
+// copies no file over maxCopy.
 func copyFile(dst, src string) error {
 	in, err := os.OpenFile(src, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return err
 	}
 	defer in.Close()
-	if fi, err := in.Stat(); err != nil || !fi.Mode().IsRegular() {
+	fi, err := in.Stat()
+	switch {
+	case err != nil || !fi.Mode().IsRegular():
 		return errors.New("it is not a regular file")
+	case fi.Size() > maxCopy:
+		return fmt.Errorf("it is over %d MiB", maxCopy>>20)
 	}
 	if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
 		return err
