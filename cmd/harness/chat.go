@@ -40,7 +40,6 @@ type modelFlags struct {
 
 type chatCmd struct {
 	Prompt         promptText `short:"p" placeholder:"PROMPT" help:"Run one turn and exit: the answer goes to stdout, everything else to stderr. Exit codes: 0 answer, 1 error, 2 bad usage, 3 a limit ended the turn, 130 interrupted."`
-	Words          []string   `arg:"" optional:"" hidden:"" help:"Words given without -p: refused with a hint."`
 	Record         string     `placeholder:"FILE" help:"Append a record of the run to FILE, one JSON object a line, written as it happens (read it with: harness replay FILE)."`
 	TestPattern    string     `default:"${test_pattern}" placeholder:"REGEXP" help:"Command lines matching this count as test runs in the turn report (by default, a test command at the start of the line or after && or ;)."`
 	workspaceFlags `embed:""`
@@ -62,9 +61,6 @@ type budgetFlags struct {
 }
 
 func (c *chatCmd) Run(ctx context.Context, std stdio, k *kong.Context) error {
-	if len(c.Words) > 0 {
-		return &exitCodeError{code: exitUsage, err: wordsError(c.Words)}
-	}
 	r, err := c.wire(ctx, std, flagsGiven(k))
 	if err != nil {
 		return err

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/alecthomas/kong"
+
 	"harness/loop"
 	"harness/ollama"
 	"harness/protocol"
@@ -257,3 +259,29 @@ func TestJournal(t *testing.T) {
 
 // loopTurn is the event that starts turn n of the main conversation.
 func loopTurn(n int) loop.Event { return loop.Event{Kind: loop.TurnStarted, Turn: n} }
+
+func TestStrayWords(t *testing.T) {
+	parser, err := kong.New(&cli{}, kong.Vars{"version": "test", "default_model": "m", "test_pattern": "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"hello", "there"}, []string{"hello", "there"}},
+		{[]string{"-m", "qwen3", "hello"}, []string{"hello"}},
+		{[]string{"--model=qwen3", "-w", "dir", "hi"}, []string{"hi"}},
+		{[]string{"--lie", "joke", "--approve", "all", "hi"}, []string{"hi"}},
+		{[]string{"--version", "hi"}, []string{"hi"}},
+		{[]string{"replay", "a", "b"}, nil},
+		{[]string{"-w", "dir", "prompt", "x"}, nil},
+		{[]string{"-p"}, nil},
+		{[]string{"--", "-p"}, []string{"-p"}},
+	}
+	for _, tt := range tests {
+		if got := strayWords(parser.Model.Node, tt.args); !slices.Equal(got, tt.want) {
+			t.Errorf("strayWords(%q) = %q, want %q", tt.args, got, tt.want)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -30,10 +31,54 @@ func (p *promptText) Decode(ctx *kong.DecodeContext) error {
 	return nil
 }
 
-// wordsError is the error for words given to harness that name no command:
-// most likely a question meant for -p.
-func wordsError(words []string) error {
-	text := strings.Join(words, " ")
-	return fmt.Errorf("%s is not a command of harness. To ask the model, use -p: harness -p %s; for a conversation, run harness with no words (the REPL); harness --help lists the commands",
-		strconv.Quote(words[0]), strconv.Quote(text))
+// strayWords returns the words of args that are neither flags, nor their
+// values, nor a command of root: most likely a question meant for -p, as
+// in "harness hello". It returns nil when the first word names a command,
+// whose own parsing went wrong.
+func strayWords(root *kong.Node, args []string) []string {
+	takesValue := map[string]bool{}
+	for _, node := range append([]*kong.Node{root}, root.Children...) {
+		for _, f := range node.Flags {
+			v := !f.IsBool() && !f.IsCounter()
+			takesValue["--"+f.Name] = v
+			for _, a := range f.Aliases {
+				takesValue["--"+a] = v
+			}
+			if f.Short != 0 {
+				takesValue["-"+string(f.Short)] = v
+			}
+		}
+	}
+	var words []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return append(words, args[i+1:]...)
+		case strings.HasPrefix(a, "-"):
+			if takesValue[a] {
+				i++
+			}
+		case len(words) == 0 && isCommandName(root, a):
+			return nil
+		default:
+			words = append(words, a)
+		}
+	}
+	return words
+}
+
+func isCommandName(root *kong.Node, name string) bool {
+	for _, c := range root.Children {
+		if c.Name == name || slices.Contains(c.Aliases, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// wordsHint says how to ask the model what words given without -p ask.
+func wordsHint(words []string) string {
+	return fmt.Sprintf("To ask the model, use -p: harness -p %s; for a conversation, run harness without words (the REPL); harness --help lists the commands",
+		strconv.Quote(strings.Join(words, " ")))
 }
