@@ -8,6 +8,7 @@ require (
 	github.com/creack/pty v1.1.24
 	github.com/emirpasic/gods/v2 v2.0.0-alpha
 	github.com/ollama/ollama v0.17.4
+	github.com/pelletier/go-toml/v2 v2.4.3
 	github.com/rogpeppe/go-internal v1.16.0
 	mvdan.cc/sh/v3 v3.14.1
 )

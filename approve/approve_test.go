@@ -18,10 +18,9 @@ var _ loop.Tools = (*approve.Gate)(nil)
 // fakeTools has a read tool, a write tool and a command tool, and records
 // the calls that ran and whether their context allowed secrets.
 type fakeTools struct {
-	ran      []string
-	permits  []bool
-	body     string
-	permitOK bool
+	ran     []string
+	permits []bool
+	body    string
 }
 
 type permitKey struct{}
@@ -384,6 +383,9 @@ func TestLeak(t *testing.T) {
 		{"DB_PASSWORD=hunter2hunter2", "a password or token assignment"},
 		{`"api_key": "0123456789abcdef"`, "a password or token assignment"},
 		{"postgres://admin:s3cret@db:5432/app", "a URL with a password"},
+		{"mirror http://a:b@h and https://go.dev", "a URL with a password"}, // a short password, not the first URL
+		{"SESSION_COOKIE=abcdefgh12345", "a password or token assignment"},
+		{"GOOGLE_CREDENTIALS: abcdefgh1234", "a password or token assignment"},
 		{"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U", "a JSON web token"},
 		// ordinary text
 		{"ok  \tharness/tools\t1.3s\nPASS", ""},
@@ -391,6 +393,9 @@ func TestLeak(t *testing.T) {
 		{"TOKEN=$TOKEN", ""},
 		{"see https://go.dev/doc", ""},
 		{"func (k *Key) Private() bool", ""},
+		{"keys = append(keys, k)", ""}, // KEY alone names map keys, not secrets
+		{"case tea.KeyEsc:\n\tm.quit = true", ""},
+		{"remote ssh://git@github.com/o/r.git", ""}, // a user name alone is no password
 	}
 	for _, tt := range tests {
 		if got := approve.Leak(tt.text); got != tt.want {

@@ -5,11 +5,12 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
+
+	"harness/fence"
 )
 
 // Bounds of what the guard reads.
@@ -395,8 +396,7 @@ func (c *checker) config() *expand.Config {
 		// matches nothing: the pattern stays as written, and is then
 		// checked as a path like any other word.
 		ReadDir2: func(dir string) ([]fs.DirEntry, error) {
-			rel, err := filepath.Rel(root, dir)
-			if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			if !fence.Within(root, dir) {
 				return nil, nil
 			}
 			entries, err := os.ReadDir(dir)

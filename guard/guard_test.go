@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"harness/fence"
 )
 
 // testWorkspace is a folder with the rules tools.Workspace applies, kept
@@ -32,10 +34,10 @@ func (w testWorkspace) CheckPath(p string, write bool) error {
 	} else if dir, err := filepath.EvalSymlinks(filepath.Dir(abs)); err == nil {
 		abs = filepath.Join(dir, filepath.Base(abs))
 	}
-	rel, err := filepath.Rel(w.root, abs)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+	if !fence.Within(w.root, abs) {
 		return fmt.Errorf("path %q is %w", p, errOutside)
 	}
+	rel, _ := filepath.Rel(w.root, abs)
 	_, statErr := os.Lstat(abs)
 	switch {
 	case rel == ".git" || strings.HasPrefix(rel, ".git/"):
@@ -428,4 +430,28 @@ func FuzzCheck(f *testing.F) {
 			t.Fatalf("Check(%q) = %v, not a refusal", cmd, err)
 		}
 	})
+}
+
+// Globs are matched only in folders inside the workspace: a sibling whose
+// name starts with the root's is outside, and so is the root's parent.
+func TestGlobReadsOnlyTheWorkspace(t *testing.T) {
+	ws := newTestWorkspace(t)
+	sibling := ws.root + "x"
+	if err := os.MkdirAll(sibling, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(sibling, "f"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	readDir := (&checker{ws: ws}).config().ReadDir2
+	for _, dir := range []string{ws.root, filepath.Join(ws.root, "sub"), ws.root + "/sub/.."} {
+		if entries, _ := readDir(dir); len(entries) == 0 {
+			t.Errorf("%s: no entries read inside the workspace", dir)
+		}
+	}
+	for _, dir := range []string{sibling, filepath.Dir(ws.root), ws.root + "/..", ws.root + "/sub/../../" + filepath.Base(sibling), "sub"} {
+		if entries, err := readDir(dir); entries != nil || err != nil {
+			t.Errorf("%s: read %d entries (err %v) outside the workspace", dir, len(entries), err)
+		}
+	}
 }

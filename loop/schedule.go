@@ -20,9 +20,9 @@ type job struct {
 
 // calls decides, schedules and runs the calls of one reply, appends their
 // results to the conversation in call order and records them in the report.
-// Consecutive calls of read-only tools run together; a call of a tool that
-// may write runs alone, after every call before it and before every call
-// after it. stop, when set, refuses every call (a hook ended the turn after
+// Consecutive calls that only read run together; a call that may write
+// (of a writing tool, or as CallWrites says) runs alone, after every call
+// before it and before every call after it. stop, when set, refuses every call (a hook ended the turn after
 // the reply).
 func (t *turn) calls(ctx context.Context, calls []protocol.Call, cut bool, stop error) error {
 	a := t.agent
@@ -40,7 +40,7 @@ func (t *turn) calls(ctx context.Context, calls []protocol.Call, cut bool, stop 
 			j.res = protocol.Rejected(j.call, err)
 		default:
 			j.run = true
-			j.writes = a.specs[call.Name].Writes
+			j.writes = a.writes(j.call)
 		}
 		jobs[i] = j
 	}
@@ -64,6 +64,15 @@ func (t *turn) calls(ctx context.Context, calls []protocol.Call, cut bool, stop 
 		return &LimitError{Name: "max-format-errors", Value: fmt.Sprint(a.cfg.MaxFormatErrors), What: "replies in a row with a malformed call"}
 	}
 	return nil
+}
+
+// writes reports whether call, accepted, may change the workspace: as the
+// Tools say of it when they can tell per call, else as its tool's spec.
+func (a *Agent) writes(call protocol.Call) bool {
+	if w, ok := a.tools.(CallWrites); ok {
+		return w.Writes(call)
+	}
+	return a.specs[call.Name].Writes
 }
 
 // batchEnd returns the end of the batch that starts at jobs[start]: a

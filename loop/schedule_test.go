@@ -11,6 +11,7 @@ import (
 
 	"harness/fakemodel"
 	"harness/loop"
+	"harness/protocol"
 	"harness/tools"
 )
 
@@ -230,4 +231,71 @@ func TestInterruptedToolEndsTheTurnWithItsResult(t *testing.T) {
 	if report == nil || !report.Interrupted || report.Failed != 1 {
 		t.Errorf("report = %+v", report)
 	}
+}
+
+// perCall makes the calls of its tools whose name argument starts with "w"
+// writing, and every other call read-only, whatever the specs say.
+type perCall struct{ *tools.Set }
+
+func (perCall) Writes(c protocol.Call) bool { return strings.HasPrefix(c.Args["name"].(string), "w") }
+
+// TestCallWritesDecidesPerCall: Tools that tell whether each call writes
+// are asked instead of the spec: calls of one tool run together or alone
+// as each call says, and events carry what they said.
+func TestCallWritesDecidesPerCall(t *testing.T) {
+	var mu sync.Mutex
+	running, arrived := 0, 0
+	all := make(chan struct{})
+	// Calls named r* wait for both r* calls to be running; those named w*
+	// fail when anything runs beside them.
+	work := func(ctx context.Context, a nameArgs) (string, error) {
+		mu.Lock()
+		running++
+		n := running
+		if strings.HasPrefix(a.Name, "r") {
+			if arrived++; arrived == 2 {
+				close(all)
+			}
+		}
+		mu.Unlock()
+		defer func() { mu.Lock(); running--; mu.Unlock() }()
+		if strings.HasPrefix(a.Name, "w") {
+			if n != 1 {
+				return "", fmt.Errorf("%d calls ran beside a write", n-1)
+			}
+			return "alone", nil
+		}
+		select {
+		case <-all:
+			return "together", nil
+		case <-time.After(5 * time.Second):
+			return "", errors.New("the other call never came: calls did not run together")
+		}
+	}
+	set, err := tools.NewSet(tools.New("reads", "Read.", false, work), tools.New("writes", "Write.", true, work))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The spec of reads says it reads, that of writes that it writes; the
+	// calls say otherwise.
+	reply := strings.Join([]string{call("writes", "r1"), call("writes", "r2"), call("reads", "w")}, "\n")
+	s, err := fakemodel.Parse("t", []byte(">>>\n"+reply+"\n>>>\ndone\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var writes []string
+	agent := loop.New(fakemodel.New(s), perCall{set}, loop.Config{}, loop.Observe(func(e loop.Event) {
+		if e.Kind == loop.CallStarted {
+			writes = append(writes, fmt.Sprintf("%s %t", e.Call.Args["name"], e.Writes))
+		}
+	}))
+	if _, err := agent.Turn(context.Background(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	equal(t, writes, []string{"r1 false", "r2 false", "w true"})
+	equal(t, contents(agent.Messages()[3:6]), []string{
+		"user: TOOL_RESULT call_1 writes SUCCESS\ntogether",
+		"user: TOOL_RESULT call_2 writes SUCCESS\ntogether",
+		"user: TOOL_RESULT call_3 reads SUCCESS\nalone",
+	})
 }

@@ -7,15 +7,20 @@
 //
 // A reply is read line by line. In the grammar below a line is the text
 // between two newlines, with a trailing carriage return ignored, and trim()
-// removes the spaces and tabs around it.
+// removes the white space around it (spaces, tabs and whatever else
+// Unicode counts as white space), then the backticks of a line written as
+// inline code (`...`, but not a fence, which starts with ```) and the white
+// space inside them.
 //
 //	reply     = { line } .
 //	line      = call | result | text .
 //	call      = call-line { block } .
-//	call-line = trim(line) starts with "TOOL_CALL" followed by a space or "{",
-//	            then one JSON object: {"name": STRING, "arguments": OBJECT} .
+//	call-line = trim(line) starts with "TOOL_CALL" followed by a space, a
+//	            tab or "{", then one JSON object:
+//	            {"name": STRING, "arguments": OBJECT} .
 //	block     = { body-line } end-line .
-//	end-line  = a line that is exactly WORD (trailing spaces allowed) .
+//	end-line  = a line that is exactly WORD (trailing spaces and tabs
+//	            allowed, leading ones not) .
 //	result    = trim(line) starts with "TOOL_RESULT" .
 //	text      = any other line .
 //
@@ -23,21 +28,26 @@
 //   - Text before, between and after calls is text for the user.
 //   - A call may sit inside a Markdown code fence, or be written as inline
 //     code (`TOOL_CALL {...}`); fences that held only calls are dropped
-//     from the text, and backticks after the object are ignored.
+//     from the text, and backticks, spaces and tabs after the object are
+//     ignored.
 //   - The JSON is standard, so escapes such as \/ and \u00e9 decode as JSON
 //     says. When the object is not closed at the end of the line, the
-//     following lines (up to 200, and never a line that starts a call or
-//     a result) are taken as its continuation.
+//     following lines are taken as its continuation, so that one call's
+//     JSON spans at most 200 lines: its own and up to 199 more, never one
+//     that starts a call or a result.
+//   - "arguments" may be left out, or null, for a call without arguments.
 //   - Several calls in one reply run in the order written.
 //
-// A string argument whose JSON value is "<<WORD" (WORD made of letters,
-// digits and underscores) is a block, like a shell here-document: its value
-// is the lines after the call, taken verbatim, up to a line that is exactly
-// WORD. Each line of the value ends with a newline. When a call has several
-// blocks they follow one another in the order their arguments appear in the
-// JSON. A block that is never closed makes the call malformed. Text that
-// looks like a call or a result inside a block is part of the block: blocks
-// are how such text is quoted.
+// A string argument whose JSON value is "<<WORD" (WORD made of ASCII
+// letters, digits and underscores) is a block, like a shell here-document:
+// its value is the lines after the call, taken verbatim (white space and
+// carriage returns included), up to an end-line of that WORD. Each line of
+// the value ends with a newline. When a call has
+// several blocks they follow one another in the order their arguments
+// appear in the JSON. A block that is never closed makes the call
+// malformed, and takes the rest of the reply with it. Text that looks like
+// a call or a result inside a block is part of the block: blocks are how
+// such text is quoted.
 //
 // Text inside <think>...</think> is the model's thinking and is never read
 // for calls, nor is the thinking a backend reports separately. A reply that
@@ -47,8 +57,9 @@
 // A result line written by the model is never a result: the model has
 // stopped calling tools and started inventing what they returned. Parsing
 // ends at that line; it and everything after it are dropped, and the
-// conversation keeps the reply cut before it. StopSequences asks a backend
-// to end generation there in the first place.
+// conversation keeps the reply cut before it, less the white space that
+// then ends it. StopSequences asks a backend to end generation there in
+// the first place.
 //
 // # Results
 //
@@ -58,11 +69,14 @@
 //	<body>
 //
 // Call ids (call_1, call_2, ...) are given by the harness, in order, unique
-// in a conversation. The tool is "-" when the call named none. The body is
-// never empty. Because the header is always the message's first line, a body
-// needs no quoting.
+// in a conversation. The tool is "-" when the call named none, or a name
+// with white space in it, which no tool has. The body is never empty: an
+// empty one, or one of white space only, reads "(no output)". Because the
+// header is always the message's first line, a body needs no quoting.
 //
-// A malformed call (bad JSON, unclosed block, unknown tool, missing, unknown
-// or mistyped argument) is never run; its ERROR result says what was wrong,
-// what would have been valid, and asks for a valid call or a normal answer.
+// A malformed call (bad JSON, text after the object, a key besides "name"
+// and "arguments", an argument given twice, an unclosed block, an unknown
+// tool, a missing, unknown or mistyped argument) is never run; its ERROR
+// result says what was wrong, what would have been valid, and asks for a
+// valid call or a normal answer.
 package protocol

@@ -3,13 +3,20 @@ package sandbox
 import (
 	"path/filepath"
 	"strings"
+
+	"harness/fence"
 )
 
 // keepVars are the variables of the user's environment that commands get:
 // where programs, caches and toolchains are, and the locale. Nothing else
-// passes, so API keys and tokens stay behind.
+// passes, so API keys and tokens stay behind. The locale categories are
+// named one by one: ssh passes on any LC_ variable, and people use that to
+// send their own, tokens included.
 var keepVars = map[string]bool{
 	"PATH": true, "HOME": true, "USER": true, "LOGNAME": true, "LANG": true, "LANGUAGE": true, "TZ": true, "TMPDIR": true,
+	"LC_ALL": true, "LC_CTYPE": true, "LC_COLLATE": true, "LC_MESSAGES": true, "LC_MONETARY": true, "LC_NUMERIC": true,
+	"LC_TIME": true, "LC_ADDRESS": true, "LC_IDENTIFICATION": true, "LC_MEASUREMENT": true, "LC_NAME": true,
+	"LC_PAPER": true, "LC_TELEPHONE": true,
 	"GOPATH": true, "GOROOT": true, "GOCACHE": true, "GOMODCACHE": true, "GOFLAGS": true, "GOPROXY": true,
 	"GONOPROXY": true, "GONOSUMDB": true, "GOPRIVATE": true, "GOSUMDB": true, "GOTOOLCHAIN": true, "GOTELEMETRY": true,
 	"CARGO_HOME": true, "RUSTUP_HOME": true, "RUSTUP_TOOLCHAIN": true,
@@ -17,10 +24,6 @@ var keepVars = map[string]bool{
 	"XDG_CACHE_HOME": true, "XDG_CONFIG_HOME": true, "XDG_DATA_HOME": true,
 	"SSL_CERT_FILE": true, "SSL_CERT_DIR": true,
 }
-
-// secretWords mark a variable name as holding a secret even when it would
-// otherwise be kept.
-var secretWords = []string{"TOKEN", "SECRET", "PASSWORD", "PASSWD", "KEY", "CREDENTIAL", "AUTH", "COOKIE", "SESSION"}
 
 // fixedVars keep tools from waiting for a terminal, and keep git from
 // running hooks or a file-system monitor that a repository's configuration
@@ -34,15 +37,19 @@ var fixedVars = []string{
 
 // Env returns the environment commands run with, made from environ (as
 // os.Environ gives it): the variables in a short list of harmless ones,
-// none whose name suggests a secret nor whose value carries a password in
-// a URL, a PATH without relative entries or entries inside dir (where a
-// command could plant a program named like an allowed one), and settings
-// that keep tools from waiting for a terminal.
+// none whose name suggests a secret (fence.SecretVar) nor whose value holds
+// a URL with a user name or password in it (fence.URLUserinfo), a PATH
+// without relative entries or entries inside dir (where a command could
+// plant a program named like an allowed one), and settings that keep tools
+// from waiting for a terminal.
 func Env(environ []string, dir string) []string {
 	var out []string
 	for _, kv := range environ {
 		name, value, ok := strings.Cut(kv, "=")
-		if !ok || !keep(name) || hasUserinfo(value) {
+		if !ok || !keepVars[name] || fence.SecretVar(name) {
+			continue
+		}
+		if user, _ := fence.URLUserinfo(value); user {
 			continue
 		}
 		if name == "PATH" {
@@ -53,37 +60,10 @@ func Env(environ []string, dir string) []string {
 	return append(out, fixedVars...)
 }
 
-func keep(name string) bool {
-	if !keepVars[name] && !strings.HasPrefix(name, "LC_") {
-		return false
-	}
-	upper := strings.ToUpper(name)
-	for _, w := range secretWords {
-		if strings.Contains(upper, w) {
-			return false
-		}
-	}
-	return true
-}
-
-// hasUserinfo reports whether value holds a URL with a password in it, as
-// in https://user:pass@proxy.
-func hasUserinfo(value string) bool {
-	i := strings.Index(value, "://")
-	if i < 0 {
-		return false
-	}
-	rest := value[i+3:]
-	if j := strings.IndexAny(rest, "/?#"); j >= 0 {
-		rest = rest[:j]
-	}
-	return strings.Contains(rest, "@")
-}
-
 func cleanPath(path, dir string) string {
 	var keep []string
 	for _, p := range filepath.SplitList(path) {
-		if p == "" || !filepath.IsAbs(p) || within(dir, filepath.Clean(p)) {
+		if p == "" || !filepath.IsAbs(p) || fence.Within(dir, p) {
 			continue
 		}
 		keep = append(keep, p)

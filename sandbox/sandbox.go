@@ -24,6 +24,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"harness/fence"
 )
 
 // Mode says whether commands run inside bubblewrap.
@@ -56,10 +58,11 @@ type Config struct {
 	Dir string
 	// Write lists more paths the command may write, such as a build cache.
 	Write []string
-	// Hide lists more paths to hide, besides those of DefaultHide.
+	// Hide lists more paths to hide, besides those fence.SecretPlaces
+	// lists.
 	Hide []string
-	// Home is the home folder whose secrets DefaultHide lists; empty means
-	// the user's.
+	// Home is the home folder whose secrets fence.SecretPlaces lists; empty
+	// means the user's.
 	Home string
 	// Env is the environment of commands; nil means Env(os.Environ(), Dir).
 	Env []string
@@ -350,14 +353,14 @@ func (s *Sandbox) bwrapArgs(c Command) []string {
 		args = append(args, "--bind", w, w)
 	}
 	for _, p := range c.ReadOnly {
-		if _, err := os.Lstat(p); err == nil && within(dir, p) {
+		if _, err := os.Lstat(p); err == nil && fence.Within(dir, p) {
 			args = append(args, "--ro-bind", p, p)
 		}
 	}
-	hide := append(DefaultHide(s.cfg.Home), s.cfg.Hide...)
+	hide := append(fence.SecretPlaces(s.cfg.Home), s.cfg.Hide...)
 	for _, p := range append(hide, c.Hide...) {
 		real, err := filepath.EvalSymlinks(p)
-		if err != nil || within(real, dir) {
+		if err != nil || fence.Within(real, dir) {
 			continue // missing, or the workspace is inside it
 		}
 		fi, err := os.Stat(real)
@@ -370,35 +373,6 @@ func (s *Sandbox) bwrapArgs(c Command) []string {
 		}
 	}
 	return append(args, "--chdir", dir, "--", s.cfg.Shell, "--noprofile", "--norc", "-o", "pipefail", "-c", c.Script)
-}
-
-// within reports whether p is dir or inside it.
-func within(dir, p string) bool {
-	rel, err := filepath.Rel(dir, p)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
-}
-
-// DefaultHide lists the places secrets usually live: under home (keys,
-// cloud and registry credentials, password stores), the system's password
-// hashes and host keys, and root's home when it is not home.
-func DefaultHide(home string) []string {
-	var out []string
-	if home != "" {
-		for _, rel := range []string{
-			".ssh", ".gnupg", ".aws", ".azure", ".config/gcloud", ".kube", ".docker",
-			".netrc", ".git-credentials", ".config/gh", ".config/hub", ".npmrc", ".yarnrc",
-			".pypirc", ".cargo/credentials", ".cargo/credentials.toml", ".gem/credentials",
-			".password-store", ".local/share/keyrings", ".vault-token", ".terraform.d",
-			".config/op", ".m2/settings.xml", ".gradle/gradle.properties",
-		} {
-			out = append(out, filepath.Join(home, rel))
-		}
-	}
-	out = append(out, "/etc/shadow", "/etc/gshadow", "/etc/ssh")
-	if home != "/root" {
-		out = append(out, "/root")
-	}
-	return out
 }
 
 // capture keeps the start and the end of a command's output and notices a

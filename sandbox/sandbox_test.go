@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"harness/fence"
 )
 
 // dirs returns a workspace and a folder beside it, both resolved. They are
@@ -127,6 +129,49 @@ func TestEnv(t *testing.T) {
 	}
 	if !slices.Contains(got, "GIT_TERMINAL_PROMPT=0") || !slices.Contains(got, "GIT_CONFIG_VALUE_1=/dev/null") {
 		t.Errorf("fixed settings missing from %q", got)
+	}
+}
+
+// Each variable is kept or dropped on its own.
+func TestEnvVariables(t *testing.T) {
+	tests := []struct {
+		kv   string
+		kept bool
+	}{
+		{"LC_CTYPE=C.UTF-8", true},
+		{"LC_TELEPHONE=C", true},
+		{"LC_MY_API_KEY=abc", false}, // ssh passes any LC_ on; only locale categories are kept
+		{"LC_TERMINAL=iTerm2", false},
+		{"LC_SESSION_TOKEN=x", false},
+		{"GOPROXY=https://proxy.golang.org,direct", true},
+		{"GOPROXY=https://user:pass@proxy.example", false},
+		{"GOPROXY=https://TOKEN@proxy.example", false}, // a user name alone can be a token
+		{"GOPROXY=https://proxy.example,https://u:p@other.example", false},
+		{"GONOSUMDB=example.com/*", true},
+		{"GITHUB_TOKEN=ghp_x", false},
+		{"EDITOR=vi", false},
+		{"PATH", false}, // no "=": not a variable
+	}
+	for _, tt := range tests {
+		got := slices.Contains(Env([]string{tt.kv}, "/ws"), tt.kv)
+		if got != tt.kept {
+			t.Errorf("Env kept %s: %v, want %v", tt.kv, got, tt.kept)
+		}
+	}
+	// PATH loses what is inside the workspace once cleaned, and keeps a
+	// sibling whose name starts with the workspace's.
+	if got := Env([]string{"PATH=/usr/bin:/ws/../ws/bin:/ws/:/wsx/bin:bin"}, "/ws"); got[0] != "PATH=/usr/bin:/wsx/bin" {
+		t.Errorf("Env made %s", got[0])
+	}
+}
+
+// No name on the list of kept variables has a secret's name: the list and
+// the secret vocabulary agree.
+func TestKeepVarsAreNoSecrets(t *testing.T) {
+	for name := range keepVars {
+		if fence.SecretVar(name) {
+			t.Errorf("%s is kept, but its name is a secret's", name)
+		}
 	}
 }
 

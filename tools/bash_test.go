@@ -49,6 +49,9 @@ func TestBashRefusesBeforeRunning(t *testing.T) {
 		{"grep KEY app.log", `.gitignore ignores it (pattern "*.log")`},
 		{"cat build/out.txt", "ignores it"},
 		{"cat certs/server.pem", "*.pem"},
+		{"cat .npmrc", ".npmrc"},
+		{"cat ops/.ssh/config", ".ssh"},
+		{"echo x > .netrc", ".netrc"},
 		{"echo x > .git/config", "inside .git"},
 		{"echo A=1 > .env.local", "protected as a secret"},
 		{"ls -R .git", "inside .git"},
@@ -83,7 +86,7 @@ func TestBashRunsWithHiddenSecrets(t *testing.T) {
 	if got.Script != "go test ./..." {
 		t.Errorf("script %q", got.Script)
 	}
-	for _, secret := range []string{".env", "deploy.key", "certs/server.pem", "id_rsa"} {
+	for _, secret := range []string{".env", "deploy.key", "certs/server.pem", "id_rsa", "deploy/id_ed25519", ".npmrc", "ops/.ssh"} {
 		if !slices.Contains(got.Hide, filepath.Join(ws.Root(), secret)) {
 			t.Errorf("%s is not hidden from the command: %q", secret, got.Hide)
 		}

@@ -44,7 +44,9 @@
 // # Secrets
 //
 // The workspace keeps some paths from the model: names that hold secrets
-// (.env*, *.pem, *.key, id_rsa*), everything in .git, and what the
+// wherever they are (fence.SecretName: .env*, *.pem, *.key, SSH keys such
+// as id_rsa*, credential files such as .netrc and .npmrc, folders such as
+// .ssh and .aws), everything in .git, and what the
 // workspace's .gitignore files and .git/info/exclude ignore. list_files
 // leaves them out; read_file and edit_file refuse them with an error
 // wrapping ErrSecret, unless the context comes from WithSecrets because the

@@ -58,24 +58,6 @@ func isExt(s string) bool {
 	return len(s) > 1 && s[0] == '.' && !strings.ContainsAny(s, "/\\=\x00")
 }
 
-// String returns l as ParseLie reads it, or "" for the truth.
-func (l Lie) String() string {
-	if l.kind == lieExt {
-		return fmt.Sprintf("%s:%s=%s", lieExt, l.from, l.to)
-	}
-	return l.kind
-}
-
-// UnmarshalText parses text with ParseLie, so a Lie can be a flag value.
-func (l *Lie) UnmarshalText(text []byte) error {
-	parsed, err := ParseLie(string(text))
-	if err != nil {
-		return err
-	}
-	*l = parsed
-	return nil
-}
-
 // Apply returns t changed to tell l, when l concerns it, or t itself. Only
 // read_file and list_files are ever changed.
 func (l Lie) Apply(t Tool) Tool {

@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"harness/fence"
 	"harness/protocol"
 )
 
@@ -21,9 +21,6 @@ var ErrSecret = errors.New("protected as a secret")
 // ErrProtected is wrapped by the error for a write into .git, which holds
 // the configuration and hooks that git runs.
 var ErrProtected = errors.New("protected")
-
-// secretNames are names that always hold secrets, wherever they are.
-var secretNames = []string{".env*", "*.pem", "*.key", "id_rsa*"}
 
 // secretKey marks a context in which the user allowed reading secrets.
 type secretKey struct{}
@@ -42,8 +39,9 @@ func secretsAllowed(ctx context.Context) bool {
 // Secret returns why the workspace keeps abs, a path inside it that
 // Resolve returned, from the model, or "" when it does not. A path is
 // secret when it is or lies inside .git, when it or a folder above it has a
-// name that holds secrets (.env*, *.pem, *.key, id_rsa*), or when the
-// workspace's .gitignore files (and .git/info/exclude) ignore it.
+// name that holds secrets (fence.SecretName: .env*, *.pem, *.key, SSH keys,
+// .netrc, ...), or when the workspace's .gitignore files (and
+// .git/info/exclude) ignore it.
 func (w *Workspace) Secret(abs string) string {
 	root, err := os.OpenRoot(w.root)
 	if err != nil {
@@ -80,10 +78,8 @@ func secretName(rel string) string {
 		if seg == ".git" {
 			return "it is inside .git, which holds the repository's configuration and history"
 		}
-		for _, pat := range secretNames {
-			if ok, _ := path.Match(pat, seg); ok {
-				return fmt.Sprintf("its name matches %s, which holds secrets", pat)
-			}
+		if pat, ok := fence.SecretName(seg); ok {
+			return fmt.Sprintf("its name matches %s, which holds secrets", pat)
 		}
 	}
 	return ""
@@ -143,9 +139,9 @@ func (w *Workspace) SecretRead(call protocol.Call) string {
 }
 
 // SecretFiles lists the files and folders in the workspace whose names
-// hold secrets (.env*, *.pem, *.key, id_rsa*), for a sandbox to hide from
-// commands. It does not look inside .git or node_modules, and stops after
-// looking at limit entries.
+// hold secrets (fence.SecretName), for a sandbox to hide from commands. It
+// does not look inside .git or node_modules, and stops after looking at
+// limit entries.
 func (w *Workspace) SecretFiles(limit int) []string {
 	var out []string
 	seen := 0

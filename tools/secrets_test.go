@@ -73,6 +73,9 @@ func secretWorkspace(t *testing.T) *Workspace {
 		"certs/server.pem":    "-----BEGIN PRIVATE KEY-----\n",
 		"deploy.key":          "key\n",
 		"id_rsa":              "-----BEGIN OPENSSH PRIVATE KEY-----\n",
+		"deploy/id_ed25519":   "-----BEGIN OPENSSH PRIVATE KEY-----\n",
+		".npmrc":              "//registry.npmjs.org/:_authToken=npm_abc\n",
+		"ops/.ssh/config":     "Host x\n",
 		"app.log":             "log line\n",
 		"keep.log":            "kept\n",
 		"build/out.txt":       "built\n",
@@ -96,6 +99,10 @@ func TestSecret(t *testing.T) {
 		{"certs/server.pem", "*.pem"},
 		{"deploy.key", "*.key"},
 		{"id_rsa", "id_rsa*"},
+		{"deploy/id_ed25519", "id_ed25519*"},
+		{".npmrc", ".npmrc"},
+		{"ops/.ssh", ".ssh"},
+		{"ops/.ssh/config", ".ssh"},
 		{".git", ".git"},
 		{".git/config", ".git"},
 		{"app.log", `"*.log"`},
@@ -172,15 +179,17 @@ func TestListHidesSecrets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "certs/\nkeep.log\nmain.go\nsecrets.env.example\nsub/"; got != want {
+	if want := "certs/\ndeploy/\nkeep.log\nmain.go\nops/\nsecrets.env.example\nsub/"; got != want {
 		t.Errorf("listing:\n%s\nwant:\n%s", got, want)
 	}
 	got, _ = run(t, ListFiles(ws), map[string]any{"path": "sub"})
 	if got != "local.txt" {
 		t.Errorf("listing of sub: %q", got)
 	}
-	if got, _ = run(t, ListFiles(ws), map[string]any{"path": "certs"}); !strings.Contains(got, "empty") {
-		t.Errorf("listing of certs: %q", got)
+	for _, dir := range []string{"certs", "deploy", "ops"} {
+		if got, _ = run(t, ListFiles(ws), map[string]any{"path": dir}); !strings.Contains(got, "empty") {
+			t.Errorf("listing of %s: %q", dir, got)
+		}
 	}
 	for _, dir := range []string{".git", "build"} {
 		_, err := run(t, ListFiles(ws), map[string]any{"path": dir})
@@ -243,7 +252,7 @@ func TestSecretFiles(t *testing.T) {
 		got = append(got, ws.Rel(p))
 	}
 	slices.Sort(got)
-	want := []string{".env", ".env.production", "a/b/.env.local", "certs/server.pem", "deploy.key", "id_rsa"}
+	want := []string{".env", ".env.production", ".npmrc", "a/b/.env.local", "certs/server.pem", "deploy.key", "deploy/id_ed25519", "id_rsa", "ops/.ssh"}
 	if !slices.Equal(got, want) {
 		t.Errorf("SecretFiles = %q, want %q", got, want)
 	}

@@ -96,7 +96,7 @@ func TestNewPanics(t *testing.T) {
 			type args struct {
 				x string `arg:"x"`
 			}
-			New("t", "", false, func(context.Context, args) (string, error) { return "", nil })
+			New("t", "", false, func(_ context.Context, a args) (string, error) { return a.x, nil })
 		}, "unexported"},
 		{"bad option", func() {
 			type args struct {

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"harness/fence"
 )
 
 // ErrOutsideWorkspace is wrapped by the error for a path that leads out of
@@ -109,16 +111,9 @@ func (w *Workspace) moved(abs, name string) error {
 	return nil
 }
 
-func (w *Workspace) contains(p string) bool {
-	if p == w.root {
-		return true
-	}
-	prefix := w.root
-	if !strings.HasSuffix(prefix, string(filepath.Separator)) {
-		prefix += string(filepath.Separator)
-	}
-	return strings.HasPrefix(p, prefix)
-}
+// contains reports whether p, an absolute path with its symlinks resolved,
+// is the root or inside it.
+func (w *Workspace) contains(p string) bool { return fence.Within(w.root, p) }
 
 // realPath resolves the absolute path p, which need not exist, the way the
 // kernel does: one component at a time, following a symlink before a later

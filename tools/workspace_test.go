@@ -167,6 +167,8 @@ func TestRel(t *testing.T) {
 		{filepath.Join(ws.Root(), "a", "b.txt"), "a/b.txt"},
 		{filepath.Dir(ws.Root()), filepath.Dir(ws.Root())},
 		{ws.Root() + "x", ws.Root() + "x"},
+		// outside once cleaned: shown as given, never as "../x"
+		{ws.Root() + "/a/../../x", ws.Root() + "/a/../../x"},
 	}
 	for _, tt := range tests {
 		if got := ws.Rel(tt.abs); got != tt.want {

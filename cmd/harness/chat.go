@@ -6,6 +6,7 @@ import (
 	"os"
 	"regexp"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/alecthomas/kong"
@@ -18,6 +19,7 @@ import (
 	"harness/protocol"
 	"harness/record"
 	"harness/sandbox"
+	"harness/subagent"
 	"harness/tools"
 )
 
@@ -42,6 +44,7 @@ type chatCmd struct {
 	Prompt         promptText `short:"p" placeholder:"PROMPT" help:"Run one turn and exit: the answer goes to stdout, everything else to stderr. Exit codes: 0 answer, 1 error, 2 bad usage, 3 a limit ended the turn, 130 interrupted."`
 	Record         string     `placeholder:"FILE" help:"Append a record of the run to FILE, one JSON object a line, written as it happens (read it with: harness replay FILE)."`
 	TestPattern    string     `default:"${test_pattern}" placeholder:"REGEXP" help:"Command lines matching this count as test runs in the turn report (by default, a test command at the start of the line or after && or ;)."`
+	sessionFlags   `embed:""`
 	workspaceFlags `embed:""`
 	modelFlags     `embed:""`
 	budgetFlags    `embed:"" group:"Limits"`
@@ -58,6 +61,7 @@ type budgetFlags struct {
 	MaxTime         time.Duration `default:"30m" help:"Most wall-clock time the run may spend in turns (waiting at the prompt does not count); a model call or tool still running then is interrupted."`
 	MaxOutputTokens int           `default:"200000" help:"Most output tokens the backend may report for the run."`
 	MaxRepeats      int           `default:"3" help:"Stop when the same call with the same arguments gets the same result this many times within the last 8 calls (or the last N, when N is over 8)."`
+	AgentMaxSteps   int           `default:"15" help:"Most model calls in the turn of a helper that the agent tool starts; its calls, time and tokens count in the run's limits too."`
 }
 
 func (c *chatCmd) Run(ctx context.Context, std stdio, k *kong.Context) error {
@@ -102,6 +106,7 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string) (*runner,
 	if err != nil {
 		return nil, &exitCodeError{code: exitUsage, err: fmt.Errorf("--test-pattern: %w", err)}
 	}
+	specs := withAgent(tb.set.Specs())
 	var keep string // where /undo's copies go: only the REPL has /undo
 	if inREPL {
 		keep, _ = stateDir()
@@ -115,7 +120,7 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string) (*runner,
 		ws:      tb.ws,
 		journal: j,
 		cfg: loop.Config{
-			System:          systemPrompt(tb, log),
+			System:          systemPrompt(tb.ws, specs, log),
 			MaxSteps:        c.MaxSteps,
 			MaxFormatErrors: c.MaxFormatErrors,
 			IsTest:          isTest(tests),
@@ -133,14 +138,19 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string) (*runner,
 	if m, ok := model.(*ollama.Model); ok {
 		r.ollama = m
 	}
+	start := func() record.Start { return r.start(specs, unused) }
+	if err := c.openSession(r, start); err != nil {
+		j.close()
+		return nil, err
+	}
+	r.close = func() { r.conv.close(); j.close() }
 	if c.Record != "" {
-		start := r.start(tb.set, unused)
-		var closeRecord func()
-		if r.rec, closeRecord, err = openRecord(c.Record, start); err != nil {
-			j.close()
+		rec, closeRec, err := openRecord(c.Record, start())
+		if err != nil {
+			r.close()
 			return nil, err
 		}
-		r.close = func() { closeRecord(); j.close() }
+		r.rec, r.close = rec, func() { closeRec(); r.conv.close(); j.close() }
 	}
 	r.approvals = &approvals{log: log, rec: r.rec}
 	// Questions go to the REPL's output in the REPL, answered by its input
@@ -157,16 +167,59 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string) (*runner,
 		r.approvals.decided(d)
 		j.decided(d)
 	}
-	if r.tools, err = c.gate(tb, asker, decided, fb); err != nil {
+	gated, err := c.gate(tb, asker, decided, fb)
+	if err != nil {
 		r.close()
 		return nil, err
 	}
-	r.attach = &attacher{ws: tb.ws, tools: r.tools}
+	// Helpers run their calls through the gate, and their events reach
+	// the hooks the main conversation has, the display indenting them.
+	// They use the model the main conversation uses: /model builds them
+	// again.
+	r.toolsFor = func(m loop.Model) (loop.Tools, error) {
+		return subagent.New(gated, subagent.Config{
+			Model:           m,
+			Root:            tb.ws.Root(),
+			MaxSteps:        c.AgentMaxSteps,
+			MaxFormatErrors: c.MaxFormatErrors,
+			IsTest:          r.cfg.IsTest,
+			Target:          target,
+			Hooks:           r.hooks(newNest(log, style(colours(log)))),
+		})
+	}
+	if r.tools, err = r.toolsFor(model); err != nil {
+		r.close()
+		return nil, err
+	}
+	r.attach = &attacher{ws: tb.ws, tools: gated}
 	return r, nil
 }
 
+// withAgent returns specs with the agent tool's, sorted by name: what the
+// main conversation's model is told, as subagent.New's tools say.
+func withAgent(specs []protocol.ToolSpec) []protocol.ToolSpec {
+	specs = append(specs, subagent.Spec())
+	slices.SortFunc(specs, func(a, b protocol.ToolSpec) int { return strings.Compare(a.Name, b.Name) })
+	return specs
+}
+
+// hooks returns the hooks of a conversation of the run, ui last: the
+// budget, the record when there is one, the session (which keeps only the
+// main conversation), the approvals, the journal of file changes.
+func (r *runner) hooks(ui ...loop.Hook) []loop.Hook {
+	hooks := []loop.Hook{r.budget}
+	if r.rec != nil {
+		hooks = append(hooks, r.rec)
+	}
+	if r.conv.writer != nil {
+		hooks = append(hooks, r.conv.writer) // it saves the main conversation only
+	}
+	hooks = append(hooks, r.approvals, r.journal)
+	return append(hooks, ui...)
+}
+
 // start is what the record says about the run before it begins.
-func (r *runner) start(ts loop.Tools, unused []flagSetting) record.Start {
+func (r *runner) start(specs []protocol.ToolSpec, unused []flagSetting) record.Start {
 	s := record.Start{
 		Version:           version(),
 		Model:             r.backend.Model,
@@ -178,7 +231,7 @@ func (r *runner) start(ts loop.Tools, unused []flagSetting) record.Start {
 	for _, fs := range unused {
 		s.Ignored = append(s.Ignored, string(fs.setting))
 	}
-	for _, spec := range ts.Specs() {
+	for _, spec := range specs {
 		s.Tools = append(s.Tools, spec.Name)
 	}
 	return s
@@ -236,9 +289,13 @@ func isTest(re *regexp.Regexp) func(protocol.Call) bool {
 }
 
 // target names what a call that wrote acted on, for the turn report: the
-// path of a file tool, or the command line, since a command may have
-// changed anything in the workspace.
+// path of a file tool, the command line, since a command may have changed
+// anything in the workspace, or the helper, whose own report says what it
+// changed.
 func target(c protocol.Call) string {
+	if c.Name == subagent.Name {
+		return "helper " + c.ID
+	}
 	if cmd, ok := c.Args["command"].(string); ok {
 		return "$ " + cmd
 	}
@@ -334,7 +391,7 @@ func (c *promptCmd) Run(std stdio) error {
 	if err != nil {
 		return &exitCodeError{code: exitUsage, err: err}
 	}
-	_, err = fmt.Fprint(std.out, systemPrompt(tb, std.err))
+	_, err = fmt.Fprint(std.out, systemPrompt(tb.ws, withAgent(tb.set.Specs()), std.err))
 	return err
 }
 

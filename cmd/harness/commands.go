@@ -76,11 +76,20 @@ func (c *console) help(context.Context, string) error {
 func (c *console) exit(context.Context, string) error { return errQuit }
 
 // clear starts a new conversation with the same model, tools and
-// settings, and forgets the changes /diff and /undo knew of.
+// settings, saved as a new session (the last one stays saved), and
+// forgets the changes /diff and /undo knew of.
 func (c *console) clear(context.Context, string) error {
-	c.agent = c.r.agent(c.view)
+	r := c.r
+	if r.conv.writer != nil {
+		if err := r.conv.writer.Close(); err != nil {
+			fmt.Fprintf(c.out, "%s %v\n", c.st.bad("warning:"), err)
+		}
+		r.conv.writer = r.conv.store.Create(r.conv.start)
+	}
+	r.conv.resumed = nil
+	c.agent = r.agent(c.view)
 	c.turn, c.note = 1, ""
-	c.r.journal.reset()
+	r.journal.reset()
 	fmt.Fprintln(c.out, "A new conversation: the model remembers nothing of the last one.")
 	return nil
 }
@@ -104,12 +113,19 @@ func (c *console) model(ctx context.Context, name string) error {
 	} else if err != nil {
 		fmt.Fprintf(c.out, "%s %s\n", c.st.bad("warning:"), modelAdvice(err))
 	}
-	agent, err := loop.Resume(m, r.tools, r.cfg, c.agent.State(), r.hooks(c.view)...)
+	ts, err := r.toolsFor(m)
 	if err != nil {
 		return err
 	}
+	agent, err := loop.Resume(m, ts, r.cfg, c.agent.State(), r.hooks(r.ui(c.view)...)...)
+	if err != nil {
+		return err
+	}
+	if r.conv.writer != nil {
+		r.conv.writer.Follow(agent)
+	}
 	c.agent = agent
-	r.ollama, r.model, r.backend = m, m, m.Describe()
+	r.ollama, r.model, r.tools, r.backend = m, m, ts, m.Describe()
 	fmt.Fprintf(c.out, "The model is %s from the next turn on.\n", name)
 	return nil
 }

@@ -20,14 +20,14 @@ import (
 const maxInstructions = 16 << 10
 
 // systemPrompt is the system prompt of a run: the fixed part, built from
-// the workspace and its tools, then the instructions of the workspace's
+// the workspace and the specs of its tools, then the instructions of the workspace's
 // AGENTS.md and of the user's SYSTEM.md, when they exist. It is built once
 // a run, so it stays byte for byte the same. Warnings about the
 // instructions go to warn.
-func systemPrompt(tb *toolbox, warn io.Writer) string {
-	fixed := protocol.SystemPrompt(tb.ws.Root(), tb.set.Specs())
+func systemPrompt(ws *tools.Workspace, specs []protocol.ToolSpec, warn io.Writer) string {
+	fixed := protocol.SystemPrompt(ws.Root(), specs)
 	var ins []protocol.Instructions
-	if text, ok := agentsFile(tb.ws, warn); ok {
+	if text, ok := agentsFile(ws, warn); ok {
 		ins = append(ins, protocol.Instructions{Source: "AGENTS.md", Text: text})
 	}
 	if dir, err := configDir(); err == nil {

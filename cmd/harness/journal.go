@@ -109,12 +109,18 @@ func (j *journal) Run(ctx context.Context, call protocol.Call) protocol.Result {
 	return res
 }
 
-// Event keeps the turn of the main conversation under way.
+// Event keeps the turn of the main conversation under way: the writes of
+// the conversations its calls start (helpers) belong to it. Their diffs
+// are not shown, and are dropped when their call ends.
 func (j *journal) Event(e loop.Event) error {
-	if e.Kind == loop.TurnStarted && e.Origin == "" {
-		j.mu.Lock()
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	switch {
+	case e.Kind == loop.TurnStarted && e.Origin == "":
 		j.turn = e.Turn
-		j.mu.Unlock()
+	case e.Kind == loop.CallEnded && e.Origin != "":
+		delete(j.diffs, e.Call.ID)
+		delete(j.previewed, e.Call.ID)
 	}
 	return nil
 }

@@ -37,33 +37,34 @@ type runner struct {
 	// ollama is the model when the backend is Ollama, nil otherwise:
 	// the REPL checks it at start, and /model renames it.
 	ollama *ollama.Model
+	// toolsFor builds the tools of the main conversation for a model:
+	// those behind the gate, and the agent tool, whose helpers use the
+	// model too.
+	toolsFor func(loop.Model) (loop.Tools, error)
 	// answers is the asker of the gate's questions that the REPL's input
 	// answers; nil with -p.
 	answers *lineAsker
-	close   func() // closes what the run opened
+	conv    conversation // where the conversation comes from and is saved
+	close   func()       // closes what the run opened
 }
 
-// hooks are the hooks of an agent of the run, rendering its events with
-// v. The UI's hooks come last, so that what they show has already passed
-// the budget and reached the record.
-func (r *runner) hooks(v *view) []loop.Hook {
-	hooks := []loop.Hook{r.budget}
-	if r.rec != nil {
-		hooks = append(hooks, r.rec)
-	}
-	return append(hooks, r.approvals, r.journal, loop.Observe(v.event), loop.Observe(func(e loop.Event) { r.showDiff(v, e) }))
+// ui are the hooks that show a conversation's events with v: the events,
+// and after each write the diff it made.
+func (r *runner) ui(v *view) []loop.Hook {
+	return []loop.Hook{loop.Observe(v.event), loop.Observe(func(e loop.Event) { r.showDiff(v, e) })}
 }
 
-// agent returns a new conversation of the run, rendering its events with
-// v.
+// agent returns the agent of the run, new or resumed, rendering its events
+// with v. The UI's hooks come last, so that what they show has already
+// passed the budget and reached the record and the session.
 func (r *runner) agent(v *view) *loop.Agent {
-	return loop.New(r.model, r.tools, r.cfg, r.hooks(v)...)
+	return r.begin(v.log, r.hooks(r.ui(v)...))
 }
 
 // showDiff shows, after the result line of a call that wrote a file, the
 // diff it made, shortened.
 func (r *runner) showDiff(v *view, e loop.Event) {
-	if e.Kind != loop.CallEnded || !writesFile(e.Call) {
+	if e.Kind != loop.CallEnded || e.Origin != "" || !writesFile(e.Call) {
 		return
 	}
 	if d := r.journal.takeDiff(e.Call.ID); d != "" {
@@ -140,7 +141,8 @@ func (r *runner) repl(ctx context.Context, std stdio) error {
 		}
 	}
 	v := &view{out: std.out, log: std.out, st: st, stream: true}
-	c := &console{r: r, out: std.out, st: st, in: in, view: v, agent: r.agent(v), turn: 1, cmds: commands()}
+	c := &console{r: r, out: std.out, st: st, in: in, view: v, agent: r.agent(v), cmds: commands()}
+	c.turn = c.agent.State().Turn + 1 // a resumed conversation goes on counting
 
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt)

@@ -135,9 +135,10 @@ type approvals struct {
 	mu   sync.Mutex // calls that only read may run, and be decided, at once
 }
 
-// Event keeps the turn that decisions are made in.
+// Event keeps the turn that decisions are made in: the main
+// conversation's, which a helper's calls run inside.
 func (a *approvals) Event(e loop.Event) error {
-	if e.Kind == loop.TurnStarted {
+	if e.Kind == loop.TurnStarted && e.Origin == "" {
 		a.turn.Store(int64(e.Turn))
 	}
 	return nil

@@ -6,13 +6,6 @@ import (
 	"path/filepath"
 )
 
-// stateDir is where the harness keeps what it writes for itself (input
-// history, copies of files for /undo): $XDG_STATE_HOME/harness, or
-// ~/.local/state/harness. Nothing of it goes into the workspace.
-func stateDir() (string, error) {
-	return xdgDir("XDG_STATE_HOME", ".local/state")
-}
-
 // configDir is where the user's settings for the harness live:
 // $XDG_CONFIG_HOME/harness, or ~/.config/harness.
 func configDir() (string, error) {

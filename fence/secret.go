@@ -1,0 +1,125 @@
+package fence
+
+import (
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"unicode"
+)
+
+// secretNames are the patterns, as path.Match reads them, of the file and
+// folder names that hold secrets wherever they are.
+var secretNames = []string{
+	".env*", "*.pem", "*.key", // environment files, keys and certificates
+	"id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*", // SSH keys
+	".netrc", ".git-credentials", ".npmrc", ".pypirc", ".vault-token", // credential files
+	".ssh", ".gnupg", ".aws", ".password-store", // folders of keys and credentials
+}
+
+// homePlaces are where programs keep credentials under a home folder,
+// besides the secret names above: places whose names hold no secret
+// elsewhere (a project's .docker folder holds Dockerfiles).
+var homePlaces = []string{
+	".azure", ".config/gcloud", ".kube", ".docker", ".config/gh", ".config/hub", ".yarnrc",
+	".cargo/credentials", ".cargo/credentials.toml", ".gem/credentials",
+	".local/share/keyrings", ".terraform.d", ".config/op", ".m2/settings.xml", ".gradle/gradle.properties",
+}
+
+// systemPlaces hold the system's password hashes and host keys.
+var systemPlaces = []string{"/etc/shadow", "/etc/gshadow", "/etc/ssh"}
+
+// SecretName reports whether name, one file or folder name (not a path),
+// holds secrets wherever it is, and the pattern it matches: .env*, *.pem,
+// *.key, SSH keys (id_rsa*, id_dsa*, id_ecdsa*, id_ed25519*), credential
+// files (.netrc, .git-credentials, .npmrc, .pypirc, .vault-token) and
+// folders of keys (.ssh, .gnupg, .aws, .password-store). Case counts:
+// ".ENV" is not ".env".
+func SecretName(name string) (pattern string, ok bool) {
+	for _, pat := range secretNames {
+		if ok, _ := path.Match(pat, name); ok {
+			return pat, true
+		}
+	}
+	return "", false
+}
+
+// SecretPlaces lists the places secrets usually live on a machine: under
+// home (if not empty) every secret name that is not a pattern, and the
+// other places where programs keep keys, cloud and registry credentials
+// and password stores; the system's password hashes and host keys; and
+// root's home when it is not home.
+func SecretPlaces(home string) []string {
+	var out []string
+	if home != "" {
+		for _, name := range secretNames {
+			if !strings.ContainsAny(name, `*?[\`) {
+				out = append(out, filepath.Join(home, name))
+			}
+		}
+		for _, rel := range homePlaces {
+			out = append(out, filepath.Join(home, filepath.FromSlash(rel)))
+		}
+	}
+	out = append(out, systemPlaces...)
+	if home != "/root" {
+		out = append(out, "/root")
+	}
+	return out
+}
+
+// secretWords mark a name, of a variable or a key, as holding a secret.
+// KEY alone is not one: it names map keys and keyboard keys far more often
+// than secrets.
+var secretWords = []string{
+	"PASSWORD", "PASSWD", "SECRET", "TOKEN", "CREDENTIAL", "AUTH", "COOKIE", "SESSION",
+	"API_KEY", "APIKEY", "ACCESS_KEY", "ACCESSKEY", "PRIVATE_KEY", "PRIVATEKEY",
+}
+
+// SecretWords returns the words that mark a name as a secret's, upper
+// case, for code that looks for such names in text. SecretVar uses them.
+func SecretWords() []string { return slices.Clone(secretWords) }
+
+// SecretVar reports whether name, of an environment variable or of a key
+// in a configuration, suggests that its value is a secret: whether, upper
+// cased, it contains one of SecretWords, as GITHUB_TOKEN, db_password and
+// apiKey do.
+func SecretVar(name string) bool {
+	upper := strings.ToUpper(name)
+	for _, w := range secretWords {
+		if strings.Contains(upper, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// URLUserinfo reports whether s holds a URL that names a user before an
+// "@" in its authority (scheme://user@host), and whether one also gives a
+// password (scheme://user:password@host); a user name alone can be a
+// token, as in https://TOKEN@host. Every "://" in s starts an authority,
+// which runs to the next "/" or white space; its user information is what
+// comes before its last "@". Nothing else ends it, since a password
+// written carelessly may hold any character, so text such as
+// {"url":"https://x.org","mail":"a@x.org"} counts too.
+func URLUserinfo(s string) (user, password bool) {
+	for {
+		i := strings.Index(s, "://")
+		if i < 0 {
+			return user, false
+		}
+		s = s[i+len("://"):]
+		auth := s
+		if end := strings.IndexFunc(s, endsAuthority); end >= 0 {
+			auth = s[:end]
+		}
+		if at := strings.LastIndexByte(auth, '@'); at >= 0 {
+			user = true
+			if strings.IndexByte(auth[:at], ':') >= 0 {
+				return true, true
+			}
+		}
+	}
+}
+
+func endsAuthority(r rune) bool { return r == '/' || unicode.IsSpace(r) }
