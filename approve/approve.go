@@ -5,14 +5,17 @@
 //
 // # Modes
 //
-//	auto  reads run without asking; writes and commands ask first
-//	ask   every call asks first
-//	deny  no call runs
-//	all   every call runs without asking (for tests and throwaway sandboxes)
+//	auto   reads run without asking; writes and commands ask first
+//	edits  reads and file edits (Config.Edit) run without asking; commands ask first
+//	ask    every call asks first
+//	deny   no call runs
+//	all    every call runs without asking (for tests and throwaway sandboxes)
 //
-// In auto and ask, a call that would read a secret asks first, even a read,
-// and output that looks like it holds a secret (a private key, an access
-// token, a password) asks before it is sent back. Answering "always" stops
+// In auto, edits and ask, a call that would read a secret asks first, even
+// a read or an edit, and output that looks like it holds a secret (a
+// private key, an access token, a password) asks before it is sent back.
+// Without anyone to ask, mode edits is the one that lets an unattended run
+// change files: its commands and secrets are refused. Answering "always" stops
 // the same question (same tool, same command or path) from being asked
 // again in the run. An Asker that cannot reach anyone, as when there is no
 // terminal, answers no: the call is refused and its result says that
@@ -34,19 +37,20 @@ import (
 type Mode string
 
 const (
-	Auto Mode = "auto"
-	Ask  Mode = "ask"
-	Deny Mode = "deny"
-	All  Mode = "all"
+	Auto  Mode = "auto"
+	Edits Mode = "edits"
+	Ask   Mode = "ask"
+	Deny  Mode = "deny"
+	All   Mode = "all"
 )
 
 // ParseMode reads a mode by its name.
 func ParseMode(s string) (Mode, error) {
 	switch m := Mode(s); m {
-	case Auto, Ask, Deny, All:
+	case Auto, Edits, Ask, Deny, All:
 		return m, nil
 	}
-	return "", fmt.Errorf("unknown approval mode %q; use auto, ask, deny or all", s)
+	return "", fmt.Errorf("unknown approval mode %q; use auto, edits, ask, deny or all", s)
 }
 
 // Answer is what the user said.
@@ -76,6 +80,12 @@ type Question struct {
 	// Why says what makes the question needed beyond the mode, such as the
 	// secret a call would read; it may be empty.
 	Why string
+	// Detail shows what the call would do, to read before answering: the
+	// diff of an edit, the first lines of a new file (Config.Preview). It
+	// may be empty, is never part of String, and is shown with the
+	// characters a terminal would act on escaped. Two questions that
+	// differ only in Detail are the same question to "always".
+	Detail string
 }
 
 // String returns the question as the user reads it, e.g.
@@ -84,7 +94,7 @@ type Question struct {
 func (q Question) String() string {
 	what := q.Tool
 	if q.Subject != "" {
-		what += ": " + visible(q.Subject)
+		what += ": " + Visible(q.Subject)
 	}
 	s := "Run " + what + "?"
 	if q.Kind == Send {
@@ -139,8 +149,11 @@ const (
 	// it was not asked again.
 	AlwaysBefore
 	// Unanswered: the question was asked and nobody answered it: there
-	// was nobody to ask, the input ended, or the question was interrupted.
+	// was nobody to ask, or the input ended.
 	Unanswered
+	// Interrupted: the question was asked and the run was interrupted
+	// (its context ended) before an answer came.
+	Interrupted
 )
 
 // String names the outcome, for messages and tests.
@@ -162,6 +175,8 @@ func (o Outcome) String() string {
 		return "always before"
 	case Unanswered:
 		return "unanswered"
+	case Interrupted:
+		return "interrupted"
 	}
 	return fmt.Sprintf("Outcome(%d)", int(o))
 }
@@ -173,7 +188,7 @@ func (o Outcome) Allowed() bool {
 
 // Asked reports whether the Asker was asked.
 func (o Outcome) Asked() bool {
-	return o == UserYes || o == UserAlways || o == UserNo || o == Unanswered
+	return o == UserYes || o == UserAlways || o == UserNo || o == Unanswered || o == Interrupted
 }
 
 // Decision is one decision a Gate made, for the run's record.
@@ -203,6 +218,13 @@ type Config struct {
 	// Permit returns when allowed.
 	Secret func(protocol.Call) string
 	Permit func(context.Context) context.Context
+	// Edit, when set, reports whether call only edits or writes files in
+	// the workspace; mode edits runs such calls without asking (unless
+	// they touch a secret).
+	Edit func(protocol.Call) bool
+	// Preview, when set, shows what call would do, for the question that
+	// asks whether to run it: the Question's Detail. "" shows nothing.
+	Preview func(protocol.Call) string
 	// Record, when set, receives every decision.
 	Record func(Decision)
 }
@@ -250,6 +272,9 @@ func (g *Gate) Run(ctx context.Context, call protocol.Call) protocol.Result {
 	}
 	q := Question{Kind: Run, Tool: call.Name, Subject: subject(call), Why: secret}
 	if g.needsAsk(call, secret) {
+		if g.cfg.Preview != nil {
+			q.Detail = Visible(g.cfg.Preview(call))
+		}
 		ok, d := g.ask(ctx, call, q)
 		if !ok {
 			return g.refuse(call, d, g.refusal(ctx, d, q))
@@ -290,6 +315,9 @@ func (g *Gate) needsAsk(call protocol.Call, secret string) bool {
 	if secret != "" {
 		return true
 	}
+	if g.cfg.Mode == Edits && g.cfg.Edit != nil && g.cfg.Edit(call) {
+		return false
+	}
 	i := slices.IndexFunc(g.specs, func(s protocol.ToolSpec) bool { return s.Name == call.Name })
 	return i < 0 || g.specs[i].Writes
 }
@@ -300,16 +328,20 @@ func (g *Gate) ask(ctx context.Context, call protocol.Call, q Question) (bool, D
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	d := Decision{Call: call, Question: q}
-	if g.always[q] {
+	key := q
+	key.Detail = ""
+	if g.always[key] {
 		d.Outcome, d.Why = AlwaysBefore, "the user said always before"
 		return true, d
 	}
 	answer, err := g.cfg.Asker.Ask(ctx, q)
 	switch {
+	case err != nil && ctx.Err() != nil:
+		d.Outcome, d.Why = Interrupted, "the question was interrupted"
 	case err != nil:
 		d.Outcome, d.Why = Unanswered, err.Error()
 	case answer == Always:
-		g.always[q] = true
+		g.always[key] = true
 		d.Outcome, d.Why = UserAlways, "the user said always"
 	case answer == Yes:
 		d.Outcome, d.Why = UserYes, "the user said yes"
@@ -339,10 +371,11 @@ func (g *Gate) record(d Decision) {
 	}
 }
 
-// visible escapes the characters of s that a terminal would act on rather
+// Visible escapes the characters of s that a terminal would act on rather
 // than show: control characters other than newline and tab, and the
-// characters that reorder text.
-func visible(s string) string {
+// characters that reorder text. Whatever a model or a file wrote passes
+// through it before it reaches the user's terminal.
+func Visible(s string) string {
 	var b strings.Builder
 	for _, r := range s {
 		switch {

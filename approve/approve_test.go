@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -78,6 +79,7 @@ func gate(tools *fakeTools, mode approve.Mode, asker approve.Asker, decisions *[
 			return ""
 		},
 		Permit: func(ctx context.Context) context.Context { return context.WithValue(ctx, permitKey{}, true) },
+		Edit:   func(c protocol.Call) bool { return c.Name == "write_file" },
 		Record: func(d approve.Decision) {
 			if decisions != nil {
 				*decisions = append(*decisions, d)
@@ -98,6 +100,11 @@ func TestModes(t *testing.T) {
 		{approve.Auto, call("write_file", "a.go"), true, true, false},
 		{approve.Auto, call("bash", "go test ./..."), true, true, false},
 		{approve.Auto, call("read_file", ".env"), true, true, true},
+		{approve.Edits, call("read_file", "a.go"), false, true, false},
+		{approve.Edits, call("write_file", "a.go"), false, true, false},
+		{approve.Edits, call("bash", "go test ./..."), true, true, false},
+		{approve.Edits, call("write_file", ".env"), true, true, true},
+		{approve.Edits, call("read_file", ".env"), true, true, true},
 		{approve.Ask, call("read_file", "a.go"), true, true, false},
 		{approve.Ask, call("bash", "ls"), true, true, false},
 		{approve.All, call("bash", "ls"), false, true, false},
@@ -190,7 +197,7 @@ func TestOutcomes(t *testing.T) {
 		{"always", approve.Auto, &script{answers: []approve.Answer{approve.Always}}, nil, "",
 			[]protocol.Call{call("write_file", "a"), call("write_file", "a")}, []approve.Outcome{approve.UserAlways, approve.AlwaysBefore}},
 		{"nobody", approve.Auto, approve.Nobody, nil, "", []protocol.Call{call("write_file", "a")}, []approve.Outcome{approve.Unanswered}},
-		{"interrupted", approve.Auto, &script{err: context.Canceled}, cancelled, "", []protocol.Call{call("write_file", "a")}, []approve.Outcome{approve.Unanswered}},
+		{"interrupted", approve.Auto, &script{err: context.Canceled}, cancelled, "", []protocol.Call{call("write_file", "a")}, []approve.Outcome{approve.Interrupted}},
 		{"send yes", approve.Auto, &script{answers: []approve.Answer{approve.Yes}}, nil, key,
 			[]protocol.Call{call("read_file", "a")}, []approve.Outcome{approve.ModeAllowed, approve.UserYes}},
 		{"send nobody", approve.Auto, approve.Nobody, nil, key,
@@ -232,6 +239,7 @@ func TestOutcomeAllowedAsked(t *testing.T) {
 		{approve.UserNo, false, true},
 		{approve.AlwaysBefore, true, false},
 		{approve.Unanswered, false, true},
+		{approve.Interrupted, false, true},
 		{0, false, false},
 	} {
 		if tt.o.Allowed() != tt.allowed || tt.o.Asked() != tt.asked {
@@ -349,7 +357,7 @@ func TestQuestionString(t *testing.T) {
 }
 
 func TestParseMode(t *testing.T) {
-	for _, s := range []string{"auto", "ask", "deny", "all"} {
+	for _, s := range []string{"auto", "edits", "ask", "deny", "all"} {
 		if m, err := approve.ParseMode(s); err != nil || string(m) != s {
 			t.Errorf("ParseMode(%q) = %q, %v", s, m, err)
 		}
@@ -394,4 +402,46 @@ func TestLeak(t *testing.T) {
 			t.Errorf("Leak(%q) = %q, want %q", tt.text, got, tt.want)
 		}
 	}
+}
+
+// TestPreview: the question before a call carries the preview as its
+// Detail, escaped for the terminal and never in its text, and "always"
+// holds for the same question whatever its preview.
+func TestPreview(t *testing.T) {
+	var details []string
+	asker := &detailAsker{answers: []approve.Answer{approve.Always}, details: &details}
+	n := 0
+	g := approve.New(&fakeTools{}, approve.Config{
+		Mode:  approve.Auto,
+		Asker: asker,
+		Preview: func(c protocol.Call) string {
+			n++
+			return fmt.Sprintf("-old\n+new %d\x1b[2J", n)
+		},
+	})
+	for range 2 {
+		if res := g.Run(context.Background(), call("write_file", "a.go")); !res.OK {
+			t.Fatalf("not run: %s", res.Body)
+		}
+	}
+	if want := []string{`-old` + "\n" + `+new 1\u001b[2J`}; !slices.Equal(details, want) {
+		t.Errorf("details shown %q, want %q (asked once)", details, want)
+	}
+	if strings.Contains(asker.text, "old") {
+		t.Errorf("the question's text %q holds its detail", asker.text)
+	}
+}
+
+type detailAsker struct {
+	answers []approve.Answer
+	details *[]string
+	text    string
+}
+
+func (a *detailAsker) Ask(_ context.Context, q approve.Question) (approve.Answer, error) {
+	*a.details = append(*a.details, q.Detail)
+	a.text = q.String()
+	ans := a.answers[0]
+	a.answers = a.answers[1:]
+	return ans, nil
 }

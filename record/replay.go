@@ -184,8 +184,12 @@ func (p *printer) line(l Line) {
 	case "interrupted":
 		p.printf("interrupted after %s; the partial reply was never run:\n%s\n", millis(l.DurationMS), indent(l.Content))
 	case "call":
-		args, _ := json.Marshal(l.Args)
-		p.printf("tool-call: %s %s %s\n", l.ID, l.Tool, args)
+		args := ""
+		if l.Args != nil {
+			b, _ := json.Marshal(l.Args)
+			args = " " + string(b)
+		}
+		p.printf("tool-call: %s %s%s\n", l.ID, toolName(l.Tool), args)
 	case "result":
 		status := "tool-success"
 		switch {
@@ -194,9 +198,9 @@ func (p *printer) line(l Line) {
 		case l.OK == nil || !*l.OK:
 			status = "tool-error"
 		}
-		p.printf("%s: %s %s (%s) -> %s\n", status, l.ID, l.Tool, millis(l.DurationMS), firstLine(deref(l.Body)))
+		p.printf("%s: %s %s (%s) -> %s\n", status, l.ID, toolName(l.Tool), millis(l.DurationMS), firstLine(deref(l.Body)))
 	case "approval":
-		p.printf("approval: %s %s %s? %s\n", l.ID, l.Tool, l.Question, l.Decision)
+		p.printf("approval: %s %s %s? %s\n", l.ID, toolName(l.Tool), l.Question, l.Decision)
 	case "notice":
 		p.printf("note: %s\n", l.Text)
 	case "turn_end":
@@ -209,6 +213,15 @@ func (p *printer) line(l Line) {
 	default:
 		p.printf("(unknown line type %q)\n", l.Type)
 	}
+}
+
+// toolName names the tool of a call; a call too malformed to name one is
+// "(malformed)", as the REPL shows it.
+func toolName(name string) string {
+	if name == "" {
+		return "(malformed)"
+	}
+	return name
 }
 
 func deref[T any](p *T) T {

@@ -70,7 +70,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if exited {
 		return code
 	}
+	if errors.Is(err, errNoPrompt) {
+		err = errNoPrompt // the flag's name is in the message already
+	}
 	if err != nil {
+		if words := strayWords(parser.Model.Node, args); len(words) > 0 {
+			err = fmt.Errorf("%w. %s", err, wordsHint(words))
+		}
 		fmt.Fprintf(stderr, "harness: %v\n", err)
 		return exitUsage
 	}

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -61,6 +63,7 @@ func TestScript(t *testing.T) {
 		RequireUniqueNames:  true,
 		Setup:               setup,
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"mkfile":   cmdMkfile,
 			"prefixes": cmdPrefixes,
 			"reqsize":  cmdReqSize,
 			"waitfile": cmdWaitfile,
@@ -143,6 +146,21 @@ func cmdPrefixes(ts *testscript.TestScript, neg bool, args []string) {
 	case !neg && err != nil:
 		ts.Fatalf("%v", err)
 	}
+}
+
+// cmdMkfile writes a file of N lines, each TEXT and its number, so that a
+// script can have a big file without holding it.
+func cmdMkfile(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: mkfile FILE N TEXT")
+	}
+	n, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "%s %d\n", args[2], i)
+	}
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(b.String()), 0o644))
 }
 
 // cmdWaitfile waits until a file holds a match for a regular expression, so
