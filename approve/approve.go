@@ -197,7 +197,7 @@ type Config struct {
 	// Check, when set, refuses a call before anyone is asked: its error is
 	// the result. The bash tool's guard goes here, so that nobody is asked
 	// about a command that would be refused anyway.
-	Check func(protocol.Call) error
+	Check func(context.Context, protocol.Call) error
 	// Secret, when set, says why a call would read a secret, or "". Such a
 	// call is asked about in modes auto and ask, and runs with the context
 	// Permit returns when allowed.
@@ -240,7 +240,7 @@ func (g *Gate) Run(ctx context.Context, call protocol.Call) protocol.Result {
 			"Not run: the user's approval mode is deny, so no tool may run. Answer with what you know, without tools.")
 	}
 	if g.cfg.Check != nil {
-		if err := g.cfg.Check(call); err != nil {
+		if err := g.cfg.Check(ctx, call); err != nil {
 			return g.refuse(call, Decision{Outcome: CheckRefused, Why: "refused by the check before asking"}, err.Error())
 		}
 	}

@@ -164,7 +164,7 @@ func TestAnswers(t *testing.T) {
 // Each way a Gate decides has its own Outcome, whatever its Why says.
 func TestOutcomes(t *testing.T) {
 	key := "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEA\n-----END OPENSSH PRIVATE KEY-----\n"
-	refuseSudo := func(c protocol.Call) error {
+	refuseSudo := func(_ context.Context, c protocol.Call) error {
 		if c.Args["command"] == "sudo ls" {
 			return errors.New("refused")
 		}
@@ -266,7 +266,7 @@ func TestNobody(t *testing.T) {
 
 func TestCheckRefusesBeforeAsking(t *testing.T) {
 	tools, asker := &fakeTools{}, &script{answers: []approve.Answer{approve.Yes}}
-	g := approve.New(tools, approve.Config{Mode: approve.Ask, Asker: asker, Check: func(c protocol.Call) error {
+	g := approve.New(tools, approve.Config{Mode: approve.Ask, Asker: asker, Check: func(_ context.Context, c protocol.Call) error {
 		if c.Args["command"] == "sudo ls" {
 			return errors.New("the command was refused: sudo runs a command as another user")
 		}
