@@ -17,6 +17,18 @@
 // again in the run. An Asker that cannot reach anyone, as when there is no
 // terminal, answers no: the call is refused and its result says that
 // nobody could approve it.
+//
+// # Secrets are decided per file
+//
+// Given the files a call reads (Config.Reads) and their text
+// (Config.Text), the Gate decides secrecy for a whole file, once: a file
+// any part of which looks like it holds a secret is asked about before
+// any part of it is sent, whichever page or transformation of it (rev,
+// xxd, read_file with an offset) the call would return, and the answer
+// stands for that file for the rest of the run. A "no" for a secret,
+// found by its name or by its text, stands for every later call that
+// reads the file, even should the file stop looking secret (an approved
+// edit of .gitignore).
 package approve
 
 import (
@@ -80,11 +92,24 @@ type Question struct {
 
 // String returns the question as the user reads it, e.g.
 // "Run bash: go test ./...?". Control characters in the subject are shown
-// escaped, so that a command cannot hide part of itself on a terminal.
+// escaped, so that a command cannot hide part of itself on a terminal. A
+// subject of more than one line is shown with its lines numbered, each
+// run of blank lines as one line, and its count of lines stated, so that
+// no line can hide below a screenful of blank ones:
+//
+//	Run bash (62 lines, 60 blank):
+//	 1  git status --short
+//	 …  60 blank lines (2-61)
+//	62  git push
+//	Run all 62 lines?
 func (q Question) String() string {
+	subject := strings.TrimSuffix(q.Subject, "\n")
+	if lines := strings.Split(subject, "\n"); len(lines) > 1 {
+		return q.lines(lines)
+	}
 	what := q.Tool
-	if q.Subject != "" {
-		what += ": " + visible(q.Subject)
+	if subject != "" {
+		what += ": " + visible(subject)
 	}
 	s := "Run " + what + "?"
 	if q.Kind == Send {
@@ -95,6 +120,52 @@ func (q Question) String() string {
 	}
 	return s
 }
+
+// lines is String for a subject of several lines.
+func (q Question) lines(lines []string) string {
+	blank := 0
+	for _, l := range lines {
+		if isBlank(l) {
+			blank++
+		}
+	}
+	head := fmt.Sprintf("%s (%d lines, %d blank):\n", q.Tool, len(lines), blank)
+	var b strings.Builder
+	if q.Kind == Send {
+		b.WriteString("Send the output of " + head)
+	} else {
+		b.WriteString("Run " + head)
+	}
+	width := len(fmt.Sprint(len(lines)))
+	for i := 0; i < len(lines); {
+		if !isBlank(lines[i]) {
+			fmt.Fprintf(&b, "%*d  %s\n", width, i+1, visible(lines[i]))
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(lines) && isBlank(lines[j]) {
+			j++
+		}
+		if j-i == 1 {
+			fmt.Fprintf(&b, "%*d\n", width, i+1)
+		} else {
+			fmt.Fprintf(&b, "%*s  %d blank lines (%d-%d)\n", width, "…", j-i, i+1, j)
+		}
+		i = j
+	}
+	if q.Kind == Send {
+		b.WriteString("Send it to the model?")
+	} else {
+		fmt.Fprintf(&b, "Run all %d lines?", len(lines))
+	}
+	if q.Why != "" {
+		b.WriteString(" (" + q.Why + ")")
+	}
+	return b.String()
+}
+
+func isBlank(line string) bool { return strings.TrimSpace(line) == "" }
 
 // ErrNobody is returned by an Asker when nobody can answer.
 var ErrNobody = errors.New("nobody could approve it: there is no terminal to ask on")
@@ -141,6 +212,9 @@ const (
 	// Unanswered: the question was asked and nobody answered it: there
 	// was nobody to ask, the input ended, or the question was interrupted.
 	Unanswered
+	// WithheldBefore: the call reads a file the user refused to share
+	// earlier in the run, so it was refused without asking again.
+	WithheldBefore
 )
 
 // String names the outcome, for messages and tests.
@@ -162,6 +236,8 @@ func (o Outcome) String() string {
 		return "always before"
 	case Unanswered:
 		return "unanswered"
+	case WithheldBefore:
+		return "withheld before"
 	}
 	return fmt.Sprintf("Outcome(%d)", int(o))
 }
@@ -203,9 +279,33 @@ type Config struct {
 	// Permit returns when allowed.
 	Secret func(protocol.Call) string
 	Permit func(context.Context) context.Context
+	// Reads, when set, names what a call would read: files by their path
+	// in the workspace, kept results by their reference; Text returns the
+	// whole text of one, or as much as is checked. With them the Gate
+	// decides secrecy per file (see the package documentation).
+	Reads func(context.Context, protocol.Call) []string
+	Text  func(name string) string
+	// Warn, when set, says what the user should know before call runs
+	// beyond the call itself, such as the protected files a change of
+	// .gitignore would expose, or "". A call it warns about is asked
+	// about in modes auto and ask, with the warning in the question.
+	Warn func(protocol.Call) string
 	// Record, when set, receives every decision.
 	Record func(Decision)
 }
+
+// maxReadsChecked bounds the files of one call whose text is checked
+// before it runs; the output of every call is checked in any case.
+const maxReadsChecked = 64
+
+// share says what the user decided for a file's secret.
+type share int
+
+const (
+	undecided share = iota
+	shared          // the user said yes to its secret text
+	withheld        // the user said no to a secret it holds
+)
 
 // Gate runs calls through its tools as its Config says.
 type Gate struct {
@@ -213,8 +313,9 @@ type Gate struct {
 	cfg   Config
 	specs []protocol.ToolSpec
 
-	mu     sync.Mutex // one question at a time
+	mu     sync.Mutex // one question at a time; guards always and files
 	always map[Question]bool
+	files  map[string]share
 }
 
 // New returns a Gate over tools. It panics on an unknown mode, which is a
@@ -226,7 +327,7 @@ func New(tools Tools, cfg Config) *Gate {
 	if cfg.Asker == nil {
 		cfg.Asker = Nobody
 	}
-	return &Gate{tools: tools, cfg: cfg, specs: tools.Specs(), always: make(map[Question]bool)}
+	return &Gate{tools: tools, cfg: cfg, specs: tools.Specs(), always: make(map[Question]bool), files: make(map[string]share)}
 }
 
 // Specs returns the specs of the tools the Gate wraps.
@@ -244,16 +345,37 @@ func (g *Gate) Run(ctx context.Context, call protocol.Call) protocol.Result {
 			return g.refuse(call, Decision{Outcome: CheckRefused, Why: "refused by the check before asking"}, err.Error())
 		}
 	}
+	if g.cfg.Mode == All {
+		return g.runAll(ctx, call)
+	}
+	var reads []string
+	if g.cfg.Reads != nil {
+		reads = g.cfg.Reads(ctx, call)
+	}
+	if name, ok := g.withheldFile(reads); ok {
+		return g.refuse(call, Decision{Outcome: WithheldBefore, Why: "the user refused to share " + name + " earlier in the run"},
+			fmt.Sprintf("Not run: it reads %s, which the user refused to share earlier in this run; that answer stands for every call that reads it. Do not try to read it another way; ask the user for what you need.", name))
+	}
 	secret := ""
 	if g.cfg.Secret != nil {
 		secret = g.cfg.Secret(call)
 	}
-	q := Question{Kind: Run, Tool: call.Name, Subject: subject(call), Why: secret}
-	if g.needsAsk(call, secret) {
+	leaky, leakWhy := g.secretTexts(reads)
+	warn := ""
+	if g.cfg.Warn != nil {
+		warn = g.cfg.Warn(call)
+	}
+	q := Question{Kind: Run, Tool: call.Name, Subject: subject(call), Why: joinWhy(secret, leakWhy, warn)}
+	if g.needsAsk(call, secret != "" || leakWhy != "" || warn != "") {
 		ok, d := g.ask(ctx, call, q)
 		if !ok {
+			if secret != "" {
+				g.decide(reads, withheld)
+			}
+			g.decide(leaky, withheld)
 			return g.refuse(call, d, g.refusal(ctx, d, q))
 		}
+		g.decide(leaky, shared)
 		g.record(d)
 	} else {
 		g.record(Decision{Call: call, Outcome: ModeAllowed, Why: "mode " + string(g.cfg.Mode)})
@@ -262,34 +384,123 @@ func (g *Gate) Run(ctx context.Context, call protocol.Call) protocol.Result {
 		ctx = g.cfg.Permit(ctx)
 	}
 	res := g.tools.Run(ctx, call)
-	if g.cfg.Mode == All {
+	what := Leak(res.Body)
+	if what == "" || g.sharedRead(call, reads) {
 		return res
 	}
-	if what := Leak(res.Body); what != "" {
-		sq := Question{Kind: Send, Tool: call.Name, Subject: q.Subject, Why: "it looks like it holds " + what}
-		ok, d := g.ask(ctx, call, sq)
-		if !ok {
-			g.record(d)
-			res.OK = false
-			res.Body = fmt.Sprintf("The call ran, but its output was withheld: it looks like it holds %s, and %s. Do not try to read it another way; ask the user for what you need.", what, d.Why)
-			return res
-		}
-		g.record(d)
+	sq := Question{Kind: Send, Tool: call.Name, Subject: q.Subject, Why: "it looks like it holds " + what}
+	ok, d := g.ask(ctx, call, sq)
+	g.record(d)
+	if !ok {
+		g.decide(reads, withheld)
+		res.OK = false
+		res.Body = fmt.Sprintf("The call ran, but its output was withheld: it looks like it holds %s, and %s. Do not try to read it another way; ask the user for what you need.", what, d.Why)
 	}
 	return res
 }
 
-// needsAsk reports whether running call needs a question in this mode.
-func (g *Gate) needsAsk(call protocol.Call, secret string) bool {
+// runAll runs call in mode all: without a question, secrets included.
+func (g *Gate) runAll(ctx context.Context, call protocol.Call) protocol.Result {
+	g.record(Decision{Call: call, Outcome: ModeAllowed, Why: "mode all"})
+	if g.cfg.Secret != nil && g.cfg.Secret(call) != "" && g.cfg.Permit != nil {
+		ctx = g.cfg.Permit(ctx)
+	}
+	return g.tools.Run(ctx, call)
+}
+
+// withheldFile returns the first of reads the user refused to share.
+func (g *Gate) withheldFile(reads []string) (string, bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, name := range reads {
+		if g.files[name] == withheld {
+			return name, true
+		}
+	}
+	return "", false
+}
+
+// secretTexts returns the files of reads, not yet shared, whose text
+// looks like it holds a secret, and why that asks a question, or "".
+func (g *Gate) secretTexts(reads []string) ([]string, string) {
+	if g.cfg.Text == nil {
+		return nil, ""
+	}
+	var leaky, whys []string
+	for i, name := range reads {
+		if i == maxReadsChecked {
+			break
+		}
+		g.mu.Lock()
+		done := g.files[name] == shared
+		g.mu.Unlock()
+		if done {
+			continue
+		}
+		if what := Leak(g.cfg.Text(name)); what != "" {
+			leaky = append(leaky, name)
+			whys = append(whys, name+" looks like it holds "+what)
+		}
+	}
+	if len(leaky) == 0 {
+		return nil, ""
+	}
+	return leaky, "it reads " + strings.Join(whys, ", ") + "; the answer stands for the whole file for the rest of the run"
+}
+
+// decide records the user's answer for the secrets of files.
+func (g *Gate) decide(files []string, s share) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, name := range files {
+		if g.files[name] != withheld { // a no stands
+			g.files[name] = s
+		}
+	}
+}
+
+// sharedRead reports whether call only reads, and only files whose
+// secret text the user already agreed to share: its output is their
+// text, which needs no second question.
+func (g *Gate) sharedRead(call protocol.Call, reads []string) bool {
+	if len(reads) == 0 || g.writes(call) {
+		return false
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, name := range reads {
+		if g.files[name] != shared {
+			return false
+		}
+	}
+	return true
+}
+
+func joinWhy(whys ...string) string {
+	var out []string
+	for _, w := range whys {
+		if w != "" {
+			out = append(out, w)
+		}
+	}
+	return strings.Join(out, "; ")
+}
+
+// needsAsk reports whether running call needs a question in this mode;
+// special says that something about it (a secret, a warning) does.
+func (g *Gate) needsAsk(call protocol.Call, special bool) bool {
 	switch g.cfg.Mode {
 	case All:
 		return false
 	case Ask:
 		return true
 	}
-	if secret != "" {
-		return true
-	}
+	return special || g.writes(call)
+}
+
+// writes reports whether call's tool may write, as its spec says; an
+// unknown tool may.
+func (g *Gate) writes(call protocol.Call) bool {
 	i := slices.IndexFunc(g.specs, func(s protocol.ToolSpec) bool { return s.Name == call.Name })
 	return i < 0 || g.specs[i].Writes
 }
