@@ -439,7 +439,7 @@ func (g *Gate) secretTexts(reads []string) ([]string, string) {
 		}
 		if what := Leak(g.cfg.Text(name)); what != "" {
 			leaky = append(leaky, name)
-			whys = append(whys, name+" looks like it holds "+what)
+			whys = append(whys, name+", which looks like it holds "+what)
 		}
 	}
 	if len(leaky) == 0 {

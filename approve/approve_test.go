@@ -452,7 +452,7 @@ func TestSecretDecidedPerFile(t *testing.T) {
 			if fmt.Sprint(got) != tt.outcomes {
 				t.Errorf("outcomes %v, want %s", got, tt.outcomes)
 			}
-			if len(asker.asked) != 1 || !strings.Contains(asker.asked[0], "key.txt looks like it holds a private key") {
+			if len(asker.asked) != 1 || !strings.Contains(asker.asked[0], "key.txt, which looks like it holds a private key") {
 				t.Errorf("asked %q, want one question about key.txt", asker.asked)
 			}
 			if len(tools.ran) != tt.sent {

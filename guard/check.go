@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/expand"
@@ -37,27 +38,52 @@ const (
 // reads the workspace's folders to match globs, and runs under the
 // deadline of the call that asked for it.
 func (p *Policy) Check(ctx context.Context, command string, ws Workspace) error {
+	_, err := p.check(ctx, command, ws)
+	return err
+}
+
+// Reads returns the paths, as the command line gives them (relative ones
+// taken from the root), whose contents command may read or pass on: the
+// path arguments of every command but those that only look at names
+// (ls, stat, find, wc, ...), files read with <, and the paths of git's
+// REV:path arguments. A glued option value counts at each place it may
+// start, so some paths may be none. The approval step checks the text of
+// those that are files, since a command can send a file to the model
+// transformed (rev, xxd, tr) past any check of its output. Reads returns
+// the refusal when command may not run.
+func (p *Policy) Reads(ctx context.Context, command string, ws Workspace) ([]string, error) {
+	c, err := p.check(ctx, command, ws)
+	if err != nil {
+		return nil, err
+	}
+	return c.reads, nil
+}
+
+func (p *Policy) check(ctx context.Context, command string, ws Workspace) (*checker, error) {
 	switch {
 	case strings.TrimSpace(command) == "":
-		return &Refusal{Reason: "the command is empty; give a command line such as: go test ./..."}
+		return nil, &Refusal{Reason: "the command is empty; give a command line such as: go test ./..."}
 	case strings.IndexByte(command, 0) >= 0:
-		return &Refusal{Reason: "the command holds a NUL byte, which no shell command can take; remove it"}
+		return nil, &Refusal{Reason: "the command holds a NUL byte, which no shell command can take; remove it"}
 	case len(command) > maxCommand:
-		return &Refusal{Reason: fmt.Sprintf("the command is %d bytes long, more than the %d allowed; split it into shorter commands", len(command), maxCommand)}
+		return nil, &Refusal{Reason: fmt.Sprintf("the command is %d bytes long, more than the %d allowed; split it into shorter commands", len(command), maxCommand)}
 	}
 	file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(command), "")
 	if err != nil {
-		return parseRefusal(err)
+		return nil, parseRefusal(err)
 	}
 	c := &checker{ctx: ctx, policy: p, ws: ws, src: command, funcs: make(map[string]bool)}
 	c.cfg = c.config()
 	if r := c.syntax(file); r != nil {
-		return r
+		return nil, r
 	}
 	if r := c.commands(file, false); r != nil {
-		return r
+		return nil, r
 	}
-	return c.alone(file)
+	if r := c.alone(file); r != nil {
+		return nil, r
+	}
+	return c, nil
 }
 
 func parseRefusal(err error) *Refusal {
@@ -89,6 +115,20 @@ type checker struct {
 	// rewrites is the first command of the line that rewrites the working
 	// tree, which must then be alone on the line.
 	rewrites *syntax.CallExpr
+	// reads are the paths whose contents the line may read (Reads).
+	reads []string
+}
+
+// maxReads bounds the paths Reads returns.
+const maxReads = 1024
+
+// read notes that the line may read the contents of the paths.
+func (c *checker) read(paths ...string) {
+	for _, p := range paths {
+		if len(c.reads) < maxReads && p != "" && !slices.Contains(c.reads, p) {
+			c.reads = append(c.reads, p)
+		}
+	}
 }
 
 // errTooManyEntries halts a check whose globs read too many entries.
@@ -289,6 +329,13 @@ func (c *checker) call(ce *syntax.CallExpr, inFunc bool) *Refusal {
 			return r
 		}
 	}
+	if !namesOnly[name] {
+		for i, arg := range args {
+			if !text[i] {
+				c.read(candidates(arg)...)
+			}
+		}
+	}
 	return c.paths(ce, args, text)
 }
 
@@ -297,7 +344,7 @@ func (c *checker) call(ce *syntax.CallExpr, inFunc bool) *Refusal {
 // before any of it runs: once git switch has put a symlink where a folder
 // was, a later "touch dir/x" on the same line writes where the link
 // leads, which the check never saw.
-func (c *checker) alone(file *syntax.File) error {
+func (c *checker) alone(file *syntax.File) *Refusal {
 	if c.rewrites == nil {
 		return nil
 	}
@@ -366,6 +413,9 @@ func (c *checker) redirect(rd *syntax.Redirect) *Refusal {
 	}
 	if err := c.checkPath(fields[0], write); err != nil {
 		return c.refuse(rd, err.Error())
+	}
+	if rd.Op == syntax.RdrIn || rd.Op == syntax.RdrInOut {
+		c.read(fields[0])
 	}
 	return nil
 }

@@ -57,6 +57,7 @@ func (c *checker) git(ce *syntax.CallExpr, args []string, text map[int]bool) *Re
 				if err := c.checkPath(p, false); err != nil {
 					return c.refuse(ce, err.Error())
 				}
+				c.read(p)
 			}
 		}
 	}

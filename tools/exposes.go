@@ -129,4 +129,3 @@ func exposedBy(root *os.Root, now, after *ignores) []string {
 	})
 	return out
 }
-

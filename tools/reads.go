@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -43,8 +44,8 @@ func NewSources(ws *Workspace, policy *guard.Policy, out *Outputs) *Sources {
 
 // Reads names what call would read: the file of read_file and edit_file,
 // as a path from the root with symlinks resolved; for bash, the regular
-// files among the paths the guard checks as read in its command (its
-// arguments and < redirections: rev .env, xxd key, tr a b < x); for
+// files among the paths whose contents the guard finds its command may
+// read (guard.Policy.Reads: rev .env, xxd key, tr a b < x, not ls x); for
 // read_output, the kept result it pages, as "output:" and its reference.
 // Folders a command searches (grep -r) are not named: their files reach
 // the model only through the check of the command's output.
@@ -79,41 +80,26 @@ func (s *Sources) commandReads(ctx context.Context, command string) []string {
 		return nil
 	}
 	defer root.Close()
-	rp := &readPaths{commandPaths: commandPaths{ws: s.ws, ig: newIgnores(root)}}
-	// A refusal does not matter here: the approval step's check refuses
-	// the command before anyone would be asked.
-	s.policy.Check(ctx, command, rp)
-	return rp.files
-}
-
-// readPaths is the guard's view of the workspace that also notes the
-// regular files the guard checks as read.
-type readPaths struct {
-	commandPaths
-	files []string
-}
-
-func (p *readPaths) CheckPath(path string, write bool) error {
-	if !write && len(p.files) < maxReads {
-		if abs, err := p.ws.Resolve(path); err == nil {
-			if fi, err := os.Stat(abs); err == nil && fi.Mode().IsRegular() {
-				name := p.ws.Rel(abs)
-				if !containsString(p.files, name) {
-					p.files = append(p.files, name)
-				}
-			}
+	// A refused command reads nothing: the approval step's check refuses
+	// it before anyone would be asked.
+	paths, err := s.policy.Reads(ctx, command, commandPaths{ws: s.ws, ig: newIgnores(root)})
+	if err != nil {
+		return nil
+	}
+	var files []string
+	for _, p := range paths {
+		abs, err := s.ws.Resolve(p)
+		if err != nil {
+			continue
+		}
+		if fi, err := os.Stat(abs); err == nil && fi.Mode().IsRegular() && !slices.Contains(files, s.ws.Rel(abs)) {
+			files = append(files, s.ws.Rel(abs))
+		}
+		if len(files) == maxReads {
+			break
 		}
 	}
-	return p.commandPaths.CheckPath(path, write)
-}
-
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
+	return files
 }
 
 // Text returns the text of a name Reads gave, up to its first 4 MiB, or

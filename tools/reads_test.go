@@ -39,6 +39,9 @@ func TestSourcesReads(t *testing.T) {
 		{protocol.Call{Name: bashName, Args: map[string]any{"command": "tr a b < notes.txt"}}, []string{"notes.txt"}},
 		{protocol.Call{Name: bashName, Args: map[string]any{"command": "cat *.txt"}}, []string{"notes.txt"}},
 		{protocol.Call{Name: bashName, Args: map[string]any{"command": "echo x > out.txt; ls sub"}}, nil},
+		{protocol.Call{Name: bashName, Args: map[string]any{"command": "ls -l notes.txt && wc -l notes.txt"}}, nil}, // names and counts only
+		{protocol.Call{Name: bashName, Args: map[string]any{"command": "git show HEAD:notes.txt | rev"}}, []string{"notes.txt"}},
+		{protocol.Call{Name: bashName, Args: map[string]any{"command": "rm notes.txt"}}, nil}, // refused
 		{protocol.Call{Name: bashName, Args: map[string]any{"command": "grep -r x ."}}, nil},
 	}
 	for _, tt := range tests {

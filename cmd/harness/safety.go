@@ -104,6 +104,9 @@ func (s *safetyFlags) gate(tb *toolbox, asker approve.Asker, decided func(approv
 		Check:  tools.BashCheck(tb.ws, tb.policy),
 		Secret: tb.ws.SecretRead,
 		Permit: tools.WithSecrets,
+		Reads:  tb.src.Reads,
+		Text:   tb.src.Text,
+		Warn:   tb.ws.Exposes,
 		Record: decided,
 	})
 	return &gated{Gate: g, box: tb.box, fallback: fb}, nil
@@ -171,7 +174,7 @@ func decisionWord(d approve.Decision) string {
 		return "yes"
 	case approve.UserAlways, approve.AlwaysBefore:
 		return "always"
-	case approve.UserNo, approve.ModeDenied:
+	case approve.UserNo, approve.ModeDenied, approve.WithheldBefore:
 		return "no"
 	case approve.Unanswered:
 		return "nobody"
