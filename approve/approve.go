@@ -313,7 +313,7 @@ type Gate struct {
 	cfg   Config
 	specs []protocol.ToolSpec
 
-	mu     sync.Mutex // one question at a time; guards always and files
+	mu     sync.Mutex // held while asking, one question at a time; guards always and files
 	always map[Question]bool
 	files  map[string]share
 }
@@ -353,8 +353,7 @@ func (g *Gate) Run(ctx context.Context, call protocol.Call) protocol.Result {
 		reads = g.cfg.Reads(ctx, call)
 	}
 	if name, ok := g.withheldFile(reads); ok {
-		return g.refuse(call, Decision{Outcome: WithheldBefore, Why: "the user refused to share " + name + " earlier in the run"},
-			fmt.Sprintf("Not run: it reads %s, which the user refused to share earlier in this run; that answer stands for every call that reads it. Do not try to read it another way; ask the user for what you need.", name))
+		return g.refuse(call, withheldBefore(name), withheldBody(name))
 	}
 	secret := ""
 	if g.cfg.Secret != nil {
@@ -367,15 +366,14 @@ func (g *Gate) Run(ctx context.Context, call protocol.Call) protocol.Result {
 	}
 	q := Question{Kind: Run, Tool: call.Name, Subject: subject(call), Why: joinWhy(secret, leakWhy, warn)}
 	if g.needsAsk(call, secret != "" || leakWhy != "" || warn != "") {
-		ok, d := g.ask(ctx, call, q)
-		if !ok {
-			if secret != "" {
-				g.decide(reads, withheld)
-			}
-			g.decide(leaky, withheld)
+		onlyFiles := secret == "" && warn == "" && !g.needsAsk(call, false)
+		ok, d, name := g.askRun(ctx, call, q, reads, leaky, secret != "", onlyFiles)
+		switch {
+		case d.Outcome == WithheldBefore:
+			return g.refuse(call, d, withheldBody(name))
+		case !ok:
 			return g.refuse(call, d, g.refusal(ctx, d, q))
 		}
-		g.decide(leaky, shared)
 		g.record(d)
 	} else {
 		g.record(Decision{Call: call, Outcome: ModeAllowed, Why: "mode " + string(g.cfg.Mode)})
@@ -389,10 +387,14 @@ func (g *Gate) Run(ctx context.Context, call protocol.Call) protocol.Result {
 		return res
 	}
 	sq := Question{Kind: Send, Tool: call.Name, Subject: q.Subject, Why: "it looks like it holds " + what}
+	g.mu.Lock()
 	ok, d := g.ask(ctx, call, sq)
-	g.record(d)
 	if !ok {
 		g.decide(reads, withheld)
+	}
+	g.mu.Unlock()
+	g.record(d)
+	if !ok {
 		res.OK = false
 		res.Body = fmt.Sprintf("The call ran, but its output was withheld: it looks like it holds %s, and %s. Do not try to read it another way; ask the user for what you need.", what, d.Why)
 	}
@@ -408,10 +410,55 @@ func (g *Gate) runAll(ctx context.Context, call protocol.Call) protocol.Result {
 	return g.tools.Run(ctx, call)
 }
 
+// askRun asks q before call runs, and records the answer for the files
+// it reads: with secret (a name made the call secret) a no stands for
+// all of reads; else for leaky, the files whose text looks secret, as a
+// yes does. It holds the lock from the first look at the files to the
+// last, so that calls running together ask once per file: a call whose
+// file the user refused meanwhile is refused (and the name of that file
+// returned), and one asked only for files the user agreed to share
+// meanwhile (onlyFiles) runs.
+func (g *Gate) askRun(ctx context.Context, call protocol.Call, q Question, reads, leaky []string, secret, onlyFiles bool) (bool, Decision, string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if name, ok := g.withheldLocked(reads); ok {
+		d := withheldBefore(name)
+		d.Call = call
+		return false, d, name
+	}
+	if onlyFiles && !slices.ContainsFunc(leaky, func(name string) bool { return g.files[name] != shared }) {
+		return true, Decision{Call: call, Outcome: ModeAllowed, Why: "mode " + string(g.cfg.Mode) + "; the user agreed to share the files it reads"}, ""
+	}
+	ok, d := g.ask(ctx, call, q)
+	switch {
+	case ok:
+		g.decide(leaky, shared)
+	case secret:
+		g.decide(reads, withheld)
+	default:
+		g.decide(leaky, withheld)
+	}
+	return ok, d, ""
+}
+
+// withheldBefore is the decision on a call that reads name, which the user
+// refused to share earlier.
+func withheldBefore(name string) Decision {
+	return Decision{Outcome: WithheldBefore, Why: "the user refused to share " + name + " earlier in the run"}
+}
+
+func withheldBody(name string) string {
+	return fmt.Sprintf("Not run: it reads %s, which the user refused to share earlier in this run; that answer stands for every call that reads it. Do not try to read it another way; ask the user for what you need.", name)
+}
+
 // withheldFile returns the first of reads the user refused to share.
 func (g *Gate) withheldFile(reads []string) (string, bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	return g.withheldLocked(reads)
+}
+
+func (g *Gate) withheldLocked(reads []string) (string, bool) {
 	for _, name := range reads {
 		if g.files[name] == withheld {
 			return name, true
@@ -448,10 +495,9 @@ func (g *Gate) secretTexts(reads []string) ([]string, string) {
 	return leaky, "it reads " + strings.Join(whys, ", ") + "; the answer stands for the whole file for the rest of the run"
 }
 
-// decide records the user's answer for the secrets of files.
+// decide records the user's answer for the secrets of files. The caller
+// holds the lock.
 func (g *Gate) decide(files []string, s share) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
 	for _, name := range files {
 		if g.files[name] != withheld { // a no stands
 			g.files[name] = s
@@ -506,10 +552,9 @@ func (g *Gate) writes(call protocol.Call) bool {
 }
 
 // ask asks q unless the user already answered it with always, and returns
-// whether the call may go on and the decision.
+// whether the call may go on and the decision. The caller holds the lock:
+// one question at a time.
 func (g *Gate) ask(ctx context.Context, call protocol.Call, q Question) (bool, Decision) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
 	d := Decision{Call: call, Question: q}
 	if g.always[q] {
 		d.Outcome, d.Why = AlwaysBefore, "the user said always before"

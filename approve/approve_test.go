@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"harness/approve"
 	"harness/loop"
@@ -522,4 +525,53 @@ func TestWarn(t *testing.T) {
 	if len(asker.asked) != 1 || !strings.Contains(asker.asked[0], "Run read_file: .gitignore? (it would stop protecting config.local)") {
 		t.Errorf("asked %q", asker.asked)
 	}
+}
+
+// blockingAsker answers no to each question once release is closed, and
+// counts the questions.
+type blockingAsker struct {
+	asking  chan struct{}
+	release chan struct{}
+	asked   atomic.Int64
+}
+
+func (b *blockingAsker) Ask(ctx context.Context, q approve.Question) (approve.Answer, error) {
+	if b.asked.Add(1) == 1 {
+		close(b.asking)
+	}
+	<-b.release
+	return approve.No, nil
+}
+
+// Reads of one secret file that run together ask once: the second waits
+// for the answer to the first, which stands for it.
+func TestSecretFileAskedOnceByCallsTogether(t *testing.T) {
+	text := files{"key.txt": "-----BEGIN PRIVATE KEY-----\nMIIE\n"}
+	tools := &lockedTools{}
+	asker := &blockingAsker{asking: make(chan struct{}), release: make(chan struct{})}
+	g := approve.New(tools, approve.Config{Mode: approve.Auto, Asker: asker, Reads: reads, Text: func(name string) string { return text[name] }})
+	var wg sync.WaitGroup
+	results := make([]protocol.Result, 2)
+	wg.Go(func() { results[0] = g.Run(context.Background(), call("read_file", "key.txt")) })
+	<-asker.asking
+	wg.Go(func() { results[1] = g.Run(context.Background(), call("read_file", "key.txt")) })
+	time.Sleep(10 * time.Millisecond) // let the second call reach the question, if it would ask
+	close(asker.release)
+	wg.Wait()
+	if n := asker.asked.Load(); n != 1 {
+		t.Errorf("asked %d times, want once", n)
+	}
+	if results[0].OK || results[1].OK || tools.ran.Load() != 0 {
+		t.Errorf("results %+v, ran %d", results, tools.ran.Load())
+	}
+}
+
+// lockedTools is a read tool that may run from several goroutines.
+type lockedTools struct{ ran atomic.Int64 }
+
+func (l *lockedTools) Specs() []protocol.ToolSpec { return []protocol.ToolSpec{{Name: "read_file"}} }
+
+func (l *lockedTools) Run(_ context.Context, call protocol.Call) protocol.Result {
+	l.ran.Add(1)
+	return protocol.Result{CallID: call.ID, Tool: call.Name, OK: true, Body: "read"}
 }
