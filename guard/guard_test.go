@@ -640,3 +640,44 @@ func TestGlobBounds(t *testing.T) {
 		t.Errorf("cancelled: err = %v", err)
 	}
 }
+
+// Reads names the paths whose contents a command may read, not those it
+// only looks at, writes, or takes as text.
+func TestReads(t *testing.T) {
+	ws := newTestWorkspace(t)
+	p, _ := New(nil, nil)
+	tests := []struct {
+		cmd  string
+		want []string // each must be among the paths
+		not  []string // none may be
+	}{
+		{"rev a.txt", []string{"a.txt"}, nil},
+		{"xxd -g1 a.txt | head", []string{"a.txt"}, nil},
+		{"tr a b < a.txt", []string{"a.txt"}, nil},
+		{"git show HEAD:a.txt", []string{"a.txt"}, nil},
+		{"grep b.txt a.txt", []string{"a.txt"}, []string{"b.txt"}},
+		{"cut -c1- *.txt", []string{"a.txt", "b.txt"}, nil},
+		{"ls a.txt; wc -l b.txt; stat main.go", nil, []string{"a.txt", "b.txt", "main.go"}},
+		{"echo a.txt > b.txt", nil, []string{"a.txt", "b.txt"}},
+	}
+	for _, tt := range tests {
+		got, err := p.Reads(t.Context(), tt.cmd, ws)
+		if err != nil {
+			t.Errorf("%s: %v", tt.cmd, err)
+			continue
+		}
+		for _, w := range tt.want {
+			if !contains(got, w) {
+				t.Errorf("%s: reads %q, want %q among them", tt.cmd, got, w)
+			}
+		}
+		for _, n := range tt.not {
+			if contains(got, n) {
+				t.Errorf("%s: reads %q, want no %q", tt.cmd, got, n)
+			}
+		}
+	}
+	if _, err := p.Reads(t.Context(), "rm a.txt", ws); !errors.Is(err, ErrRefused) {
+		t.Errorf("a refused command: err = %v", err)
+	}
+}
