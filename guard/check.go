@@ -500,7 +500,7 @@ func fileURL(s string) []string {
 			paths = append(paths, r[i:])
 		}
 	}
-	for _, p := range paths[:len(paths)] {
+	for _, p := range paths { // the paths found so far: range reads the slice once
 		if d, err := url.PathUnescape(p); err == nil && d != p {
 			paths = append(paths, d)
 		}
