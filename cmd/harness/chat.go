@@ -312,6 +312,7 @@ type toolbox struct {
 	policy *guard.Policy
 	box    *sandbox.Sandbox
 	set    loop.Tools
+	src    *tools.Sources // what calls read, for the approval gate
 }
 
 // tools builds the tool set explicitly, its bash tool as safety says:
@@ -345,7 +346,8 @@ func (w *workspaceFlags) tools(safety *safetyFlags) (*toolbox, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &toolbox{ws: ws, policy: policy, box: box, set: tools.WithOutputs(set)}, nil
+	out := tools.WithOutputs(set)
+	return &toolbox{ws: ws, policy: policy, box: box, set: out, src: tools.NewSources(ws, policy, out)}, nil
 }
 
 // backend is a model that says what it is and which settings it honours.

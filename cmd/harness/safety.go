@@ -106,6 +106,9 @@ func (s *safetyFlags) gate(tb *toolbox, asker approve.Asker, decided func(approv
 		Permit:  tools.WithSecrets,
 		Edit:    writesFile,
 		Preview: editPreview(tb.ws),
+		Reads:   tb.src.Reads,
+		Text:    tb.src.Text,
+		Warn:    tb.ws.Exposes,
 		Record:  decided,
 	})
 	return &gated{Gate: g, box: tb.box, fallback: fb}, nil
@@ -174,7 +177,7 @@ func decisionWord(d approve.Decision) string {
 		return "yes"
 	case approve.UserAlways, approve.AlwaysBefore:
 		return "always"
-	case approve.UserNo, approve.ModeDenied:
+	case approve.UserNo, approve.ModeDenied, approve.WithheldBefore:
 		return "no"
 	case approve.Unanswered, approve.Interrupted:
 		return "nobody"
