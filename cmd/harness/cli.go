@@ -27,6 +27,7 @@ type cli struct {
 	Chat       chatCmd       `cmd:"" default:"withargs" help:"Work with the model in the workspace: a REPL, or one turn with -p (the default command)."`
 	Prompt     promptCmd     `cmd:"" help:"Print the system prompt that would be sent, and exit."`
 	Replay     replayCmd     `cmd:"" help:"Print a run record (--record FILE) as a readable transcript."`
+	Config     configCmd     `cmd:"" help:"Print the model settings a chat with the same flags would use, and where each came from (flag, environment, settings file or default), the API key redacted."`
 	FakeOllama fakeOllamaCmd `cmd:"" name:"fake-ollama" help:"Serve a fake-model script over Ollama's HTTP API, for tests and demos."`
 	TinyModel  tinyModelCmd  `cmd:"" name:"tiny-model" help:"Write a tiny model that speaks the tool protocol (a GGUF file and a Modelfile), to try the harness on a real Ollama."`
 }

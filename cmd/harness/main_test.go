@@ -41,6 +41,8 @@ func TestScript(t *testing.T) {
 		RequireUniqueNames:  true,
 		Setup:               setup,
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"expand":   cmdExpand,
+			"front":    cmdFront,
 			"prefixes": cmdPrefixes,
 			"reqsize":  cmdReqSize,
 			"waitfile": cmdWaitfile,
@@ -54,6 +56,10 @@ func setup(e *testscript.Env) error {
 		return err
 	}
 	e.Setenv("HOME", home)
+	// Settings and state stay in the script's folder too; a script gives
+	// settings with a .config/harness/config.toml file.
+	e.Setenv("XDG_CONFIG_HOME", filepath.Join(e.WorkDir, ".config"))
+	e.Setenv("XDG_STATE_HOME", filepath.Join(e.WorkDir, ".state"))
 	e.Setenv("NO_COLOR", "1")
 	e.Setenv("HARNESS_MODEL", "fake")
 	// Port 1 on loopback never has an Ollama behind it, so a script that
