@@ -63,6 +63,8 @@ func TestScript(t *testing.T) {
 		RequireUniqueNames:  true,
 		Setup:               setup,
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"expand":   cmdExpand,
+			"front":    cmdFront,
 			"mkfile":   cmdMkfile,
 			"prefixes": cmdPrefixes,
 			"reqsize":  cmdReqSize,
@@ -79,8 +81,10 @@ func setup(e *testscript.Env) error {
 		return err
 	}
 	e.Setenv("HOME", home)
-	// Sessions go here; a hidden folder, so listings of the work folder
-	// leave it out.
+	// Settings and state (sessions) stay in the script's folder, hidden so
+	// that listings of the work folder leave them out; a script gives
+	// settings with a .config/harness/config.toml file.
+	e.Setenv("XDG_CONFIG_HOME", filepath.Join(e.WorkDir, ".config"))
 	e.Setenv("XDG_STATE_HOME", filepath.Join(e.WorkDir, ".state"))
 	e.Setenv("NO_COLOR", "1")
 	e.Setenv("HARNESS_MODEL", "fake")
