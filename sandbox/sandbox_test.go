@@ -148,6 +148,12 @@ func TestEnvVariables(t *testing.T) {
 		{"GOPROXY=https://TOKEN@proxy.example", false}, // a user name alone can be a token
 		{"GOPROXY=https://proxy.example,https://u:p@other.example", false},
 		{"GONOSUMDB=example.com/*", true},
+		{"GOFLAGS=-mod=mod -trimpath", true},
+		{"GOFLAGS=-ldflags=-X=main.token=ghp_abcdefghijklmnopqrstuvwxyz0123456789", false},
+		{"GOFLAGS=-ldflags=-X=main.apiKey=sk-live-abcdefghijklmnopqrstuv", false},
+		{"GOPROXY=https://proxy.example/?access_token=abcdefgh12345", false},
+		{"GONOSUMDB=glpat-abcdefghij0123456789", false},
+		{"GOPRIVATE=*.corp.example.com", true},
 		{"GITHUB_TOKEN=ghp_x", false},
 		{"EDITOR=vi", false},
 		{"PATH", false}, // no "=": not a variable
