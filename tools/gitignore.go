@@ -8,6 +8,8 @@ import (
 	"path"
 	"strings"
 	"syscall"
+
+	"harness/gitdir"
 )
 
 // maxIgnoreFile bounds how much of one .gitignore file is read.
@@ -119,12 +121,23 @@ func matchSegs(pat, name []string) bool {
 // ignores holds the .gitignore rules of a workspace as they are read, for
 // the time of one call: files change, so rules are never kept longer.
 type ignores struct {
-	root  *os.Root
-	rules map[string][]ignoreRule // by folder, "" for the root
+	root   *os.Root
+	rules  map[string][]ignoreRule // by folder, "" for the root
+	layout *gitdir.Layout          // found on first use
 }
 
 func newIgnores(root *os.Root) *ignores {
 	return &ignores{root: root, rules: make(map[string][]ignoreRule)}
+}
+
+// git returns the layout of the workspace's repository, found once for
+// the rules' lifetime.
+func (ig *ignores) git() gitdir.Layout {
+	if ig.layout == nil {
+		l := gitdir.Find(ig.root.Name())
+		ig.layout = &l
+	}
+	return *ig.layout
 }
 
 // forDir returns the rules that come from folder dir: its .gitignore, and
