@@ -219,8 +219,12 @@ func bashText(res sandbox.Result) (string, bool) {
 	if res.Notice != "" {
 		fmt.Fprintf(&b, " [%s]", res.Notice)
 	}
-	if res.Exit != 0 && strings.Contains(res.Output, "ead-only file system") {
+	switch {
+	case res.Exit == 0:
+	case res.Tier == sandbox.Bwrap && strings.Contains(res.Output, "ead-only file system"):
 		b.WriteString(" Commands may write only inside the workspace and /tmp, never in .git, and cannot change files hidden from them; the user can allow more with --sandbox-write.")
+	case res.Tier == sandbox.Landlock && strings.Contains(res.Output, "ermission denied"):
+		b.WriteString(" Commands run under Landlock: they may write only inside the workspace and $TMPDIR, never in .git, may not make, rename or remove files in a folder that holds .git or a hidden file (use write_file there), and may not read files hidden from them nor use the network; the user can allow more with --sandbox-write.")
 	}
 	return b.String(), res.Exit == 0 && !res.TimedOut && !res.Flooded
 }

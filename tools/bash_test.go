@@ -172,7 +172,10 @@ func TestBashResult(t *testing.T) {
 		{"failure", sandbox.Result{Output: "FAIL\n", Exit: 1}, "FAIL\n[exit status 1]", false},
 		{"timeout", sandbox.Result{Output: "slow\n", Exit: -1, TimedOut: true, Elapsed: 2 * time.Minute}, "slow\n[killed after 2m0s: the command ran out of time", false},
 		{"flood", sandbox.Result{Output: "y\n", Exit: -1, Flooded: true}, "y\n[stopped: the command wrote more output than the limit", false},
-		{"read-only", sandbox.Result{Output: "mkdir /root/.cache: read-only file system\n", Exit: 1}, "--sandbox-write", false},
+		{"read-only", sandbox.Result{Output: "mkdir /root/.cache: read-only file system\n", Exit: 1, Tier: sandbox.Bwrap}, "--sandbox-write", false},
+		{"landlock", sandbox.Result{Output: "touch: cannot touch 'x': Permission denied\n", Exit: 1, Tier: sandbox.Landlock}, "under Landlock", false},
+		{"too large", sandbox.Result{Output: "File size limit exceeded\n", Exit: 153, FileTooLarge: true}, "[exit status 153] [a file the command wrote reached the size limit", false},
+		{"notice", sandbox.Result{Output: "ok\n", Notice: "this and later commands run under Landlock instead of the bubblewrap sandbox: why"}, "ok\n[exit status 0] [this and later commands run under Landlock instead of the bubblewrap sandbox: why]", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
