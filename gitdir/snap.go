@@ -116,6 +116,9 @@ func Snap(root string) *Snapshot {
 	return s
 }
 
+// Layout returns the layout of the repository as Snap found it.
+func (s *Snapshot) Layout() Layout { return s.layout }
+
 // record returns what path is now, keeping a regular file's content while
 // the budget lasts.
 func (s *Snapshot) record(path string) entry {
