@@ -288,3 +288,22 @@ func BenchmarkSnapRestore(b *testing.B) {
 		}
 	}
 }
+
+// What could not be looked at is left alone: a .git that cannot be seen
+// at Snap is not taken for one a command made.
+func TestRestoreLeavesTheUnknownAlone(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root sees through permissions")
+	}
+	base := tree(t, map[string]string{"ws/.git/config": "[core]\n"})
+	root := filepath.Join(base, "ws")
+	os.Chmod(root, 0o600) // no search: .git cannot be looked up
+	snap := Snap(root)
+	os.Chmod(root, 0o755)
+	if changes, err := snap.Restore(); err != nil || len(changes) != 0 {
+		t.Errorf("changes %v, err %v", changes, err)
+	}
+	if _, err := os.Stat(filepath.Join(root, ".git", "config")); err != nil {
+		t.Errorf("the repository is gone: %v", err)
+	}
+}

@@ -66,6 +66,10 @@ var ErrNotRestored = errors.New("could not be put back")
 type entry struct {
 	path   string
 	exists bool
+	// unknown is set when what path was could not be found out (an error
+	// other than its not existing): it is then never compared nor put
+	// back, lest a real repository be taken for one a command made.
+	unknown bool
 	info   fs.FileInfo // Lstat's
 	link   string      // a link's target
 	data   []byte      // a regular file's content; nil when not kept
@@ -125,6 +129,7 @@ func (s *Snapshot) record(path string) entry {
 	e := entry{path: path}
 	fi, err := os.Lstat(path)
 	if err != nil {
+		e.unknown = !errors.Is(err, fs.ErrNotExist)
 		return e
 	}
 	e.exists, e.info = true, fi
@@ -184,6 +189,9 @@ func readAll(path string, size int64) ([]byte, bool) {
 
 // same reports whether path is now what e recorded.
 func (e entry) same() bool {
+	if e.unknown {
+		return true
+	}
 	fi, err := os.Lstat(e.path)
 	if err != nil || !e.exists {
 		return err != nil && !e.exists

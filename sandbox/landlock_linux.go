@@ -192,7 +192,6 @@ func (s *Sandbox) landlockCommand(ctx context.Context, c Command) (*exec.Cmd, fu
 		return nil, nil, err
 	}
 	cmd := exec.CommandContext(ctx, s.launcher, s.shellArgs(c.Script)...)
-	cmd.Args[0] = s.launcher
 	cmd.Dir = s.cfg.Dir
 	cmd.Env = append(s.env(Landlock, tmp), launchVar+"=1")
 	cmd.ExtraFiles = []*os.File{spec}
