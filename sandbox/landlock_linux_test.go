@@ -14,22 +14,6 @@ import (
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 )
 
-// landlocked returns a sandbox that runs commands under Landlock, or
-// skips the test where the kernel cannot, unless HARNESS_REQUIRE_LANDLOCK
-// is set, as CI sets it where the kernel has Landlock.
-func landlocked(t *testing.T, cfg Config) *Sandbox {
-	t.Helper()
-	cfg.Mode = Landlock
-	s := newSandbox(t, cfg)
-	if err := s.Start(context.Background()); err != nil {
-		if os.Getenv("HARNESS_REQUIRE_LANDLOCK") != "" {
-			t.Fatalf("HARNESS_REQUIRE_LANDLOCK is set and %v", err)
-		}
-		t.Skipf("skipped: this test needs Landlock, and %v", err)
-	}
-	return s
-}
-
 // Under Landlock a command writes the workspace and its private
 // temporary folder, and nothing else: not beside the workspace, not the
 // shared /tmp, not the home folder.

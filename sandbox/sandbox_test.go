@@ -73,6 +73,22 @@ func isolated(t *testing.T, cfg Config) *Sandbox {
 	return s
 }
 
+// landlocked returns a sandbox that runs commands under Landlock, or
+// skips the test where the kernel cannot, unless HARNESS_REQUIRE_LANDLOCK
+// is set, as CI sets it where the kernel has Landlock.
+func landlocked(t *testing.T, cfg Config) *Sandbox {
+	t.Helper()
+	cfg.Mode = Landlock
+	s := newSandbox(t, cfg)
+	if err := s.Start(context.Background()); err != nil {
+		if os.Getenv("HARNESS_REQUIRE_LANDLOCK") != "" {
+			t.Fatalf("HARNESS_REQUIRE_LANDLOCK is set and %v", err)
+		}
+		t.Skipf("skipped: this test needs Landlock, and %v", err)
+	}
+	return s
+}
+
 func run(t *testing.T, s *Sandbox, script string) Result {
 	t.Helper()
 	res, err := s.Run(context.Background(), Command{Script: script})
