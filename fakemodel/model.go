@@ -23,19 +23,20 @@ var (
 	ErrExpectation = errors.New("fakemodel: expectation failed")
 )
 
-// Model serves the replies of a script in order. It is safe for concurrent
-// use; concurrent calls each take a different reply.
+// Model serves the replies of a script in order, each conversation's apart
+// (see the package comment). It is safe for concurrent use; concurrent
+// calls each take a different reply.
 type Model struct {
-	name    string
-	replies []Reply
+	name string
 
-	mu   sync.Mutex
-	next int // index of the next reply to serve
+	mu     sync.Mutex
+	convs  *conversations
+	window int // see SetWindow
 }
 
 // New returns a model that serves the replies of s.
 func New(s *Script) *Model {
-	return &Model{name: s.Name, replies: slices.Clone(s.Replies)}
+	return &Model{name: s.Name, convs: newConversations(slices.Clone(s.Replies))}
 }
 
 // Describe says what the model is: a fake whose model is its script. It
@@ -49,15 +50,24 @@ func (m *Model) Describe() protocol.Backend {
 func (m *Model) Remaining() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return len(m.replies) - m.next
+	return m.convs.remaining()
 }
 
 // Chat serves the next reply of the script, checking first that req meets
 // what the reply expects. It streams the reply through stream, when not nil,
 // before returning it.
 func (m *Model) Chat(ctx context.Context, req protocol.Request, stream func(protocol.Delta)) (protocol.Reply, error) {
+	return m.chat(ctx, req, stream, m.windowSize())
+}
+
+// chat is Chat in a context window of window tokens (0: unbounded).
+func (m *Model) chat(ctx context.Context, req protocol.Request, stream func(protocol.Delta), window int) (protocol.Reply, error) {
 	if err := ctx.Err(); err != nil {
 		return protocol.Reply{}, fmt.Errorf("fakemodel: %w", err)
+	}
+	prompt := promptTokens(req)
+	if err := fits(prompt, window); err != nil {
+		return protocol.Reply{}, err
 	}
 	r, n, err := m.take(req.Messages)
 	if err != nil {
@@ -83,13 +93,10 @@ func (m *Model) Chat(ctx context.Context, req protocol.Request, stream func(prot
 		reply.Content = content
 		reply.DoneReason = protocol.DoneStop
 	}
-	prompt := 0
-	for _, msg := range req.Messages {
-		prompt += len(msg.Content)
-	}
+	fitOutput(&reply, prompt, window)
 	reply.Usage = protocol.Usage{
 		Known:        true,
-		PromptTokens: tokens(prompt),
+		PromptTokens: prompt,
 		OutputTokens: tokens(len(reply.Thinking) + len(reply.Content)),
 	}
 
@@ -104,17 +111,12 @@ func (m *Model) Chat(ctx context.Context, req protocol.Request, stream func(prot
 	return reply, nil
 }
 
-// take claims the next reply and its 1-based number.
+// take claims the next reply of the conversation msgs belong to, and its
+// 1-based number in the script.
 func (m *Model) take(msgs []protocol.Message) (Reply, int, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.next >= len(m.replies) {
-		return Reply{}, 0, fmt.Errorf("%w: script %s has no reply left (it had %d); this request ended with %s",
-			ErrExhausted, m.scriptName(), len(m.replies), describeLast(msgs))
-	}
-	r := m.replies[m.next]
-	m.next++
-	return r, m.next, nil
+	return m.convs.take(msgs, m.scriptName())
 }
 
 func (m *Model) scriptName() string {

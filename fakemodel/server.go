@@ -25,6 +25,11 @@ import (
 // DefaultModelName is the name a Server answers to unless told otherwise.
 const DefaultModelName = "fake"
 
+// Family is the model family a Server reports for its model, in its list
+// of models and their details: a client can tell the fake from a real
+// Ollama by it, and say which model to ask for instead of how to pull one.
+const Family = "fake"
+
 // version is what the server reports as its Ollama version: the one whose
 // API it imitates.
 const version = "0.17.4"
@@ -32,11 +37,15 @@ const version = "0.17.4"
 // contextLength is the context length the server claims for its model.
 const contextLength = 32768
 
-// Server serves a script over Ollama's HTTP API.
+// Server serves a script over Ollama's HTTP API, native and
+// OpenAI-compatible.
 type Server struct {
 	model *Model
 	name  string
 	log   io.Writer
+
+	enforce       bool // see EnforceWindow
+	contextLength int  // see WithContextLength
 
 	mu   sync.Mutex
 	reqs []api.ChatRequest
@@ -88,6 +97,11 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /api/tags", s.tags)
 	mux.HandleFunc("POST /api/show", s.show)
 	mux.HandleFunc("POST /api/chat", s.chat)
+	mux.HandleFunc("POST /api/generate", s.generate)
+	mux.HandleFunc("GET /api/ps", s.ps)
+	mux.HandleFunc("POST /v1/chat/completions", s.chatCompletions)
+	mux.HandleFunc("GET /v1/models", s.listModels)
+	mux.HandleFunc("GET /v1/models/{model...}", s.retrieveModel)
 	return mux
 }
 
@@ -137,15 +151,8 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusInternalServerError, err.Error())
 		return
 	}
-	switch {
-	case req.Model == "":
-		writeError(w, http.StatusBadRequest, "model is required")
-		return
-	case !s.serves(req.Model):
-		writeError(w, http.StatusNotFound, fmt.Sprintf("model '%s' not found", req.Model))
-		return
-	case len(req.Tools) > 0:
-		writeError(w, http.StatusBadRequest, qualified(req.Model)+" does not support tools")
+	if code, msg := s.refuse(req.Model, len(req.Tools) > 0); code != 0 {
+		writeError(w, code, msg)
 		return
 	}
 	stop, err := stopOption(req.Options)
@@ -153,10 +160,12 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	preq := protocol.Request{Stop: stop}
-	for _, m := range req.Messages {
-		preq.Messages = append(preq.Messages, protocol.Message{Role: protocol.Role(m.Role), Content: m.Content})
+	window, err := s.windowOf(req.Options)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
 	}
+	preq := protocol.Request{Messages: messages(req.Messages), Stop: stop}
 
 	streaming := req.Stream == nil || *req.Stream
 	started := false
@@ -184,9 +193,9 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 
 	// The model reports every error before it streams anything, so the
 	// status line can still carry it.
-	reply, err := s.model.Chat(r.Context(), preq, stream)
+	reply, err := s.model.chat(r.Context(), preq, stream, window)
 	if err != nil {
-		writeError(w, http.StatusInternalServerError, err.Error())
+		writeChatError(w, err)
 		return
 	}
 	final := api.ChatResponse{
@@ -267,14 +276,44 @@ func (s *Server) record(req api.ChatRequest, body []byte) error {
 	return nil
 }
 
+// refuse says why a request for model, with native tools or not, gets no
+// reply, as an HTTP status and Ollama's error text; 0 when it gets one.
+func (s *Server) refuse(model string, tools bool) (int, string) {
+	switch {
+	case model == "":
+		return http.StatusBadRequest, "model is required"
+	case !s.serves(model):
+		return http.StatusNotFound, fmt.Sprintf("model '%s' not found", model)
+	case tools:
+		return http.StatusBadRequest, qualified(model) + " does not support tools"
+	}
+	return 0, ""
+}
+
+// count reports how many chat requests the server has received.
+func (s *Server) count() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.reqs)
+}
+
 func (s *Server) tags(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, s.list())
+}
+
+// list lists the one model the server serves.
+func (s *Server) list() api.ListResponse {
 	name := withTag(s.name)
-	writeJSON(w, http.StatusOK, api.ListResponse{Models: []api.ListModelResponse{{
+	return api.ListResponse{Models: []api.ListModelResponse{{
 		Name:    name,
 		Model:   name,
-		Digest:  fmt.Sprintf("%x", sha256.Sum256([]byte(name))),
+		Digest:  s.digest(),
 		Details: s.details(),
-	}}})
+	}}}
+}
+
+func (s *Server) digest() string {
+	return fmt.Sprintf("%x", sha256.Sum256([]byte(withTag(s.name))))
 }
 
 func (s *Server) show(w http.ResponseWriter, r *http.Request) {
@@ -300,14 +339,14 @@ func (s *Server) show(w http.ResponseWriter, r *http.Request) {
 		Details: s.details(),
 		ModelInfo: map[string]any{
 			"general.architecture": "fake",
-			"fake.context_length":  contextLength,
+			"fake.context_length":  s.maxContext(),
 		},
 		Capabilities: []model.Capability{model.CapabilityCompletion},
 	})
 }
 
 func (s *Server) details() api.ModelDetails {
-	return api.ModelDetails{Format: "gguf", Family: "fake", Families: []string{"fake"}}
+	return api.ModelDetails{Format: "gguf", Family: Family, Families: []string{Family}}
 }
 
 // serves reports whether name names the server's model.

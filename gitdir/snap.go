@@ -70,10 +70,10 @@ type entry struct {
 	// other than its not existing): it is then never compared nor put
 	// back, lest a real repository be taken for one a command made.
 	unknown bool
-	info   fs.FileInfo // Lstat's
-	link   string      // a link's target
-	data   []byte      // a regular file's content; nil when not kept
-	kept   bool        // data holds the whole content
+	info    fs.FileInfo // Lstat's
+	link    string      // a link's target
+	data    []byte      // a regular file's content; nil when not kept
+	kept    bool        // data holds the whole content
 }
 
 // dirState is what one git or common directory held.

@@ -46,3 +46,20 @@ func Rejected(call Call, err error) Result {
 		Body:   "Nothing was run: " + err.Error() + ".\nReply again with either a valid TOOL_CALL line or a normal answer.",
 	}
 }
+
+// ReadResult reads a message that carries a result back into its parts: the
+// inverse of Result.Message. It returns false when m is not one: not a user
+// message, or a first line that is not a result header. Tool is "-" for a
+// result whose header says so, and Wrote is never set: the message does
+// not say it.
+func ReadResult(m Message) (Result, bool) {
+	if m.Role != User {
+		return Result{}, false
+	}
+	header, body, _ := strings.Cut(m.Content, "\n")
+	f := strings.Split(header, " ")
+	if len(f) != 4 || f[0] != resultPrefix || f[1] == "" || f[2] == "" || (f[3] != Success && f[3] != Error) {
+		return Result{}, false
+	}
+	return Result{CallID: f[1], Tool: f[2], OK: f[3] == Success, Body: body}, true
+}

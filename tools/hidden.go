@@ -13,9 +13,10 @@ import (
 )
 
 const (
-	// maxHiddenScan bounds the entries one walk of the workspace looks at
-	// to find what commands must not see.
-	maxHiddenScan = 50000
+	// maxSecretScan bounds the entries one walk of the workspace looks at:
+	// to read the ignore rules of the start, to find what commands must
+	// not see, to find what an ignore file's change would expose.
+	maxSecretScan = 50000
 	// maxHidden bounds how many paths are hidden from a command: bwrap
 	// takes time that grows faster than their number (about 50 ms for
 	// 100, 1.3 s for 500). Secrets by name come first, then ignored paths
@@ -59,7 +60,8 @@ type hiddenList struct {
 // Hidden returns the paths in the workspace that commands must not see,
 // for a sandbox to hide: those whose names hold secrets
 // (fence.SecretName) and those the workspace's .gitignore files and
-// .git/info/exclude ignore, a folder standing for everything in it. It
+// .git/info/exclude ignore, or ignored when the run started, a folder
+// standing for everything in it. It
 // looks at no more than 50,000 entries, leaves out the git directory and
 // folders named node_modules that nothing ignores, and returns at most 200
 // paths, secrets by name first. The list is found once and found again
@@ -111,7 +113,7 @@ func (h *hiddenList) walk(w *Workspace) {
 			}
 		}
 		if p != w.root {
-			if seen++; seen > maxHiddenScan {
+			if seen++; seen > maxSecretScan {
 				return filepath.SkipAll
 			}
 			rel := w.Rel(p)
@@ -119,7 +121,7 @@ func (h *hiddenList) walk(w *Workspace) {
 				secrets = append(secrets, p)
 				return skip(d)
 			}
-			if _, ok := ig.decide(rel, d.IsDir()); ok {
+			if ignoredNowOrAtStart(ig, w.start, rel, d.IsDir()) {
 				ignored = append(ignored, p)
 				return skip(d)
 			}
@@ -150,6 +152,19 @@ func (h *hiddenList) walk(w *Workspace) {
 			h.distrust = true
 		}
 	}
+}
+
+// ignoredNowOrAtStart reports whether the rules of now, or those read
+// when the run started, ignore rel itself (its folders were not).
+func ignoredNowOrAtStart(now, start *ignores, rel string, isDir bool) bool {
+	if _, ok := now.decide(rel, isDir); ok {
+		return true
+	}
+	if start == nil {
+		return false
+	}
+	_, ok := start.decide(rel, isDir)
+	return ok
 }
 
 func skip(d fs.DirEntry) error {

@@ -392,3 +392,17 @@ func TestSecretErrorsWrap(t *testing.T) {
 		t.Error("secretError does not wrap ErrSecret")
 	}
 }
+
+// What the ignore rules of the start ignored stays hidden from commands
+// after .gitignore stops ignoring it, as it stays secret to the tools.
+func TestHiddenKeepsTheStartRules(t *testing.T) {
+	ws := secretWorkspace(t)
+	writeFiles(t, ws.Root(), map[string]string{".gitignore": "build/\n"})
+	var got []string
+	for _, p := range ws.Hidden() {
+		got = append(got, ws.Rel(p))
+	}
+	if !slices.Contains(got, "app.log") || !slices.Contains(got, "local.txt") {
+		t.Errorf("what the start rules ignored is no longer hidden: %q", got)
+	}
+}

@@ -1,0 +1,86 @@
+// Package config reads the harness's settings file and decides, for each
+// setting, which value wins and where it came from.
+//
+// # The file
+//
+// The file is TOML, at $XDG_CONFIG_HOME/harness/config.toml, or
+// ~/.config/harness/config.toml when XDG_CONFIG_HOME is unset ([Path]). A
+// missing file is no error: everything then has its default.
+//
+//	model = "local/qwen2.5-coder:7b"     # the default model, PROVIDER/MODEL
+//
+//	[providers.local]
+//	type = "ollama"
+//	base_url = "http://127.0.0.1:11434"
+//	num_ctx = 16384
+//
+//	[providers.lms]
+//	type = "openai"
+//	base_url = "http://127.0.0.1:1234/v1"
+//	api_key_env = "LMSTUDIO_KEY"
+//
+// The keys:
+//
+//	model                  PROVIDER/MODEL, or MODEL alone (see Models below)
+//	[providers.NAME]       a provider: a server and how to reach it
+//	  type                 "ollama" (the native API) or "openai" (/v1/chat/completions)
+//	  base_url             ollama: the server, as http://host:port
+//	                       openai: the API's root, as http://host:port/v1 (required)
+//	  num_ctx              ollama only: the context window in tokens, fixed for a run
+//	  api_key_env          openai only: the environment variable holding the API key
+//
+// Two providers are built in, and a file may redefine either (its type may
+// then be left out):
+//
+//	ollama   type "ollama", base_url http://127.0.0.1:11434, num_ctx 16384
+//	openai   type "openai", base_url https://api.openai.com/v1, api_key_env OPENAI_API_KEY
+//
+// Only the provider named openai has a key variable unless the file names
+// one: a key set for OpenAI is never sent to another server.
+//
+// The file never holds a key: api_key is refused, with a pointer to
+// api_key_env. A provider name may not contain "/".
+//
+// A file that is not valid TOML, has a key it should not, or a value of the
+// wrong type or out of range, is an [*Error] naming the file, the line and
+// the key, as in
+//
+//	/home/me/.config/harness/config.toml:7: providers.lms.num_ctx: invalid value: num_ctx is for ollama providers only
+//
+// wrapping [ErrSyntax], [ErrUnknownKey] or [ErrInvalid].
+//
+// # Models
+//
+// A model is written PROVIDER/MODEL: "lms/qwen3-8b", "ollama/hf.co/org/m:Q4".
+// Everything after the first "/" is the model's name on that provider. A
+// name with no "/" runs on the default provider: the one the file's model
+// names, or else ollama. A name whose part before the first "/" is no
+// provider is an error wrapping [ErrUnknownProvider], which lists the
+// providers there are (an Ollama model whose name holds a "/" is written
+// ollama/NAME).
+//
+// # Precedence
+//
+// [Resolve] is a pure function: it is given the file, the flags that were
+// set and a way to read the environment, and reads nothing itself. Each
+// setting takes the first value it finds in this order:
+//
+//	setting       flag            environment                        file                      default
+//	model         Flags.Model     HARNESS_MODEL                      model                     qwen2.5-coder:7b
+//	base_url      Flags.BaseURL   OLLAMA_HOST (provider ollama),     providers.NAME.base_url   by provider, above
+//	                              OPENAI_BASE_URL (provider openai)
+//	num_ctx       Flags.NumCtx    -                                  providers.NAME.num_ctx    16384
+//	api_key_env   -               -                                  providers.NAME.api_key_env OPENAI_API_KEY (provider openai)
+//	api_key       -               the variable api_key_env names     -                         none
+//
+// The provider and its type follow from the model. The environment's
+// addresses apply only to the built-in providers they belong to, so that a
+// variable set for other programs never redirects a provider the file
+// defines. num_ctx is resolved for ollama providers only, api_key_env and
+// api_key for openai providers only.
+//
+// Every resolved [Setting] carries its [Source]; [Settings.Rows] lists them
+// for display, the API key as [Secret] shows it: "[redacted]", never the
+// key. An address or number that is not valid is an error naming where it
+// came from.
+package config

@@ -1,0 +1,284 @@
+package config
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"harness/ollama"
+	"harness/openai"
+)
+
+// Defaults of the settings that have one.
+const (
+	DefaultModel    = "qwen2.5-coder:7b"
+	DefaultProvider = "ollama"
+	DefaultNumCtx   = 16384
+	// DefaultKeyVar is the key variable of the built-in openai provider.
+	DefaultKeyVar = "OPENAI_API_KEY"
+)
+
+// builtin are the providers there are without a file, with their defaults.
+var builtin = map[string]Provider{
+	"ollama": {Type: TypeOllama, BaseURL: ollama.DefaultHost, NumCtx: DefaultNumCtx},
+	"openai": {Type: TypeOpenAI, BaseURL: openai.DefaultBaseURL, APIKeyEnv: DefaultKeyVar},
+}
+
+// envURL is the environment variable that gives the address of each
+// built-in provider.
+var envURL = map[string]string{"ollama": "OLLAMA_HOST", "openai": "OPENAI_BASE_URL"}
+
+// Kind is where a value came from.
+type Kind int
+
+const (
+	FromDefault Kind = iota
+	FromFile
+	FromEnv
+	FromFlag
+)
+
+// Source is where a setting's value came from.
+type Source struct {
+	Kind Kind
+	// Name is the environment variable (FromEnv), the file's path
+	// (FromFile) or the setting (FromFlag).
+	Name string
+	// Line is the file's line (FromFile), or 0.
+	Line int
+}
+
+// String describes the source for a person: "default", "flag", "env
+// HARNESS_MODEL", or the file and line as "/path/config.toml:3".
+func (s Source) String() string {
+	switch s.Kind {
+	case FromFlag:
+		return "flag"
+	case FromEnv:
+		return "env " + s.Name
+	case FromFile:
+		if s.Line > 0 {
+			return fmt.Sprintf("%s:%d", s.Name, s.Line)
+		}
+		return s.Name
+	}
+	return "default"
+}
+
+// Setting is a resolved value and where it came from.
+type Setting[T any] struct {
+	Value  T
+	Source Source
+}
+
+// Secret is a value that must never be shown: printed in any way, or
+// encoded as text or JSON, it is "[redacted]" ("" when empty). Reveal
+// gives the value itself.
+type Secret string
+
+// Reveal returns the secret itself, for where it must go (an
+// Authorization header).
+func (s Secret) Reveal() string { return string(s) }
+
+func (s Secret) String() string {
+	if s == "" {
+		return ""
+	}
+	return "[redacted]"
+}
+
+// GoString keeps %#v from showing the value.
+func (s Secret) GoString() string { return strconv.Quote(s.String()) }
+
+// MarshalText keeps encoders from showing the value.
+func (s Secret) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// Flags are the settings given on the command line; a zero field was not
+// given.
+type Flags struct {
+	Model   string // PROVIDER/MODEL or MODEL
+	BaseURL string // the provider's address
+	NumCtx  int    // the context window, for ollama providers
+}
+
+// Input is everything Resolve decides from.
+type Input struct {
+	// File is the settings file; nil or empty when there is none.
+	File *File
+	// Flags are the settings given on the command line.
+	Flags Flags
+	// Getenv reads the environment, as os.Getenv; nil is an empty
+	// environment. An empty value counts as unset.
+	Getenv func(string) string
+}
+
+// Settings are the effective settings of a run. For an ollama provider
+// APIKeyEnv and APIKey are zero; for an openai provider NumCtx is.
+type Settings struct {
+	Provider  Setting[string] // the provider's name
+	Type      Setting[string] // TypeOllama or TypeOpenAI
+	Model     Setting[string] // the model's name on the provider
+	BaseURL   Setting[string]
+	NumCtx    Setting[int]
+	APIKeyEnv Setting[string] // the variable the key is read from; "" for none
+	APIKey    Setting[Secret]
+}
+
+// Row is one setting as `harness config` shows it.
+type Row struct {
+	Key, Value, Source string
+}
+
+// Rows lists the settings that apply to the provider, for display: the
+// key as "[redacted]" or "(not set)", never itself.
+func (s Settings) Rows() []Row {
+	rows := []Row{
+		{"provider", s.Provider.Value, s.Provider.Source.String()},
+		{"type", s.Type.Value, s.Type.Source.String()},
+		{"model", s.Model.Value, s.Model.Source.String()},
+		{"base_url", s.BaseURL.Value, s.BaseURL.Source.String()},
+	}
+	switch s.Type.Value {
+	case TypeOllama:
+		rows = append(rows, Row{"num_ctx", strconv.Itoa(s.NumCtx.Value), s.NumCtx.Source.String()})
+	case TypeOpenAI:
+		keyVar, key := s.APIKeyEnv.Value, s.APIKey.Value.String()
+		if keyVar == "" {
+			keyVar = "(none)"
+		}
+		if key == "" {
+			key = "(not set)"
+		}
+		rows = append(rows,
+			Row{"api_key_env", keyVar, s.APIKeyEnv.Source.String()},
+			Row{"api_key", key, s.APIKey.Source.String()})
+	}
+	return rows
+}
+
+// Resolve decides the effective settings: for each, the flag if given,
+// else the environment, else the file, else the default. It reads nothing
+// but in. An unknown provider, or an address or number from a flag or the
+// environment that is not valid, is an error naming where it came from.
+func Resolve(in Input) (Settings, error) {
+	getenv := in.Getenv
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
+	f := in.File
+	if f == nil {
+		f = &File{}
+	}
+	fileAt := func(key string) Source { return Source{Kind: FromFile, Name: f.Path, Line: f.Line(key)} }
+	var s Settings
+
+	// The model, and from it the provider.
+	s.Model = Setting[string]{DefaultModel, Source{}}
+	switch {
+	case in.Flags.Model != "":
+		s.Model = Setting[string]{in.Flags.Model, Source{Kind: FromFlag, Name: "model"}}
+	case getenv("HARNESS_MODEL") != "":
+		s.Model = Setting[string]{getenv("HARNESS_MODEL"), Source{Kind: FromEnv, Name: "HARNESS_MODEL"}}
+	case f.Model != "":
+		s.Model = Setting[string]{f.Model, fileAt("model")}
+	}
+	provider, model, err := f.splitModel(s.Model.Value)
+	if err != nil {
+		return Settings{}, fmt.Errorf("model %q (%s): %w", s.Model.Value, s.Model.Source, err)
+	}
+	s.Model.Value = model
+	s.Provider = Setting[string]{provider, s.Model.Source}
+	if provider == "" {
+		s.Provider = Setting[string]{DefaultProvider, Source{}}
+		if p, _, _ := f.splitModel(f.Model); p != "" {
+			s.Provider = Setting[string]{p, fileAt("model")}
+		}
+	}
+	name := s.Provider.Value
+	def := builtin[name]
+	p, inFile := f.Providers[name]
+	providerAt := func(key string) Source { return fileAt("providers." + name + "." + key) }
+
+	s.Type = Setting[string]{def.Type, Source{}}
+	if inFile {
+		s.Type = Setting[string]{p.Type, providerAt("type")}
+		if f.Line("providers."+name+".type") == 0 {
+			s.Type.Source = fileAt("providers." + name)
+		}
+	}
+	typ := s.Type.Value
+
+	// The address.
+	if def.Type != typ {
+		def = Provider{Type: typ}
+		if typ == TypeOllama {
+			def.BaseURL, def.NumCtx = ollama.DefaultHost, DefaultNumCtx
+		}
+	}
+	s.BaseURL = Setting[string]{def.BaseURL, Source{}}
+	switch env := envURL[name]; {
+	case in.Flags.BaseURL != "":
+		s.BaseURL = Setting[string]{in.Flags.BaseURL, Source{Kind: FromFlag, Name: "base_url"}}
+	case env != "" && getenv(env) != "":
+		s.BaseURL = Setting[string]{getenv(env), Source{Kind: FromEnv, Name: env}}
+	case p.BaseURL != "":
+		s.BaseURL = Setting[string]{p.BaseURL, providerAt("base_url")}
+	}
+	if err := checkURL(typ, s.BaseURL.Value); err != nil {
+		return Settings{}, fmt.Errorf("base_url (%s): %w", s.BaseURL.Source, err)
+	}
+
+	switch typ {
+	case TypeOllama:
+		s.NumCtx = Setting[int]{DefaultNumCtx, Source{}}
+		switch {
+		case in.Flags.NumCtx < 0:
+			return Settings{}, fmt.Errorf("num_ctx (flag): %w: must be positive, not %d", ErrInvalid, in.Flags.NumCtx)
+		case in.Flags.NumCtx > 0:
+			s.NumCtx = Setting[int]{in.Flags.NumCtx, Source{Kind: FromFlag, Name: "num_ctx"}}
+		case p.NumCtx > 0:
+			s.NumCtx = Setting[int]{p.NumCtx, providerAt("num_ctx")}
+		}
+	case TypeOpenAI:
+		s.APIKeyEnv = Setting[string]{def.APIKeyEnv, Source{}}
+		if p.APIKeyEnv != "" {
+			s.APIKeyEnv = Setting[string]{p.APIKeyEnv, providerAt("api_key_env")}
+		}
+		if v := s.APIKeyEnv.Value; v != "" && getenv(v) != "" {
+			s.APIKey = Setting[Secret]{Secret(getenv(v)), Source{Kind: FromEnv, Name: v}}
+		}
+	}
+	return s, nil
+}
+
+// providers lists the names of every provider there is, sorted.
+func (f *File) providers() []string {
+	names := sortedKeys(builtin)
+	if f != nil {
+		for name := range f.Providers {
+			if !slices.Contains(names, name) {
+				names = append(names, name)
+			}
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
+// splitModel reads PROVIDER/MODEL: the provider, "" when s names none, and
+// the model's name on it.
+func (f *File) splitModel(s string) (provider, model string, err error) {
+	provider, model, ok := strings.Cut(s, "/")
+	if !ok {
+		return "", s, nil
+	}
+	if !slices.Contains(f.providers(), provider) {
+		return "", "", fmt.Errorf("%w %q: the providers are %s (an Ollama model whose name holds a / is written ollama/NAME)",
+			ErrUnknownProvider, provider, strings.Join(f.providers(), ", "))
+	}
+	if model == "" {
+		return "", "", fmt.Errorf("%w: no model after %q", ErrInvalid, provider+"/")
+	}
+	return provider, model, nil
+}

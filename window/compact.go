@@ -1,0 +1,293 @@
+package window
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+
+	"harness/loop"
+	"harness/protocol"
+)
+
+// Defaults of Config.
+const (
+	DefaultShare = 0.9 // of the limit: compaction begins above it
+	DefaultLow   = 0.5 // of the limit: compaction aims below it
+	DefaultKeep  = 3   // recent steps whose results stay verbatim
+)
+
+// summaryCost is about what a summary request adds to the messages it
+// summarizes (the instruction, with room to spare), and the most a summary
+// costs in the conversation: a span smaller than this is not worth a model
+// call.
+const summaryCost = 400
+
+// Config says how a Compactor shares out the window. Only the window
+// itself comes from the conversation (loop.Config.Window).
+type Config struct {
+	// Reserve is the tokens kept free for the reply: the output limit
+	// (--max-tokens) when there is one. 0 means an eighth of the window.
+	Reserve int
+	// Share is the part of the limit (the window less the reserve) above
+	// which the conversation is compacted before the next request.
+	// 0 means DefaultShare.
+	Share float64
+	// Low is the part of the limit a compaction aims to bring the
+	// conversation below, so that many steps pass before the next one.
+	// 0 means DefaultLow.
+	Low float64
+	// Keep is how many of the latest steps keep their results verbatim
+	// while older ones are masked. When masking older ones is not enough,
+	// fewer are kept, down to the last step. 0 means DefaultKeep.
+	Keep int
+	// Summarizer, when set, writes the summary that replaces older
+	// messages when masking is not enough. Nil means no summaries.
+	Summarizer Summarizer
+	// Counter estimates tokens. Nil means a Counter of the Compactor's own.
+	Counter *Counter
+	// Target names what a call acted on (a path, a command) in the line
+	// that replaces its result. Nil names only the call and the tool.
+	Target func(protocol.Call) string
+}
+
+// Compactor keeps a conversation inside its context window. Before each
+// request it counts the conversation (the backend's count of what it last
+// measured, an estimate of what came since), and when that is over the
+// threshold it compacts, cheapest first:
+//
+//  1. It masks the results of all steps but the latest few (see Mask), in
+//     one go, keeping fewer recent steps when that is not enough to get
+//     below the low mark.
+//  2. If that is still not enough and there is a Summarizer, it replaces
+//     everything older than the latest steps with a summary, except the
+//     system prompt and the user's latest message, and masks again.
+//
+// Compacting in large chunks leaves a conversation that the next steps
+// only extend, so a server's prompt cache serves them; the system prompt is
+// never touched. A result too large for the window on its own is replaced
+// by a line saying so, so that the model can ask for less. A message of
+// the user's that is, or a conversation that cannot be made to fit, is
+// refused with a *TooLargeError. A Compactor serves one conversation
+// (Last reports that conversation's compaction).
+type Compactor struct {
+	cfg     Config
+	counter *Counter
+
+	mu   sync.Mutex
+	last Report
+}
+
+var _ loop.Compactor = (*Compactor)(nil)
+
+// New returns a Compactor configured by cfg.
+func New(cfg Config) *Compactor {
+	c := &Compactor{cfg: cfg, counter: cfg.Counter}
+	if c.counter == nil {
+		c.counter = new(Counter)
+	}
+	if c.cfg.Share <= 0 {
+		c.cfg.Share = DefaultShare
+	}
+	if c.cfg.Low <= 0 {
+		c.cfg.Low = DefaultLow
+	}
+	if c.cfg.Keep <= 0 {
+		c.cfg.Keep = DefaultKeep
+	}
+	return c
+}
+
+// Counter returns the Counter the Compactor counts with: the one to show
+// the window's use with (see Counter.Count and Short).
+func (c *Compactor) Counter() *Counter { return c.counter }
+
+// Budget is how a window is shared out, in tokens.
+type Budget struct {
+	Window    int // the context window
+	Reserve   int // kept free for the reply
+	Limit     int // the most a request may hold: Window - Reserve
+	Threshold int // above it, the conversation is compacted before the next request
+	Low       int // what a compaction aims to bring it below
+}
+
+// Budget returns how the Compactor shares out a window of window tokens.
+func (c *Compactor) Budget(window int) Budget {
+	reserve := c.cfg.Reserve
+	if reserve <= 0 {
+		reserve = window / 8
+	}
+	limit := max(window-reserve, 0)
+	return Budget{
+		Window:    window,
+		Reserve:   reserve,
+		Limit:     limit,
+		Threshold: int(c.cfg.Share * float64(limit)),
+		Low:       int(c.cfg.Low * float64(limit)),
+	}
+}
+
+// Report says what a compaction did.
+type Report struct {
+	Before, After int // tokens of the conversation (After is an estimate)
+	Masked        int // results whose bodies were replaced by a line
+	TooLarge      int // of those, results too large for the window by themselves
+	Summarized    int // messages replaced by a summary; 0 when none was written
+}
+
+// Last returns the report of the latest compaction: at the Compacted event,
+// the one that just happened.
+func (c *Compactor) Last() Report {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.last
+}
+
+// Compact is the loop.Compactor method: it returns the conversation to send
+// instead of conv's, with changed true, when conv's is over the threshold.
+// It does nothing when the window is unknown (0).
+func (c *Compactor) Compact(ctx context.Context, conv loop.Conversation) ([]protocol.Message, bool, error) {
+	msgs := conv.Messages
+	if conv.Window <= 0 || len(msgs) == 0 {
+		return nil, false, nil
+	}
+	b := c.Budget(conv.Window)
+	c.counter.Calibrate(msgs, conv.Usage)
+	before := c.counter.Count(msgs, conv.Usage)
+
+	out, tooLarge, err := c.fitEach(msgs, b)
+	if err != nil {
+		return nil, false, err
+	}
+	used := before
+	if tooLarge > 0 {
+		used = c.counter.Estimate(out...)
+	}
+	summarized := 0
+	if used > b.Threshold {
+		fitted := out
+		out, used = c.mask(fitted, b)
+		if used > b.Low && c.cfg.Summarizer != nil {
+			s, n, sused, err := c.summarize(ctx, fitted, b)
+			if errors.Is(err, ErrEmptySummary) {
+				n, err = 0, nil // masking alone may do
+			}
+			if err != nil {
+				return nil, false, fmt.Errorf("summarizing the conversation: %w", err)
+			}
+			if n > 0 && sused < used {
+				out, used, summarized = s, sused, n
+			}
+		}
+	}
+	if used > b.Limit {
+		return nil, false, &TooLargeError{Message: -1, Part: -1, Tokens: used, Limit: b.Limit, Window: b.Window}
+	}
+	masked := newlyMasked(msgs, out)
+	if masked == 0 && summarized == 0 {
+		return nil, false, nil
+	}
+	c.mu.Lock()
+	c.last = Report{Before: before, After: used, Masked: masked, TooLarge: tooLarge, Summarized: summarized}
+	c.mu.Unlock()
+	return out, true, nil
+}
+
+// fitEach checks that each message fits the window with the system prompt:
+// a result that does not is replaced by a line saying so (it returns how
+// many), anything else is refused.
+func (c *Compactor) fitEach(msgs []protocol.Message, b Budget) ([]protocol.Message, int, error) {
+	out, n := msgs, 0
+	system := c.counter.Estimate(msgs[0])
+	for i := 1; i < len(msgs); i++ {
+		tokens := c.counter.Estimate(msgs[i])
+		if system+tokens <= b.Limit {
+			continue
+		}
+		part := PartOf(msgs[i])
+		if part != Results {
+			return nil, 0, &TooLargeError{Message: i, Part: part, Tokens: tokens, Limit: b.Limit, Window: b.Window}
+		}
+		if n == 0 {
+			out = slices.Clone(msgs)
+		}
+		out[i] = elide(msgs, i, c.cfg.Target)
+		n++
+	}
+	return out, n, nil
+}
+
+// mask masks the results of all steps but the latest Keep, or fewer when
+// that leaves the conversation over the low mark, down to the last step,
+// and returns the tokens left.
+func (c *Compactor) mask(msgs []protocol.Message, b Budget) ([]protocol.Message, int) {
+	for keep := c.cfg.Keep; ; keep-- {
+		out, _ := Mask(msgs, keep, c.cfg.Target)
+		used := c.counter.Estimate(out...)
+		if keep <= 1 || used <= b.Low {
+			return out, used
+		}
+	}
+}
+
+// summarize replaces the messages of msgs older than the latest Keep steps,
+// but the system prompt and the user's latest message, with a summary, and
+// masks what is left as mask does. It returns the new conversation, how
+// many messages the summary replaced (0 when there was too little to
+// summarize: nothing was asked) and the tokens left.
+func (c *Compactor) summarize(ctx context.Context, msgs []protocol.Message, b Budget) ([]protocol.Message, int, int, error) {
+	all := steps(msgs)
+	if len(all) <= c.cfg.Keep {
+		return nil, 0, 0, nil
+	}
+	msgs, _ = Mask(msgs, c.cfg.Keep, c.cfg.Target) // what is summarized, masked
+	input := latestInput(msgs)
+	// The span is msgs[1:cut]. It ends where a step begins, so that no
+	// result is parted from its call, and early enough for the request
+	// that summarizes it to fit the window.
+	cut := 0
+	for _, s := range slices.Backward(all[:len(all)-c.cfg.Keep+1]) {
+		if c.counter.Estimate(msgs[:s.reply]...)+summaryCost <= b.Limit {
+			cut = s.reply
+			break
+		}
+	}
+	replaced := cut - 1
+	if input > 0 && input < cut {
+		replaced--
+	}
+	if replaced <= 0 || c.counter.Estimate(msgs[1:cut]...) < summaryCost {
+		return nil, 0, 0, nil
+	}
+	text, err := c.cfg.Summarizer.Summarize(ctx, slices.Clone(msgs[:cut]))
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	out := []protocol.Message{msgs[0]}
+	if input > 0 && input < cut {
+		out = append(out, msgs[input])
+	}
+	out = append(out, SummaryMessage(text))
+	out = append(out, msgs[cut:]...)
+	out, used := c.mask(out, b)
+	return out, replaced, used, nil
+}
+
+// newlyMasked counts the results of after that are masked there but were
+// not in before.
+func newlyMasked(before, after []protocol.Message) int {
+	was := map[string]bool{}
+	for _, m := range before {
+		if r, ok := protocol.ReadResult(m); ok && IsMasked(r.Body) {
+			was[r.CallID] = true
+		}
+	}
+	n := 0
+	for _, m := range after {
+		if r, ok := protocol.ReadResult(m); ok && IsMasked(r.Body) && !was[r.CallID] {
+			n++
+		}
+	}
+	return n
+}
