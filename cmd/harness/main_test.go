@@ -20,11 +20,18 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"harness/fakemodel"
+	"harness/sandbox"
 )
 
 var update = flag.Bool("u", false, "update testscript files with the actual output")
 
 func TestMain(m *testing.M) {
+	// The test binary runs commands under Landlock as the harness does:
+	// it is started again as their launcher.
+	if err := sandbox.Launch(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(126)
+	}
 	testscript.Main(privateState{m}, map[string]func(){
 		"harness": func() { os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 	})
@@ -62,6 +69,7 @@ func TestScript(t *testing.T) {
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
 		Setup:               setup,
+		Condition:           condition,
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"expand":   cmdExpand,
 			"front":    cmdFront,
