@@ -33,8 +33,8 @@ type workspaceFlags struct {
 type modelFlags struct {
 	Model       string   `short:"m" env:"HARNESS_MODEL" default:"${default_model}" help:"Ollama model to use."`
 	Host        string   `env:"OLLAMA_HOST" placeholder:"ADDR" help:"Ollama server address (default 127.0.0.1:11434)."`
-	NumCtx      int      `default:"16384" help:"Context window in tokens, fixed for the run (Ollama's small default silently drops old messages)."`
-	MaxTokens   int      `placeholder:"N" help:"Most tokens one reply may have (Ollama's num_predict); a reply cut there has its calls refused, not run."`
+	NumCtx      int      `default:"16384" help:"Context window in tokens, fixed for the run (Ollama's small default silently drops old messages); the conversation is compacted to stay inside it."`
+	MaxTokens   int      `placeholder:"N" help:"Most tokens one reply may have (Ollama's num_predict); a reply cut there has its calls refused, not run. Kept free in the context window (default: an eighth of it)."`
 	Temperature *float64 `placeholder:"T" help:"Sampling temperature (default: the model's own)."`
 	Seed        *int     `placeholder:"N" help:"Sampling seed, for repeatable replies."`
 	Fake        string   `placeholder:"FILE" help:"Use the scripted fake model in FILE instead of Ollama (see the fakemodel package for the format)."`
@@ -44,6 +44,7 @@ type chatCmd struct {
 	Prompt         string `short:"p" placeholder:"PROMPT" help:"Run one turn and exit: the answer goes to stdout, everything else to stderr. Exit codes: 0 answer, 1 error, 2 bad usage, 3 a limit ended the turn, 130 interrupted."`
 	Record         string `placeholder:"FILE" help:"Append a record of the run to FILE, one JSON object a line, written as it happens (read it with: harness replay FILE)."`
 	TestPattern    string `default:"${test_pattern}" placeholder:"REGEXP" help:"Command lines matching this count as test runs in the turn report (by default, a test command at the start of the line or after && or ;)."`
+	Compact        bool   `default:"true" negatable:"" help:"Keep the conversation inside --num-ctx: mask old tool results, then have the model summarize older turns (--no-compact: the server refuses a request that does not fit, and the turn ends)."`
 	workspaceFlags `embed:""`
 	modelFlags     `embed:""`
 	budgetFlags    `embed:"" group:"Limits"`
@@ -97,6 +98,10 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string) (*runner,
 		return nil, &exitCodeError{code: exitUsage, err: err}
 	}
 	backend := model.Describe()
+	size, err := c.windowSize(ctx, std.err, backend.Name)
+	if err != nil {
+		return nil, &exitCodeError{code: exitUsage, err: err}
+	}
 	unused := ignored(backend, given)
 	for _, fs := range unused {
 		fmt.Fprintf(std.err, "harness: --%s is ignored by the %s backend\n", fs.flag, backend.Name)
@@ -132,6 +137,7 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string) (*runner,
 			return nil, err
 		}
 	}
+	r.keepInWindow(log, size, c.MaxTokens, c.Compact, inREPL)
 	r.approvals = &approvals{log: log, rec: r.rec}
 	// Questions go to the REPL's output in the REPL, answered by its input
 	// lines; with -p, to stderr, answered only when stdin is a terminal.
@@ -325,15 +331,17 @@ var (
 )
 
 func (m *modelFlags) model() (backend, error) {
+	if err := m.checkWindow(); err != nil {
+		return nil, err
+	}
 	if m.Fake != "" {
 		s, err := fakemodel.Load(m.Fake)
 		if err != nil {
 			return nil, err
 		}
-		return fakemodel.New(s), nil
-	}
-	if m.NumCtx <= 0 {
-		return nil, fmt.Errorf("--num-ctx must be positive, not %d", m.NumCtx)
+		fake := fakemodel.New(s)
+		fake.SetWindow(m.NumCtx)
+		return fake, nil
 	}
 	host, err := ollama.ParseHost(m.Host)
 	if err != nil {

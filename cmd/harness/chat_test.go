@@ -44,7 +44,7 @@ func TestWiredPromptShowsTheWiredTools(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	c := &chatCmd{Prompt: "hi", workspaceFlags: workspaceFlags{Workspace: dir}, modelFlags: modelFlags{Fake: script}, safetyFlags: safetyFlags{Sandbox: "none"}}
+	c := &chatCmd{Prompt: "hi", workspaceFlags: workspaceFlags{Workspace: dir}, modelFlags: modelFlags{Fake: script, NumCtx: 16384}, safetyFlags: safetyFlags{Sandbox: "none"}}
 	r, err := c.wire(context.Background(), stdio{in: strings.NewReader(""), out: &out, err: &out}, nil)
 	if err != nil {
 		t.Fatal(err)

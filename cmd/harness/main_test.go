@@ -4,13 +4,18 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/ollama/ollama/api"
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"harness/fakemodel"
@@ -26,10 +31,19 @@ func TestMain(m *testing.M) {
 
 // ollamaScript is the file that, when a test script ships it, is served as
 // a fake Ollama for that script alone; OLLAMA_HOST then points at it and
-// every request it receives is logged to requestLog.
+// every request it receives is logged to requestLog. When the script also
+// ships ollamaWindow, the server holds each request to its num_ctx as
+// Ollama does (fakemodel.EnforceWindow); the file may hold the model's
+// context length, which /api/show then reports. When it ships
+// summaryScript, the requests for a summary that a compaction makes are
+// served from that script instead, and logged to summaryLog (see
+// withSummaries).
 const (
-	ollamaScript = "ollama.fake"
-	requestLog   = "requests.jsonl"
+	ollamaScript  = "ollama.fake"
+	ollamaWindow  = "ollama.window"
+	requestLog    = "requests.jsonl"
+	summaryScript = "summaries.fake"
+	summaryLog    = "summaries.jsonl"
 )
 
 func TestScript(t *testing.T) {
@@ -41,6 +55,7 @@ func TestScript(t *testing.T) {
 		RequireUniqueNames:  true,
 		Setup:               setup,
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"mkfiles":  cmdMkfiles,
 			"prefixes": cmdPrefixes,
 			"reqsize":  cmdReqSize,
 			"waitfile": cmdWaitfile,
@@ -76,23 +91,55 @@ func setup(e *testscript.Env) error {
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- fakemodel.NewServer(script, fakemodel.WithLog(log)).Serve(ctx, ln) }()
+	opts, err := windowOptions(filepath.Join(e.WorkDir, ollamaWindow))
+	if err != nil {
+		return err
+	}
+	handler := fakemodel.NewServer(script, append(opts, fakemodel.WithLog(log))...).Handler()
+	handler, closeSummaries, err := withSummaries(e.WorkDir, handler, opts)
+	if err != nil {
+		return err
+	}
+	hs := &http.Server{Handler: handler}
+	go hs.Serve(ln)
 	e.Setenv("OLLAMA_HOST", ln.Addr().String())
 	e.Defer(func() {
-		cancel()
-		<-done
+		hs.Close()
 		log.Close()
+		closeSummaries()
 	})
 	return nil
 }
 
+// windowOptions are the fake server's options that the file at path asks
+// for: none when there is no such file; a window held as Ollama holds it
+// when there is, with the context length the file holds, if any.
+func windowOptions(path string) ([]fakemodel.Option, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	opts := []fakemodel.Option{fakemodel.EnforceWindow()}
+	if s := strings.TrimSpace(string(data)); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", ollamaWindow, err)
+		}
+		opts = append(opts, fakemodel.WithContextLength(n))
+	}
+	return opts, nil
+}
+
 // cmdPrefixes checks a request log: each request's messages must begin with
-// the previous request's messages, byte for byte.
+// the previous request's messages, byte for byte. Given the run's record
+// too, it checks that from each compaction on: the first request after a
+// compaction is shorter, and the ones after it extend it again.
 func cmdPrefixes(ts *testscript.TestScript, neg bool, args []string) {
-	if len(args) != 1 {
-		ts.Fatalf("usage: prefixes LOGFILE")
+	if len(args) != 1 && len(args) != 2 {
+		ts.Fatalf("usage: prefixes LOGFILE [RECORD]")
 	}
 	f, err := os.Open(ts.MkAbs(args[0]))
 	ts.Check(err)
@@ -102,7 +149,15 @@ func cmdPrefixes(ts *testscript.TestScript, neg bool, args []string) {
 	if len(reqs) < 2 && !neg {
 		ts.Fatalf("only %d request(s) logged: nothing to compare", len(reqs))
 	}
-	err = fakemodel.CheckPrefixes(reqs)
+	runs := [][]api.ChatRequest{reqs}
+	if len(args) == 2 {
+		runs = compactionRuns(ts, reqs, args[1])
+	}
+	for _, run := range runs {
+		if err = fakemodel.CheckPrefixes(run); err != nil {
+			break
+		}
+	}
 	switch {
 	case neg && err == nil:
 		ts.Fatalf("every request extends the one before")

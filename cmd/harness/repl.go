@@ -24,6 +24,9 @@ type runner struct {
 	budget    *loop.Budget
 	rec       *record.Recorder // nil without --record
 	approvals *approvals
+	// ctxview shows the context window: after the view, in the main
+	// conversation's hooks; and for /context.
+	ctxview *ctxview
 	// answers is the asker of the gate's questions that the REPL's input
 	// lines answer; nil with -p.
 	answers *lineAsker
@@ -38,7 +41,7 @@ func (r *runner) agent(v *view) *loop.Agent {
 	if r.rec != nil {
 		hooks = append(hooks, r.rec)
 	}
-	hooks = append(hooks, r.approvals, loop.Observe(v.event))
+	hooks = append(hooks, r.approvals, loop.Observe(v.event), r.ctxview)
 	return loop.New(r.model, r.tools, r.cfg, hooks...)
 }
 

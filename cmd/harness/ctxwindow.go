@@ -1,0 +1,91 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"harness/loop"
+	"harness/ollama"
+	"harness/protocol"
+	"harness/window"
+)
+
+// showTimeout bounds the question of the model's context length at start:
+// a server that does not answer it soon will not answer a chat either, and
+// the chat says so better.
+const showTimeout = 5 * time.Second
+
+// checkWindow refuses sizes that leave no room in the window: a reply
+// limit as large as the window leaves none for the conversation, and
+// every request would be refused.
+func (m *modelFlags) checkWindow() error {
+	if m.NumCtx <= 0 {
+		return fmt.Errorf("--num-ctx must be positive, not %d", m.NumCtx)
+	}
+	if m.MaxTokens >= m.NumCtx {
+		return fmt.Errorf("--max-tokens %d leaves no room for the conversation in --num-ctx %d: the reply's tokens are kept free in the context window, so --max-tokens must be less than --num-ctx", m.MaxTokens, m.NumCtx)
+	}
+	return nil
+}
+
+// windowSize returns the context window of the run: --num-ctx, or the
+// model's own context length when an Ollama server says it is smaller (the
+// server lowers num_ctx to it), with a warning on warn. When the server
+// cannot say, --num-ctx stands: the first request will tell what is
+// wrong.
+func (m *modelFlags) windowSize(ctx context.Context, warn io.Writer, backend string) (int, error) {
+	if backend != "ollama" {
+		return m.NumCtx, nil
+	}
+	host, err := ollama.ParseHost(m.Host)
+	if err != nil {
+		return 0, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, showTimeout)
+	defer cancel()
+	n, err := ollama.ContextLength(ctx, host, m.Model)
+	if err != nil || n <= 0 || m.NumCtx <= n {
+		return m.NumCtx, nil
+	}
+	if m.MaxTokens >= n {
+		return 0, fmt.Errorf("--max-tokens %d leaves no room for the conversation: %s holds at most %d tokens, whatever --num-ctx says", m.MaxTokens, m.Model, n)
+	}
+	fmt.Fprintf(warn, "harness: --num-ctx %d is more than the %d tokens %s can hold; the context window is %d\n", m.NumCtx, n, m.Model, n)
+	return n, nil
+}
+
+// keepInWindow gives the run's conversations a context window of size
+// tokens, and what shows it (r.ctxview, writing to log, after each step
+// when steps is set). With compact, a Compactor keeps them inside it,
+// keeping reserve tokens free for the reply (0: an eighth of the window);
+// the summaries it asks of the model count in the budget and reach the
+// record as the steps do. Without, it only counts, for the display.
+func (r *runner) keepInWindow(log io.Writer, size, reserve int, compact, steps bool) {
+	v := &ctxview{w: log, st: style(colours(log)), size: size, steps: steps}
+	hooks := []loop.Hook{r.budget}
+	if r.rec != nil {
+		hooks = append(hooks, r.rec)
+	}
+	v.comp = window.New(window.Config{
+		Reserve:    reserve,
+		Target:     maskTarget,
+		Summarizer: window.ModelSummarizer(r.model, v.summaryHooks(append(hooks, v)...)...),
+	})
+	r.ctxview = v
+	r.cfg.Window = size
+	if compact {
+		r.cfg.Compactor = v.comp
+	}
+}
+
+// maskTarget names what a call acted on in the line that replaces its
+// result, as target does for the turn report, but nothing when that would
+// only repeat the tool's name.
+func maskTarget(c protocol.Call) string {
+	if t := target(c); t != c.Name {
+		return t
+	}
+	return ""
+}
