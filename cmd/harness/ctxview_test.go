@@ -17,6 +17,7 @@ import (
 
 	"harness/fakemodel"
 	"harness/record"
+	"harness/window"
 )
 
 // cmdMkfiles writes COUNT files of BYTES bytes each into DIR, named
@@ -90,52 +91,73 @@ func withSummaries(dir string, main http.Handler, opts []fakemodel.Option) (h ht
 }
 
 // compactionRuns splits the requests of a log at the compactions the run's
-// record at path says happened before them: the requests of the main
-// conversation are the log's, in order. It fails the script when the
-// record has no compaction or not as many requests as the log, and when
-// a request after a compaction is not smaller than the one before it.
+// record at path says happened before them (see splitAtCompactions); the
+// log holds the main conversation's requests only.
 func compactionRuns(ts *testscript.TestScript, reqs []api.ChatRequest, path string) [][]api.ChatRequest {
 	f, err := os.Open(ts.MkAbs(path))
 	ts.Check(err)
 	defer f.Close()
 	lines, err := record.Read(f)
 	ts.Check(err)
-	var cuts []int // indexes of the requests that follow a compaction
-	n := 0
-	for _, l := range lines {
-		switch {
-		case l.Origin != "":
-		case l.Type == "request":
-			n++
-		case l.Type == "compaction":
-			cuts = append(cuts, n)
-		}
-	}
-	if n != len(reqs) {
-		ts.Fatalf("the record has %d requests, the log %d", n, len(reqs))
-	}
-	if len(cuts) == 0 {
-		ts.Fatalf("the record has no compaction")
-	}
-	var runs [][]api.ChatRequest
-	from := 0
-	for _, cut := range cuts {
-		if cut == 0 || cut >= len(reqs) {
-			ts.Fatalf("a compaction before request %d of %d", cut+1, len(reqs))
-		}
-		if before, after := size(reqs[cut-1]), size(reqs[cut]); after >= before {
-			ts.Fatalf("request %d, after a compaction, is %d bytes; the one before, %d", cut+1, after, before)
-		}
-		runs = append(runs, reqs[from:cut])
-		from = cut
-	}
-	runs = append(runs, reqs[from:])
+	runs, err := splitAtCompactions(lines, reqs, false)
+	ts.Check(err)
 	var sizes []int
 	for _, r := range runs {
 		sizes = append(sizes, len(r))
 	}
-	ts.Logf("%d compactions; requests between them: %v", len(cuts), sizes)
+	ts.Logf("%d compactions; requests between them: %v", len(runs)-1, sizes)
 	return runs
+}
+
+// splitAtCompactions returns the main conversation's requests among reqs
+// split at the compactions that lines, the run's record, says happened
+// before them. reqs are the requests a server received, in order: those of
+// the main conversation, and when withSummaries, the summary requests
+// among them, which are left out. It is an error when the record has no
+// compaction or not as many requests as reqs, and when a compaction did
+// not make the conversation smaller or the request after it is not the
+// conversation it left.
+func splitAtCompactions(lines []record.Line, reqs []api.ChatRequest, withSummaries bool) ([][]api.ChatRequest, error) {
+	var main []api.ChatRequest
+	var cuts []int  // indexes in main of the requests that follow a compaction
+	var after []int // the bytes each compaction left
+	n := 0
+	for _, l := range lines {
+		switch {
+		case l.Type == "request" && (l.Origin == "" || withSummaries && l.Origin == window.SummaryOrigin):
+			if n >= len(reqs) {
+				return nil, fmt.Errorf("the record has more requests than the %d received", len(reqs))
+			}
+			if l.Origin == "" {
+				main = append(main, reqs[n])
+			}
+			n++
+		case l.Type == "compaction" && l.Origin == "" && l.Compaction != nil:
+			if l.BytesAfter >= l.BytesBefore {
+				return nil, fmt.Errorf("a compaction from %d bytes to %d", l.BytesBefore, l.BytesAfter)
+			}
+			cuts, after = append(cuts, len(main)), append(after, l.BytesAfter)
+		}
+	}
+	switch {
+	case n != len(reqs):
+		return nil, fmt.Errorf("the record has %d requests, the server received %d", n, len(reqs))
+	case len(cuts) == 0:
+		return nil, errors.New("the record has no compaction")
+	}
+	var runs [][]api.ChatRequest
+	from := 0
+	for i, cut := range cuts {
+		if cut == 0 || cut >= len(main) {
+			return nil, fmt.Errorf("a compaction before request %d of %d", cut+1, len(main))
+		}
+		if got := size(main[cut]); got != after[i] {
+			return nil, fmt.Errorf("request %d, after a compaction that left %d bytes, is %d bytes", cut+1, after[i], got)
+		}
+		runs = append(runs, main[from:cut])
+		from = cut
+	}
+	return append(runs, main[from:]), nil
 }
 
 // size is the bytes of req's message contents.
