@@ -49,3 +49,31 @@ Several blocks follow in the order of their arguments; give each its own word (E
 You may make several calls in one reply; they run in order. Stop after your last call.
 Each result comes back as a message starting "TOOL_RESULT <id> <tool> SUCCESS" or "... ERROR", then the output. Never write TOOL_RESULT yourself. Do not claim a change or a check you have not seen succeed.
 `
+
+// Instructions is text the user wrote for every conversation, such as a
+// workspace's AGENTS.md, that the system prompt carries after its fixed
+// part.
+type Instructions struct {
+	// Source names where the text comes from, as the model is told:
+	// "AGENTS.md".
+	Source string
+	Text   string
+}
+
+// WithInstructions returns prompt, as SystemPrompt built it, followed by
+// each of ins in order under a heading naming its source. prompt's bytes
+// are kept as they are, so the instructions change nothing before them;
+// without instructions (or with only empty ones) prompt is returned as it
+// is.
+func WithInstructions(prompt string, ins ...Instructions) string {
+	var b strings.Builder
+	b.WriteString(prompt)
+	for _, in := range ins {
+		text := strings.TrimRight(in.Text, "\n")
+		if strings.TrimSpace(text) == "" {
+			continue
+		}
+		fmt.Fprintf(&b, "\n# Instructions from %s\n%s\n", in.Source, text)
+	}
+	return b.String()
+}

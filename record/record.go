@@ -22,12 +22,15 @@
 //
 // and, by type:
 //
-//	start        version, model, backend, workspace, options (object: the
+//	start        format (int: the version of this schema, now 1; absent
+//	             in records written before it had one, which read as 1),
+//	             version, model, backend, workspace, options (object: the
 //	             settings the backend was configured with, which every
 //	             request carries; the stop sequences are on each request
 //	             line), ignored ([]string: settings asked for that the
 //	             backend ignores; absent when none), tools ([]string),
-//	             system_prompt_bytes
+//	             system_prompt_bytes; in a session, also session (its id)
+//	             and name (when it was saved under one)
 //	turn         input: the user's words
 //	request      messages (count), bytes (of all message contents),
 //	             stop ([]string): one model call is about to be made
@@ -59,14 +62,33 @@
 //	             a nested conversation is its origin, "/" and its own id
 //	             (call_3/call_1)
 //
+// A session (package session) is a record of the conversation alone: the
+// messages exactly as the model was sent them, and where it stood. It uses
+// the start line, with its session id, and these lines of its own:
+//
+//	message      role ("system", "user" or "assistant"), content: a
+//	             message joins the end of the conversation
+//	replace      keep (int): the conversation keeps only its first keep
+//	             messages; the message lines that follow replace the rest
+//	             (a compaction, or a turn whose first step failed)
+//
+// and, as the points at which the conversation is complete, request lines
+// (before each model call) and turn_end lines (after each turn), which in a
+// session carry messages (count), bytes, calls_so_far (int: the calls
+// numbered so far in the conversation) and usage (of the last reply; null
+// when unknown), and nothing else. Message and replace lines after the last
+// such line belong to a step that never completed.
+//
 // Each line is written with a single write as the event happens, so a run
 // that is killed leaves every line before the kill whole; at worst the last
-// line is cut, and Read reports that rather than failing.
+// line is cut, and Read reports that rather than failing. A start line of a
+// format this package does not know is an error (*FormatError).
 package record
 
 import (
 	"encoding/json"
 	"io"
+	"math"
 	"sync"
 	"time"
 
@@ -74,8 +96,14 @@ import (
 	"harness/protocol"
 )
 
+// Format is the version of the schema this package writes and reads.
+const Format = 1
+
 // Start is what the first line of a record says about the run.
 type Start struct {
+	Format            int            `json:"format"` // set by the writer
+	Session           string         `json:"session,omitempty"`
+	Name              string         `json:"name,omitempty"`
 	Version           string         `json:"version"`
 	Model             string         `json:"model"`
 	Backend           string         `json:"backend"`
@@ -109,6 +137,7 @@ type Line struct {
 	Messages   int            `json:"messages,omitempty"`
 	Bytes      int            `json:"bytes,omitempty"`
 	Stop       []string       `json:"stop,omitempty"`
+	Role       string         `json:"role,omitempty"`
 	Content    string         `json:"content,omitempty"`
 	Thinking   string         `json:"thinking,omitempty"`
 	DoneReason *string        `json:"done_reason,omitempty"`
@@ -130,6 +159,8 @@ type Line struct {
 	Report     *loop.Report   `json:"report,omitempty"`
 	Question   string         `json:"question,omitempty"`
 	Decision   string         `json:"decision,omitempty"`
+	Keep       *int           `json:"keep,omitempty"`
+	CallsSoFar *int           `json:"calls_so_far,omitempty"`
 
 	*Compaction `json:",omitempty"`
 }
@@ -158,6 +189,7 @@ func New(w io.Writer) *Recorder { return &Recorder{w: w, now: time.Now} }
 
 // Start writes the first line.
 func (r *Recorder) Start(s Start) error {
+	s.Format = Format
 	return r.write(&Line{Type: "start", Start: &s})
 }
 
@@ -229,6 +261,24 @@ func (r *Recorder) write(l *Line) error {
 func ptr[T any](v T) *T { return &v }
 
 func ms(d time.Duration) *float64 { return ptr(float64(d.Microseconds()) / 1000) }
+
+// UsageOf is u as recorded: nil when the backend reported none. Durations
+// keep microseconds.
+func UsageOf(u protocol.Usage) *Usage { return usage(u) }
+
+// Protocol is the usage u records: unknown when u is nil.
+func (u *Usage) Protocol() protocol.Usage {
+	if u == nil {
+		return protocol.Usage{}
+	}
+	return protocol.Usage{
+		Known:          true,
+		PromptTokens:   u.PromptTokens,
+		OutputTokens:   u.OutputTokens,
+		PromptDuration: time.Duration(math.Round(u.PromptMS*1e3)) * time.Microsecond,
+		OutputDuration: time.Duration(math.Round(u.OutputMS*1e3)) * time.Microsecond,
+	}
+}
 
 func usage(u protocol.Usage) *Usage {
 	if !u.Known {

@@ -3,6 +3,7 @@ package record
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -160,6 +161,89 @@ tool-success: call_1 agent (0 ms) -> a holds x
 `
 	if out.String() != want {
 		t.Errorf("replay:\n%s\nwant\n%s", out.String(), want)
+	}
+}
+
+func TestStartHasTheFormat(t *testing.T) {
+	var buf bytes.Buffer
+	if err := New(&buf).Start(Start{Version: "v1"}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), `"format":1`) {
+		t.Errorf("start line %s", buf.String())
+	}
+}
+
+func TestUnknownFormat(t *testing.T) {
+	for _, tt := range []struct {
+		text string
+		err  bool
+	}{
+		{`{"type":"start","version":"old"}` + "\n", false}, // before formats: 1
+		{`{"type":"start","format":1}` + "\n", false},
+		{`{"type":"start","format":2,"new_field":[1]}` + "\n", true},
+		{`{"type":"start","format":1}` + "\n" + `{"type":"start","format":3}` + "\n", true},
+	} {
+		_, err := Read(strings.NewReader(tt.text))
+		var fe *FormatError
+		if got := errors.As(err, &fe); got != tt.err || got && !errors.Is(err, ErrFormat) {
+			t.Errorf("%q: %v", tt.text, err)
+		}
+	}
+}
+
+func TestScannerEnds(t *testing.T) {
+	text := "{\"type\":\"a\"}\n\n{\"type\":\"b\"}\n{\"type\":\"c\"}"
+	s := NewScanner(strings.NewReader(text))
+	var ends []int64
+	var nums []int
+	for s.Scan() {
+		ends, nums = append(ends, s.End()), append(nums, s.Number())
+	}
+	if s.Err() != nil || fmt.Sprint(ends) != "[13 27 39]" || fmt.Sprint(nums) != "[1 3 4]" {
+		t.Errorf("ends %v, numbers %v, err %v", ends, nums, s.Err())
+	}
+}
+
+func TestUsageRoundTrip(t *testing.T) {
+	for _, u := range []protocol.Usage{
+		{},
+		{Known: true, PromptTokens: 7, OutputTokens: 3, PromptDuration: 1500 * time.Microsecond, OutputDuration: 2 * time.Second},
+	} {
+		if got := UsageOf(u).Protocol(); got != u {
+			t.Errorf("%+v came back as %+v", u, got)
+		}
+	}
+}
+
+func TestReplaySession(t *testing.T) {
+	text := `{"type":"start","format":1,"session":"20260101-000000-abcd","model":"m","backend":"fake","workspace":"/ws","version":"v","tools":["read_file"]}
+{"type":"message","turn":1,"step":1,"role":"system","content":"SYSTEM"}
+{"type":"message","turn":1,"step":1,"role":"user","content":"hi"}
+{"type":"request","turn":1,"step":1,"messages":2,"bytes":8,"calls_so_far":0}
+{"type":"message","turn":1,"step":1,"role":"assistant","content":"hello"}
+{"type":"replace","turn":1,"step":1,"keep":1}
+{"type":"turn_end","turn":1,"step":1,"messages":1,"bytes":6,"calls_so_far":0}
+`
+	lines, err := Read(strings.NewReader(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := Replay(&out, lines); err != nil {
+		t.Fatal(err)
+	}
+	want := `Session 20260101-000000-abcd of m (fake) in /ws, harness v, tools: read_file
+system prompt: 6 bytes
+user:
+  hi
+<Step 1> request: 2 messages, 8 bytes
+assistant:
+  hello
+the conversation was cut to its first 1 messages; what follows replaces the rest
+`
+	if out.String() != want {
+		t.Errorf("replay:\n%s\nwant:\n%s", out.String(), want)
 	}
 }
 

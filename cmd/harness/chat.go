@@ -41,10 +41,11 @@ type modelFlags struct {
 }
 
 type chatCmd struct {
-	Prompt         string `short:"p" placeholder:"PROMPT" help:"Run one turn and exit: the answer goes to stdout, everything else to stderr. Exit codes: 0 answer, 1 error, 2 bad usage, 3 a limit ended the turn, 130 interrupted."`
-	Record         string `placeholder:"FILE" help:"Append a record of the run to FILE, one JSON object a line, written as it happens (read it with: harness replay FILE)."`
-	TestPattern    string `default:"${test_pattern}" placeholder:"REGEXP" help:"Command lines matching this count as test runs in the turn report (by default, a test command at the start of the line or after && or ;)."`
-	Compact        bool   `default:"true" negatable:"" help:"Keep the conversation inside --num-ctx: mask old tool results, then have the model summarize older turns (--no-compact: the server refuses a request that does not fit, and the turn ends)."`
+	Prompt         promptText `short:"p" placeholder:"PROMPT" help:"Run one turn and exit: the answer goes to stdout, everything else to stderr. Exit codes: 0 answer, 1 error, 2 bad usage, 3 a limit ended the turn, 130 interrupted."`
+	Record         string     `placeholder:"FILE" help:"Append a record of the run to FILE, one JSON object a line, written as it happens (read it with: harness replay FILE)."`
+	TestPattern    string     `default:"${test_pattern}" placeholder:"REGEXP" help:"Command lines matching this count as test runs in the turn report (by default, a test command at the start of the line or after && or ;)."`
+	Compact        bool       `default:"true" negatable:"" help:"Keep the conversation inside --num-ctx: mask old tool results, then have the model summarize older turns (--no-compact: the server refuses a request that does not fit, and the turn ends)."`
+	sessionFlags   `embed:""`
 	workspaceFlags `embed:""`
 	modelFlags     `embed:""`
 	budgetFlags    `embed:"" group:"Limits"`
@@ -55,8 +56,8 @@ type chatCmd struct {
 // in its own unit. For the run budgets, 0 turns one off; the per-turn
 // limits fall back to their defaults.
 type budgetFlags struct {
-	MaxSteps        int           `default:"25" help:"Most model calls in one turn."`
-	MaxFormatErrors int           `default:"3" help:"Most replies in a row with a malformed tool call."`
+	MaxSteps        int           `default:"25" help:"Most model calls in one turn (0 means the default, 25: a turn always has a limit)."`
+	MaxFormatErrors int           `default:"3" help:"Most replies in a row with a malformed tool call (0 means the default, 3)."`
 	MaxModelCalls   int           `default:"200" help:"Most model calls in the run (all turns)."`
 	MaxTime         time.Duration `default:"30m" help:"Most wall-clock time the run may spend in turns (waiting at the prompt does not count); a model call or tool still running then is interrupted."`
 	MaxOutputTokens int           `default:"200000" help:"Most output tokens the backend may report for the run."`
@@ -71,7 +72,7 @@ func (c *chatCmd) Run(ctx context.Context, std stdio, k *kong.Context) error {
 	}
 	defer r.close()
 	if c.Prompt != "" {
-		return r.oneTurn(ctx, std, c.Prompt)
+		return r.oneTurn(ctx, std, string(c.Prompt))
 	}
 	return r.repl(ctx, std)
 }
@@ -111,12 +112,20 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string) (*runner,
 		return nil, &exitCodeError{code: exitUsage, err: fmt.Errorf("--test-pattern: %w", err)}
 	}
 	specs := withAgent(tb.set.Specs())
+	var keep string // where /undo's copies go: only the REPL has /undo
+	if inREPL {
+		keep, _ = stateDir()
+	}
+	j := newJournal(tb.set, tb.ws, keep)
+	tb.set = j
 	r := &runner{
 		backend: backend,
 		model:   model,
 		root:    tb.ws.Root(),
+		ws:      tb.ws,
+		journal: j,
 		cfg: loop.Config{
-			System:          protocol.SystemPrompt(tb.ws.Root(), specs),
+			System:          systemPrompt(tb.ws, specs, log),
 			MaxSteps:        c.MaxSteps,
 			MaxFormatErrors: c.MaxFormatErrors,
 			IsTest:          isTest(tests),
@@ -129,13 +138,24 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string) (*runner,
 			Repeats:      c.MaxRepeats,
 			Window:       8,
 		},
-		close: func() {},
+		close: j.close,
 	}
+	if m, ok := model.(*ollama.Model); ok {
+		r.ollama = m
+	}
+	start := func() record.Start { return r.start(specs, unused) }
+	if err := c.openSession(r, start); err != nil {
+		j.close()
+		return nil, err
+	}
+	r.close = func() { r.conv.close(); j.close() }
 	if c.Record != "" {
-		start := r.start(specs, unused)
-		if r.rec, r.close, err = openRecord(c.Record, start); err != nil {
+		rec, closeRec, err := openRecord(c.Record, start())
+		if err != nil {
+			r.close()
 			return nil, err
 		}
+		r.rec, r.close = rec, func() { closeRec(); r.conv.close(); j.close() }
 	}
 	r.keepInWindow(log, size, c.MaxTokens, c.Compact, inREPL)
 	r.approvals = &approvals{log: log, rec: r.rec}
@@ -144,30 +164,40 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string) (*runner,
 	var asker approve.Asker // nil: nobody can answer
 	switch {
 	case inREPL:
-		r.answers = &lineAsker{out: std.out, echo: !interactive(std.in)}
+		r.answers = &lineAsker{out: std.out, st: style(colours(std.out))}
 		asker = r.answers
 	case interactive(std.in):
-		asker = &lineAsker{out: std.err, start: func() <-chan string { return readLines(std.in) }}
+		asker = &lineAsker{out: std.err, st: style(colours(std.err)), open: func() *input { return plainInput(std.in, std.err, false) }}
 	}
-	gated, err := c.gate(tb, asker, r.approvals.decided, fb)
+	decided := func(d approve.Decision) {
+		r.approvals.decided(d)
+		j.decided(d)
+	}
+	gated, err := c.gate(tb, asker, decided, fb)
 	if err != nil {
 		r.close()
 		return nil, err
 	}
 	// Helpers run their calls through the gate, and their events reach
 	// the hooks the main conversation has, the display indenting them.
-	if r.tools, err = subagent.New(gated, subagent.Config{
-		Model:           model,
-		Root:            tb.ws.Root(),
-		MaxSteps:        c.AgentMaxSteps,
-		MaxFormatErrors: c.MaxFormatErrors,
-		IsTest:          r.cfg.IsTest,
-		Target:          target,
-		Hooks:           r.hooks(newNest(log, style(colours(log)))),
-	}); err != nil {
+	// They use the model the main conversation uses: /model builds them
+	// again.
+	r.toolsFor = func(m loop.Model) (loop.Tools, error) {
+		return subagent.New(gated, subagent.Config{
+			Model:           m,
+			Root:            tb.ws.Root(),
+			MaxSteps:        c.AgentMaxSteps,
+			MaxFormatErrors: c.MaxFormatErrors,
+			IsTest:          r.cfg.IsTest,
+			Target:          target,
+			Hooks:           r.hooks(newNest(log, style(colours(log)))),
+		})
+	}
+	if r.tools, err = r.toolsFor(model); err != nil {
 		r.close()
 		return nil, err
 	}
+	r.attach = &attacher{ws: tb.ws, tools: gated}
 	return r, nil
 }
 
@@ -180,13 +210,18 @@ func withAgent(specs []protocol.ToolSpec) []protocol.ToolSpec {
 }
 
 // hooks returns the hooks of a conversation of the run, ui last: the
-// budget, the record when there is one, the approvals.
-func (r *runner) hooks(ui loop.Hook) []loop.Hook {
+// budget, the record when there is one, the session (which keeps only the
+// main conversation), the approvals, the journal of file changes.
+func (r *runner) hooks(ui ...loop.Hook) []loop.Hook {
 	hooks := []loop.Hook{r.budget}
 	if r.rec != nil {
 		hooks = append(hooks, r.rec)
 	}
-	return append(hooks, r.approvals, ui)
+	if r.conv.writer != nil {
+		hooks = append(hooks, r.conv.writer) // it saves the main conversation only
+	}
+	hooks = append(hooks, r.approvals, r.journal)
+	return append(hooks, ui...)
 }
 
 // start is what the record says about the run before it begins.
@@ -283,6 +318,7 @@ type toolbox struct {
 	policy *guard.Policy
 	box    *sandbox.Sandbox
 	set    loop.Tools
+	src    *tools.Sources // what calls read, for the approval gate
 }
 
 // tools builds the tool set explicitly, its bash tool as safety says:
@@ -316,7 +352,8 @@ func (w *workspaceFlags) tools(safety *safetyFlags) (*toolbox, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &toolbox{ws: ws, policy: policy, box: box, set: tools.WithOutputs(set)}, nil
+	out := tools.WithOutputs(set)
+	return &toolbox{ws: ws, policy: policy, box: box, set: out, src: tools.NewSources(ws, policy, out)}, nil
 }
 
 // backend is a model that says what it is and which settings it honours.
@@ -364,7 +401,7 @@ func (c *promptCmd) Run(std stdio) error {
 	if err != nil {
 		return &exitCodeError{code: exitUsage, err: err}
 	}
-	_, err = fmt.Fprint(std.out, protocol.SystemPrompt(tb.ws.Root(), withAgent(tb.set.Specs())))
+	_, err = fmt.Fprint(std.out, systemPrompt(tb.ws, withAgent(tb.set.Specs()), std.err))
 	return err
 }
 

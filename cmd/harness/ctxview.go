@@ -78,26 +78,19 @@ func (v *ctxview) use(reply protocol.Reply) string {
 func compacted(c loop.Compaction, r window.Report) string {
 	var how []string
 	if n := r.Masked - r.TooLarge; n > 0 {
-		how = append(how, fmt.Sprintf("%d older %s masked", n, plural(n, "result", "results")))
+		how = append(how, plural(n, "older result", "older results")+" masked")
 	}
 	if r.TooLarge > 0 {
-		how = append(how, fmt.Sprintf("%d %s too large for the window elided", r.TooLarge, plural(r.TooLarge, "result", "results")))
+		how = append(how, plural(r.TooLarge, "result", "results")+" too large for the window elided")
 	}
 	if r.Summarized > 0 {
-		how = append(how, fmt.Sprintf("%d %s summarized", r.Summarized, plural(r.Summarized, "message", "messages")))
+		how = append(how, plural(r.Summarized, "message", "messages")+" summarized")
 	}
 	s := fmt.Sprintf("%s -> %s tokens, %d -> %d messages", window.Short(c.BeforeTokens), window.Short(c.AfterTokens), c.Before, c.After)
 	if len(how) > 0 {
 		s += " (" + strings.Join(how, ", ") + ")"
 	}
 	return s
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // summaryHooks returns hooks that pass the events of a summary request on

@@ -113,7 +113,6 @@ func TestShowContext(t *testing.T) {
 	if err := v.show(&out, st, ""); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("/context:\n%s", out.String())
 	for _, want := range []string{
 		"context window 4.1k tokens: ",
 		"\n  system prompt ",

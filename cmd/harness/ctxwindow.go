@@ -71,13 +71,21 @@ func (r *runner) keepInWindow(log io.Writer, size, reserve int, compact, steps b
 	v.comp = window.New(window.Config{
 		Reserve:    reserve,
 		Target:     maskTarget,
-		Summarizer: window.ModelSummarizer(r.model, v.summaryHooks(append(hooks, v)...)...),
+		Summarizer: window.ModelSummarizer(currentModel{r}, v.summaryHooks(append(hooks, v)...)...),
 	})
 	r.ctxview = v
 	r.cfg.Window = size
 	if compact {
 		r.cfg.Compactor = v.comp
 	}
+}
+
+// currentModel is the run's model at each call: the summaries are asked
+// of the model the conversation uses, which /model may change.
+type currentModel struct{ r *runner }
+
+func (m currentModel) Chat(ctx context.Context, req protocol.Request, stream func(protocol.Delta)) (protocol.Reply, error) {
+	return m.r.model.Chat(ctx, req, stream)
 }
 
 // maskTarget names what a call acted on in the line that replaces its
