@@ -116,3 +116,14 @@ func (v *ctxview) summaryHooks(hooks ...loop.Hook) []loop.Hook {
 func (v *ctxview) show(w io.Writer, st loop.State, instructions string) error {
 	return window.Measure(st.Messages, st.Usage, v.comp.Counter(), v.comp.Budget(v.size), instructions).Render(w)
 }
+
+// instructions is the text the project instructions (AGENTS.md, SYSTEM.md)
+// added to the system prompt, for show: "" when there are none, or when the
+// system prompt is a saved one that begins otherwise.
+func (r *runner) instructions() string {
+	text, ok := strings.CutPrefix(r.cfg.System, protocol.SystemPrompt(r.root, r.tools.Specs()))
+	if !ok {
+		return ""
+	}
+	return text
+}

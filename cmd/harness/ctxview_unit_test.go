@@ -3,6 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -129,5 +132,38 @@ func TestShowContext(t *testing.T) {
 	// same conversation.
 	if _, changed, err := v.comp.Compact(context.Background(), loop.Conversation{Messages: st.Messages, Window: v.size, Usage: st.Usage}); changed || err != nil {
 		t.Errorf("Compact after /context: changed %v, %v", changed, err)
+	}
+}
+
+// TestShowContextInstructions: /context counts the project instructions
+// the system prompt holds apart from the rest of it.
+func TestShowContextInstructions(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir()) // no SYSTEM.md of the user's
+	dir := t.TempDir()
+	script := filepath.Join(dir, "model.fake")
+	agents := "Answer in French. " + strings.Repeat("Keep it short. ", 60)
+	for name, text := range map[string]string{script: ">>>\nbonjour\n", filepath.Join(dir, "AGENTS.md"): agents} {
+		if err := os.WriteFile(name, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var log bytes.Buffer
+	c := &chatCmd{Prompt: "hi", workspaceFlags: workspaceFlags{Workspace: dir}, modelFlags: modelFlags{Fake: script, NumCtx: 4096},
+		safetyFlags: safetyFlags{Sandbox: "none"}, sessionFlags: sessionFlags{NoSession: true}}
+	r, err := c.wire(context.Background(), stdio{in: strings.NewReader(""), out: &log, err: &log}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.close()
+	if got := r.instructions(); !strings.HasPrefix(got, "\n# Instructions from AGENTS.md\nAnswer in French. Keep it short.") || !strings.HasSuffix(r.cfg.System, got) {
+		t.Fatalf("instructions = %q", got)
+	}
+	var out bytes.Buffer
+	if err := r.ctxview.show(&out, r.agent(&view{out: &log, log: &log}).State(), r.instructions()); err != nil {
+		t.Fatal(err)
+	}
+	// 930 bytes of instructions are about 230 tokens.
+	if !regexp.MustCompile(`\n  instructions +2\d\d +[56]%  #\n`).MatchString(out.String()) {
+		t.Errorf("/context does not count the instructions:\n%s", out.String())
 	}
 }
