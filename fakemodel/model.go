@@ -40,10 +40,15 @@ func New(s *Script) *Model {
 }
 
 // Describe says what the model is: a fake whose model is its script. It
-// cuts replies at the stop sequences of each request and ignores every
+// cuts replies at the stop sequences of each request, holds them to a
+// context window once SetWindow gave it one (num_ctx), and ignores every
 // other setting: its replies are written in the script.
 func (m *Model) Describe() protocol.Backend {
-	return protocol.Backend{Name: "fake", Model: m.name, Settings: []protocol.Setting{protocol.Stop}}
+	settings := []protocol.Setting{protocol.Stop}
+	if m.windowSize() > 0 {
+		settings = append(settings, protocol.NumCtx)
+	}
+	return protocol.Backend{Name: "fake", Model: m.name, Settings: settings}
 }
 
 // Remaining reports how many replies have not been served yet.

@@ -163,3 +163,16 @@ func TestServerContextLength(t *testing.T) {
 		}
 	}
 }
+
+// TestModelWindowHonoursNumCtx: a model held to a window says that it
+// honours num_ctx; one that is not does not.
+func TestModelWindowHonoursNumCtx(t *testing.T) {
+	m := New(&Script{Name: "s.fake"})
+	if m.Describe().Honours(protocol.NumCtx) {
+		t.Error("a model with no window honours num_ctx")
+	}
+	m.SetWindow(4096)
+	if b := m.Describe(); !b.Honours(protocol.NumCtx) || !b.Honours(protocol.Stop) || b.Honours(protocol.Temperature) {
+		t.Errorf("a model held to a window: %+v", b.Settings)
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -18,7 +20,8 @@ type Budget struct {
 	// Repeats stops a model that makes the same call with the same
 	// arguments and gets the same result this many times within the last
 	// Window calls of the run, all in one conversation: it is going round in
-	// circles.
+	// circles. A compaction of a conversation forgets its calls so far: a
+	// model may well ask again for a result that was masked.
 	Repeats int
 	Window  int
 
@@ -101,6 +104,8 @@ func (b *Budget) Event(e Event) error {
 		}
 	case CallEnded:
 		return b.repeated(e)
+	case Compacted:
+		b.recent = slices.DeleteFunc(b.recent, func(k string) bool { return strings.HasPrefix(k, e.Origin+"\x00") })
 	}
 	return nil
 }

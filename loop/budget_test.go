@@ -17,11 +17,12 @@ func TestBudget(t *testing.T) {
 		return ">>>\nTOOL_CALL {\"name\":\"echo\",\"arguments\":{\"text\":\"" + text + "\"}}\n"
 	}
 	tests := []struct {
-		name   string
-		script string
-		budget loop.Budget
-		limit  string
-		runs   int64
+		name    string
+		script  string
+		budget  loop.Budget
+		compact bool // compact once, before the third step
+		limit   string
+		runs    int64
 	}{
 		{name: "model calls", script: echo("a") + echo("b") + echo("c"), budget: loop.Budget{ModelCalls: 2}, limit: "max-model-calls", runs: 2},
 		// The fake model reports a quarter of the reply's bytes as tokens.
@@ -29,12 +30,22 @@ func TestBudget(t *testing.T) {
 		{name: "repeats", script: echo("a") + echo("b") + echo("a") + echo("a"), budget: loop.Budget{Repeats: 3, Window: 4}, limit: "max-repeats", runs: 4},
 		{name: "repeats outside the window do not count", script: echo("a") + echo("b") + echo("c") + echo("a") + echo("a") + ">>>\ndone\n",
 			budget: loop.Budget{Repeats: 3, Window: 3}, runs: 5},
+		// The compactor masks results before the third step, after two
+		// identical calls: the calls after it count from none.
+		{name: "a compaction forgets the calls before it", script: echo("a") + echo("a") + echo("a") + echo("a") + ">>>\ndone\n",
+			budget: loop.Budget{Repeats: 3, Window: 8}, compact: true, runs: 4},
+		{name: "repeats after a compaction count", script: echo("a") + echo("a") + echo("a") + echo("a") + echo("a") + echo("a") + ">>>\ndone\n",
+			budget: loop.Budget{Repeats: 3, Window: 8}, compact: true, limit: "max-repeats", runs: 5},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			b := tt.budget
 			h := newHarness(t, tt.script, loop.Config{})
-			h.agent = loop.New(h.model, h.set, loop.Config{}, &b)
+			cfg := loop.Config{}
+			if tt.compact {
+				cfg.Compactor = compactOnceAt(6)
+			}
+			h.agent = loop.New(h.model, h.set, cfg, &b)
 			_, err := h.agent.Turn(context.Background(), "go")
 			if tt.limit == "" {
 				if err != nil {
@@ -201,5 +212,18 @@ func TestBudgetNested(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// compactOnceAt changes the conversation once, the first time it has n
+// messages, as a compaction does: here by keeping it as it is.
+func compactOnceAt(n int) compactor {
+	done := false
+	return func(_ context.Context, c loop.Conversation) ([]protocol.Message, bool, error) {
+		if done || len(c.Messages) != n {
+			return nil, false, nil
+		}
+		done = true
+		return c.Messages, true, nil
 	}
 }

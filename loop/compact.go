@@ -38,6 +38,16 @@ type Conversation struct {
 type Compaction struct {
 	Before, After           int // messages
 	BeforeBytes, AfterBytes int // bytes of message content
+	// BeforeTokens and AfterTokens are the conversation's tokens by the
+	// Compactor's count, when it is a TokenCounter; 0 when not.
+	BeforeTokens, AfterTokens int
+}
+
+// TokenCounter may be implemented by a Compactor that counts tokens. After
+// a Compact that changed the conversation, Tokens returns its count of the
+// conversation before and after, for the Compacted event.
+type TokenCounter interface {
+	Tokens() (before, after int)
 }
 
 // compact offers the conversation to the Compactor, if there is one, and
@@ -58,6 +68,9 @@ func (t *turn) compact(ctx context.Context) error {
 		return nil
 	}
 	c := Compaction{Before: len(a.msgs), After: len(msgs), BeforeBytes: size(a.msgs), AfterBytes: size(msgs)}
+	if tc, ok := a.cfg.Compactor.(TokenCounter); ok {
+		c.BeforeTokens, c.AfterTokens = tc.Tokens()
+	}
 	a.edit(0, msgs...)
 	a.usage = protocol.Usage{} // it measured the conversation replaced
 	return a.emit(Event{Kind: Compacted, Step: t.step, Compaction: c})

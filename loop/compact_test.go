@@ -206,3 +206,44 @@ func TestFailedFirstStepUndoesCompaction(t *testing.T) {
 		t.Errorf("usage %+v, want %+v", after.Usage, before.Usage)
 	}
 }
+
+// counting is a compactor that also counts tokens.
+type counting struct {
+	compactor
+	before, after int
+}
+
+func (c counting) Tokens() (int, int) { return c.before, c.after }
+
+// TestCompactedCarriesTokens: a Compactor that counts tokens has its
+// counts in the Compacted event; one that does not leaves them 0.
+func TestCompactedCarriesTokens(t *testing.T) {
+	for _, tt := range []struct {
+		name          string
+		c             loop.Compactor
+		before, after int
+	}{
+		{"a token counter", counting{compactor: keepLast(2), before: 900, after: 120}, 900, 120},
+		{"no token counter", keepLast(2), 0, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t, "", loop.Config{})
+			model := script(t, ">>>\nTOOL_CALL {\"name\":\"echo\",\"arguments\":{\"text\":\"a\"}}\n>>>\ndone\n")
+			var got []loop.Compaction
+			a := loop.New(model, h.set, loop.Config{System: "SYSTEM", Compactor: tt.c}, loop.Observe(func(e loop.Event) {
+				if e.Kind == loop.Compacted {
+					got = append(got, e.Compaction)
+				}
+			}))
+			if _, err := a.Turn(context.Background(), "go"); err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != 1 {
+				t.Fatalf("%d compactions, want 1", len(got))
+			}
+			if got[0].BeforeTokens != tt.before || got[0].AfterTokens != tt.after || got[0].Before != 4 || got[0].After != 2 {
+				t.Errorf("Compaction = %+v, want tokens %d -> %d and messages 4 -> 2", got[0], tt.before, tt.after)
+			}
+		})
+	}
+}

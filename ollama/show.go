@@ -14,13 +14,18 @@ import (
 )
 
 // ContextLength asks the server at host for the context length the model
-// was trained with: the most tokens any num_ctx can give it (the server
+// was trained with (see Model.ContextLength).
+func ContextLength(ctx context.Context, host *url.URL, model string) (int, error) {
+	return New(host, model, Options{}).ContextLength(ctx)
+}
+
+// ContextLength asks the server for the context length m's model was
+// trained with: the most tokens any num_ctx can give it (the server
 // quietly lowers a larger num_ctx to it). It reads /api/show's model_info,
 // where the key is "<architecture>.context_length". It returns 0 and no
 // error when the model does not say. Errors are those of Chat:
 // ErrModelNotFound, ErrUnreachable, ErrRefused.
-func ContextLength(ctx context.Context, host *url.URL, model string) (int, error) {
-	m := New(host, model, Options{})
+func (m *Model) ContextLength(ctx context.Context) (int, error) {
 	data, err := m.show(ctx)
 	if err != nil {
 		return 0, m.explain(ctx, err)
@@ -29,7 +34,7 @@ func ContextLength(ctx context.Context, host *url.URL, model string) (int, error
 		ModelInfo map[string]any `json:"model_info"`
 	}
 	if err := json.Unmarshal(data, &show); err != nil {
-		return 0, fmt.Errorf("reading the details of %s from %s: %w", model, host, err)
+		return 0, fmt.Errorf("reading the details of %s from %s: %w", m.name, m.host, err)
 	}
 	return contextLength(show.ModelInfo), nil
 }

@@ -13,7 +13,12 @@
 //	               main one; for one a call started (a sub-agent), that
 //	               call's id, e.g. "call_3" (see loop.Config.Origin). Its
 //	               turn and step count in that conversation, and its lines
-//	               come between the call's "call" and "result" lines
+//	               come between the call's "call" and "result" lines.
+//	               "summary" (window.SummaryOrigin) marks the request and
+//	               reply of a summary that a compaction asked the model
+//	               for: they carry the turn and step of the main
+//	               conversation's step they came before, and the
+//	               "compaction" line follows them
 //
 // and, by type:
 //
@@ -42,6 +47,12 @@
 //	             workspace, or may have), duration_ms, body: what the model
 //	             reads
 //	notice       text
+//	compaction   messages_before, messages_after, bytes_before,
+//	             bytes_after (of all message contents), tokens_before,
+//	             tokens_after (by the compactor's count, After an estimate;
+//	             0 when it counts none): before the step, the conversation
+//	             was compacted to fit the context window, and the step's
+//	             request is the shorter one
 //	turn_end     answer, error (string, "" for none), report (object:
 //	             turn, steps, succeeded, failed, changed, tested,
 //	             tests_passed, unverified, interrupted)
@@ -150,6 +161,18 @@ type Line struct {
 	Decision   string         `json:"decision,omitempty"`
 	Keep       *int           `json:"keep,omitempty"`
 	CallsSoFar *int           `json:"calls_so_far,omitempty"`
+
+	*Compaction `json:",omitempty"`
+}
+
+// Compaction is what a "compaction" line says.
+type Compaction struct {
+	MessagesBefore int `json:"messages_before"`
+	MessagesAfter  int `json:"messages_after"`
+	BytesBefore    int `json:"bytes_before"`
+	BytesAfter     int `json:"bytes_after"`
+	TokensBefore   int `json:"tokens_before"`
+	TokensAfter    int `json:"tokens_after"`
 }
 
 // Recorder is a loop hook that writes every event as a line.
@@ -201,6 +224,13 @@ func (r *Recorder) Event(e loop.Event) error {
 		l.OK, l.DurationMS, l.Body = ptr(e.Result.OK), ms(e.Duration), ptr(e.Result.Body)
 	case loop.Noticed:
 		l.Type, l.Text = "notice", e.Text
+	case loop.Compacted:
+		c := e.Compaction
+		l.Type, l.Compaction = "compaction", &Compaction{
+			MessagesBefore: c.Before, MessagesAfter: c.After,
+			BytesBefore: c.BeforeBytes, BytesAfter: c.AfterBytes,
+			TokensBefore: c.BeforeTokens, TokensAfter: c.AfterTokens,
+		}
 	case loop.TurnEnded:
 		msg := ""
 		if e.Err != nil {

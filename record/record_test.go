@@ -10,6 +10,7 @@ import (
 
 	"harness/loop"
 	"harness/protocol"
+	"harness/window"
 )
 
 func TestRecordRoundTrip(t *testing.T) {
@@ -243,5 +244,56 @@ the conversation was cut to its first 1 messages; what follows replaces the rest
 `
 	if out.String() != want {
 		t.Errorf("replay:\n%s\nwant:\n%s", out.String(), want)
+	}
+}
+
+// TestRecordCompaction: a compaction is a line of its own with the
+// conversation's size before and after; the summary request it made is
+// recorded and replayed as part of it, not as a step.
+func TestRecordCompaction(t *testing.T) {
+	var buf bytes.Buffer
+	r := New(&buf)
+	summaryReq := protocol.Request{Messages: []protocol.Message{{Content: "SYSTEM"}, {Content: "go"}, {Content: "summarize"}}}
+	events := []loop.Event{
+		{Kind: loop.StepStarted, Turn: 2, Step: 3, Origin: window.SummaryOrigin, Request: summaryReq},
+		{Kind: loop.Replied, Turn: 2, Step: 3, Origin: window.SummaryOrigin, Reply: protocol.Reply{Content: "Done: read a.", Usage: protocol.Usage{Known: true, PromptTokens: 900, OutputTokens: 40}}},
+		{Kind: loop.Compacted, Turn: 2, Step: 3, Compaction: loop.Compaction{Before: 41, After: 12, BeforeBytes: 14000, AfterBytes: 5000, BeforeTokens: 3500, AfterTokens: 1250}},
+		{Kind: loop.Compacted, Turn: 3, Step: 1, Compaction: loop.Compaction{Before: 14, After: 13, BeforeBytes: 6000, AfterBytes: 5500}},
+	}
+	for _, e := range events {
+		if err := r.Event(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	raw := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	if !strings.Contains(raw[2], `"type":"compaction","time":`) ||
+		!strings.HasSuffix(raw[2], `"messages_before":41,"messages_after":12,"bytes_before":14000,"bytes_after":5000,"tokens_before":3500,"tokens_after":1250}`) {
+		t.Errorf("compaction line:\n%s", raw[2])
+	}
+	if !strings.Contains(raw[0], `"turn":2,"step":3,"origin":"summary"`) {
+		t.Errorf("summary request line:\n%s", raw[0])
+	}
+	if strings.Contains(raw[0], "before") {
+		t.Errorf("a request line holds compaction fields:\n%s", raw[0])
+	}
+	lines, err := Read(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := lines[2].Compaction; c == nil || c.MessagesAfter != 12 || c.TokensBefore != 3500 || lines[2].Turn != 2 || lines[2].Step != 3 {
+		t.Errorf("compaction line read back as %+v, %+v", lines[2], c)
+	}
+	var out bytes.Buffer
+	if err := Replay(&out, lines); err != nil {
+		t.Fatal(err)
+	}
+	want := `compacting: summary request: 3 messages, 17 bytes
+Summary (0 ms, 900 prompt + 40 output tokens):
+  Done: read a.
+compacted: 41 -> 12 messages, 14000 -> 5000 bytes, 3500 -> 1250 tokens
+compacted: 14 -> 13 messages, 6000 -> 5500 bytes, ? -> ? tokens
+`
+	if out.String() != want {
+		t.Errorf("replay:\n%s\nwant\n%s", out.String(), want)
 	}
 }

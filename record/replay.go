@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"harness/window"
 )
 
 // ErrCutLine is returned by Read, with the lines before it, when the last
@@ -149,6 +151,10 @@ func nested(origin string) string {
 }
 
 func (p *printer) line(l Line) {
+	if l.Origin == window.SummaryOrigin {
+		p.summary(l)
+		return
+	}
 	p.prefix = nested(l.Origin)
 	switch l.Type {
 	case "start":
@@ -203,6 +209,11 @@ func (p *printer) line(l Line) {
 		p.printf("approval: %s %s %s? %s\n", l.ID, toolName(l.Tool), l.Question, l.Decision)
 	case "notice":
 		p.printf("note: %s\n", l.Text)
+	case "compaction":
+		if c := l.Compaction; c != nil {
+			p.printf("compacted: %d -> %d messages, %d -> %d bytes, %s -> %s tokens\n", c.MessagesBefore, c.MessagesAfter,
+				c.BytesBefore, c.BytesAfter, tokens(c.TokensBefore), tokens(c.TokensAfter))
+		}
 	case "turn_end":
 		if e := deref(l.Error); e != "" {
 			p.printf("error: %s\n", e)
@@ -213,6 +224,32 @@ func (p *printer) line(l Line) {
 	default:
 		p.printf("(unknown line type %q)\n", l.Type)
 	}
+}
+
+// summary prints a line of a summary a compaction asked for: part of the
+// compaction that follows, not a step of a conversation.
+func (p *printer) summary(l Line) {
+	p.prefix = ""
+	switch l.Type {
+	case "request":
+		p.printf("compacting: summary request: %d messages, %d bytes\n", l.Messages, l.Bytes)
+	case "reply":
+		usage := "usage unknown"
+		if l.Usage != nil {
+			usage = fmt.Sprintf("%d prompt + %d output tokens", l.Usage.PromptTokens, l.Usage.OutputTokens)
+		}
+		p.printf("Summary (%s, %s):\n%s\n", millis(l.DurationMS), usage, indent(l.Content))
+	default:
+		p.printf("(unknown summary line type %q)\n", l.Type)
+	}
+}
+
+// tokens is a compaction line's count, "?" when the compactor gave none.
+func tokens(n int) string {
+	if n == 0 {
+		return "?"
+	}
+	return fmt.Sprint(n)
 }
 
 // toolName names the tool of a call; a call too malformed to name one is

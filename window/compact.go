@@ -79,7 +79,10 @@ type Compactor struct {
 	last Report
 }
 
-var _ loop.Compactor = (*Compactor)(nil)
+var (
+	_ loop.Compactor    = (*Compactor)(nil)
+	_ loop.TokenCounter = (*Compactor)(nil)
+)
 
 // New returns a Compactor configured by cfg.
 func New(cfg Config) *Compactor {
@@ -142,6 +145,13 @@ func (c *Compactor) Last() Report {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.last
+}
+
+// Tokens is the loop.TokenCounter method: Last's Before and After, which
+// the Compacted event then carries.
+func (c *Compactor) Tokens() (before, after int) {
+	r := c.Last()
+	return r.Before, r.After
 }
 
 // Compact is the loop.Compactor method: it returns the conversation to send

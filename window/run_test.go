@@ -115,6 +115,9 @@ func (r longRun) run(tb testing.TB, set loop.Tools, system string, script *fakem
 			case loop.Compacted:
 				res.compacted = append(res.compacted, len(res.requests))
 				res.reports = append(res.reports, c.Last())
+				if last := c.Last(); e.Compaction.BeforeTokens != last.Before || e.Compaction.AfterTokens != last.After {
+					tb.Errorf("the Compacted event carries %d -> %d tokens, Last says %d -> %d", e.Compaction.BeforeTokens, e.Compaction.AfterTokens, last.Before, last.After)
+				}
 			}
 		}))
 	res.answer, res.err = a.Turn(context.Background(), "read every file in src, one at a time, then say Done.")

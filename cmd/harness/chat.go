@@ -43,6 +43,7 @@ type chatCmd struct {
 	Prompt         promptText `short:"p" placeholder:"PROMPT" help:"Run one turn and exit: the answer goes to stdout, everything else to stderr. Exit codes: 0 answer, 1 error, 2 bad usage, 3 a limit ended the turn, 130 interrupted."`
 	Record         string     `placeholder:"FILE" help:"Append a record of the run to FILE, one JSON object a line, written as it happens (read it with: harness replay FILE)."`
 	TestPattern    string     `default:"${test_pattern}" placeholder:"REGEXP" help:"Command lines matching this count as test runs in the turn report (by default, a test command at the start of the line or after && or ;)."`
+	Compact        bool       `default:"true" negatable:"" help:"Keep the conversation inside --num-ctx: mask old tool results, then have the model summarize older turns (--no-compact: the server refuses a request that does not fit, and the turn ends)."`
 	sessionFlags   `embed:""`
 	workspaceFlags `embed:""`
 	modelFlags     `embed:""`
@@ -97,8 +98,16 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string) (*runner,
 		return nil, &exitCodeError{code: exitUsage, err: err}
 	}
 	backend := model.Describe()
+	size, err := windowSize(ctx, std.err, model, &c.modelFlags)
+	if err != nil {
+		return nil, &exitCodeError{code: exitUsage, err: err}
+	}
 	unused := ignored(backend, given)
 	for _, fs := range unused {
+		if fs.still != "" {
+			fmt.Fprintf(std.err, "harness: --%s is not sent to the %s backend: %s\n", fs.flag, backend.Name, fs.still)
+			continue
+		}
 		fmt.Fprintf(std.err, "harness: --%s is ignored by the %s backend\n", fs.flag, backend.Name)
 	}
 	tests, err := regexp.Compile(c.TestPattern)
@@ -151,6 +160,7 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string) (*runner,
 		}
 		r.rec, r.close = rec, func() { closeRec(); r.conv.close(); j.close() }
 	}
+	r.keepInWindow(log, size, c.MaxTokens, c.Compact, inREPL)
 	r.approvals = &approvals{log: log, rec: r.rec}
 	// Questions go to the REPL's output in the REPL, answered by its input
 	// lines; with -p, to stderr, answered only when stdin is a terminal.
@@ -252,15 +262,18 @@ func flagsGiven(k *kong.Context) []string {
 type flagSetting struct {
 	flag    string
 	setting protocol.Setting
+	// still says what the flag does when the backend ignores the
+	// setting, or "" when it then does nothing.
+	still string
 }
 
 // modelSettings lists the model flags that set a backend setting.
 func modelSettings() []flagSetting {
 	return []flagSetting{
-		{"num-ctx", protocol.NumCtx},
-		{"max-tokens", protocol.NumPredict},
-		{"temperature", protocol.Temperature},
-		{"seed", protocol.Seed},
+		{"num-ctx", protocol.NumCtx, "the harness still keeps the conversation inside that many tokens; set the server's own context size to match"},
+		{"max-tokens", protocol.NumPredict, ""},
+		{"temperature", protocol.Temperature, ""},
+		{"seed", protocol.Seed, ""},
 	}
 }
 
@@ -370,7 +383,9 @@ func (m *modelFlags) model(given []string, getenv func(string) string) (backend,
 		if err != nil {
 			return nil, nil, err
 		}
-		return fakemodel.New(s), nil, nil
+		fake := fakemodel.New(s)
+		fake.SetWindow(m.numCtx())
+		return fake, nil, nil
 	}
 	p, err := m.choose(given, getenv, sampling{maxTokens: m.MaxTokens, temperature: m.Temperature, seed: m.Seed})
 	if err != nil {

@@ -36,6 +36,8 @@ func TestExitCodes(t *testing.T) {
 		{"model error", context.Background(), []string{"-w", dir, "--fake", empty, "-p", "hi"}, exitError},
 		{"bad flag", context.Background(), []string{"--no-such-flag"}, exitUsage},
 		{"bad lie", context.Background(), []string{"--lie", "nope", "-p", "hi"}, exitUsage},
+		{"no room in the window", context.Background(), []string{"-w", dir, "--fake", answer, "--num-ctx", "4096", "--max-tokens", "4096", "-p", "hi"}, exitUsage},
+		{"too large for the window", context.Background(), []string{"-w", dir, "--fake", answer, "--num-ctx", "2048", "-p", strings.Repeat("word ", 2000)}, exitError},
 		{"limit", context.Background(), []string{"-w", dir, "--fake", loops, "--max-steps", "1", "-p", "hi"}, exitLimit},
 		{"interrupted", cancelled, []string{"-w", dir, "--fake", slow, "-p", "hi"}, exitInterrupt},
 		{"help", context.Background(), []string{"--help"}, exitOK},

@@ -16,6 +16,9 @@ type fakeOllamaCmd struct {
 	Addr   string `default:"127.0.0.1:0" help:"Address to listen on; port 0 picks a free one."`
 	Model  string `default:"fake" help:"Model name the server answers to; others get Ollama's 404."`
 	Log    string `placeholder:"FILE" help:"Append each chat request received to FILE as a JSON line."`
+
+	EnforceWindow bool `help:"Hold each chat request to its num_ctx (4096 when it sets none) as Ollama does: a prompt over it gets HTTP 400 with Ollama's error, by an estimate of a token per 4 bytes."`
+	ContextLength int  `placeholder:"N" help:"The model's context length, which /api/show reports and which caps num_ctx under --enforce-window (default 32768)."`
 }
 
 // Run serves until interrupted. It prints the address it listens on, alone
@@ -26,6 +29,12 @@ func (c *fakeOllamaCmd) Run(ctx context.Context, std stdio) error {
 		return &exitCodeError{code: exitUsage, err: err}
 	}
 	opts := []fakemodel.Option{fakemodel.WithModelName(c.Model)}
+	if c.EnforceWindow {
+		opts = append(opts, fakemodel.EnforceWindow())
+	}
+	if c.ContextLength > 0 {
+		opts = append(opts, fakemodel.WithContextLength(c.ContextLength))
+	}
 	if c.Log != "" {
 		f, err := os.OpenFile(c.Log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 		if err != nil {

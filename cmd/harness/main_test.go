@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -55,10 +56,19 @@ func (p privateState) Run() int {
 
 // ollamaScript is the file that, when a test script ships it, is served as
 // a fake Ollama for that script alone; OLLAMA_HOST then points at it and
-// every request it receives is logged to requestLog.
+// every request it receives is logged to requestLog. When the script also
+// ships ollamaWindow, the server holds each request to its num_ctx as
+// Ollama does (fakemodel.EnforceWindow); the file may hold the model's
+// context length, which /api/show then reports. When it ships
+// summaryScript, the requests for a summary that a compaction makes are
+// served from that script instead, and logged to summaryLog (see
+// withSummaries).
 const (
-	ollamaScript = "ollama.fake"
-	requestLog   = "requests.jsonl"
+	ollamaScript  = "ollama.fake"
+	ollamaWindow  = "ollama.window"
+	requestLog    = "requests.jsonl"
+	summaryScript = "summaries.fake"
+	summaryLog    = "summaries.jsonl"
 )
 
 func TestScript(t *testing.T) {
@@ -74,6 +84,7 @@ func TestScript(t *testing.T) {
 			"expand":   cmdExpand,
 			"front":    cmdFront,
 			"mkfile":   cmdMkfile,
+			"mkfiles":  cmdMkfiles,
 			"prefixes": cmdPrefixes,
 			"reqsize":  cmdReqSize,
 			"waitfile": cmdWaitfile,
@@ -116,25 +127,62 @@ func setup(e *testscript.Env) error {
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- fakemodel.NewServer(script, fakemodel.WithLog(log)).Serve(ctx, ln) }()
+	opts, err := windowOptions(filepath.Join(e.WorkDir, ollamaWindow))
+	if err != nil {
+		return err
+	}
+	handler := fakemodel.NewServer(script, append(opts, fakemodel.WithLog(log))...).Handler()
+	handler, closeSummaries, err := withSummaries(e.WorkDir, handler, opts)
+	if err != nil {
+		return err
+	}
+	hs := &http.Server{Handler: handler}
+	go hs.Serve(ln)
 	e.Setenv("OLLAMA_HOST", ln.Addr().String())
 	e.Defer(func() {
-		cancel()
-		<-done
+		hs.Close()
 		log.Close()
+		closeSummaries()
 	})
 	return nil
+}
+
+// windowOptions are the fake server's options that the file at path asks
+// for: none when there is no such file; a window held as Ollama holds it
+// when there is, with the context length the file holds, if any.
+func windowOptions(path string) ([]fakemodel.Option, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	opts := []fakemodel.Option{fakemodel.EnforceWindow()}
+	if s := strings.TrimSpace(string(data)); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", ollamaWindow, err)
+		}
+		opts = append(opts, fakemodel.WithContextLength(n))
+	}
+	return opts, nil
 }
 
 // cmdPrefixes checks a request log: each request's messages must begin with
 // the previous request's messages, byte for byte. With a regular
 // expression, only the requests whose system prompt matches it are
 // compared: one conversation's, when helpers' requests are logged too.
+// With -record and the run's record, that is checked from each compaction
+// on: the first request after a compaction is the conversation it left,
+// and the ones after it extend it again.
 func cmdPrefixes(ts *testscript.TestScript, neg bool, args []string) {
+	var rec string
+	if len(args) > 1 && args[0] == "-record" {
+		rec, args = args[1], args[2:]
+	}
 	if len(args) != 1 && len(args) != 2 {
-		ts.Fatalf("usage: prefixes LOGFILE [SYSTEM-REGEXP]")
+		ts.Fatalf("usage: prefixes [-record RECORD] LOGFILE [SYSTEM-REGEXP]")
 	}
 	f, err := os.Open(ts.MkAbs(args[0]))
 	ts.Check(err)
@@ -151,7 +199,15 @@ func cmdPrefixes(ts *testscript.TestScript, neg bool, args []string) {
 	if len(reqs) < 2 && !neg {
 		ts.Fatalf("only %d request(s) logged: nothing to compare", len(reqs))
 	}
-	err = fakemodel.CheckPrefixes(reqs)
+	runs := [][]api.ChatRequest{reqs}
+	if rec != "" {
+		runs = compactionRuns(ts, reqs, rec)
+	}
+	for _, run := range runs {
+		if err = fakemodel.CheckPrefixes(run); err != nil {
+			break
+		}
+	}
 	switch {
 	case neg && err == nil:
 		ts.Fatalf("every request extends the one before")

@@ -445,8 +445,9 @@ func TestOllamaErrors(t *testing.T) {
 	}
 }
 
-// TestOllamaContextOverflow: a conversation that outgrows --num-ctx is an
-// error the user sees, never a prompt the server quietly cuts.
+// TestOllamaContextOverflow: without compaction, a conversation that
+// outgrows --num-ctx is an error the user sees, never a prompt the server
+// quietly cuts (ollama_window_test.go has the same with compaction).
 func TestOllamaContextOverflow(t *testing.T) {
 	t.Parallel()
 	srv := startOllama(t)
@@ -476,7 +477,7 @@ func TestOllamaContextOverflow(t *testing.T) {
 		t.Fatalf("the listing (%d bytes) is too short to overflow the context", listing)
 	}
 
-	r := runHarness(t, "-w", ws, "--host", rec.addr(), "-m", tinyName, "--num-ctx", fmt.Sprint(numCtx), "-p", "list the files")
+	r := runHarness(t, "-w", ws, "--host", rec.addr(), "-m", tinyName, "--num-ctx", fmt.Sprint(numCtx), "--no-compact", "-p", "list the files")
 	if r.code != exitError {
 		t.Errorf("exit code %d, want %d", r.code, exitError)
 	}

@@ -29,6 +29,9 @@ type runner struct {
 	budget    *loop.Budget
 	rec       *record.Recorder // nil without --record
 	approvals *approvals
+	// ctxview shows the context window: after the view, in the main
+	// conversation's hooks; and for /context.
+	ctxview *ctxview
 	// journal keeps what the file tools change, under the gate: the
 	// diffs shown after each write, /diff and /undo.
 	journal *journal
@@ -49,9 +52,9 @@ type runner struct {
 }
 
 // ui are the hooks that show a conversation's events with v: the events,
-// and after each write the diff it made.
+// after each write the diff it made, and the context window's use.
 func (r *runner) ui(v *view) []loop.Hook {
-	return []loop.Hook{loop.Observe(v.event), loop.Observe(func(e loop.Event) { r.showDiff(v, e) })}
+	return []loop.Hook{loop.Observe(v.event), loop.Observe(func(e loop.Event) { r.showDiff(v, e) }), r.ctxview}
 }
 
 // agent returns the agent of the run, new or resumed, rendering its events
