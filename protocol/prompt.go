@@ -10,7 +10,13 @@ import (
 // tools, sorted by name. It holds no clock or other changing state: the same
 // root and tools always give the same bytes, so a local server can reuse
 // what it cached of the conversation's beginning.
+//
+// With no tools the prompt says so, and neither the workspace nor the call
+// syntax is mentioned: the model can only talk.
 func SystemPrompt(root string, specs []ToolSpec) string {
+	if len(specs) == 0 {
+		return noTools
+	}
 	var b strings.Builder
 	b.WriteString("You are a coding assistant working in a folder on the user's machine. Use the tools to look at and change files there; answer in plain text when no tool is needed.\n\n")
 	fmt.Fprintf(&b, "Workspace root: %s\nPaths are relative to it; paths outside it are refused.\n\n", root)
@@ -34,6 +40,9 @@ func SystemPrompt(root string, specs []ToolSpec) string {
 	b.WriteString(rules)
 	return b.String()
 }
+
+// noTools is the whole prompt of a harness without tools.
+const noTools = "You are a coding assistant talking with a user. You have no tools: you cannot read, list or change files, or run commands. Answer from what is in this conversation, and say so when you would need to see something you cannot.\n"
 
 const rules = `
 # Calling a tool
