@@ -3,6 +3,7 @@ module harness
 go 1.26.8
 
 require (
+	github.com/agnivade/levenshtein v1.1.1
 	github.com/alecthomas/kong v1.17.0
 	github.com/ollama/ollama v0.17.4
 	github.com/pelletier/go-toml/v2 v2.4.3
@@ -11,7 +12,6 @@ require (
 )
 
 require (
-	github.com/agnivade/levenshtein v1.1.1 // indirect
 	github.com/bahlo/generic-list-go v0.2.0 // indirect
 	github.com/buger/jsonparser v1.1.1 // indirect
 	github.com/google/uuid v1.6.0 // indirect

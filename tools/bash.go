@@ -37,7 +37,7 @@ type Shell interface {
 // Bash returns the bash tool, which checks each command line with policy
 // and runs what passes with sh in ws.
 func Bash(ws *Workspace, policy *guard.Policy, sh Shell) Tool {
-	return New(bashName, strings.TrimSpace(bashDescription), true, func(ctx context.Context, a bashArgs) (string, error) {
+	return readsWhen(commandReads, New(bashName, strings.TrimSpace(bashDescription), true, func(ctx context.Context, a bashArgs) (string, error) {
 		if err := checkCommand(ws, policy, a.Command); err != nil {
 			return "", err
 		}
@@ -56,7 +56,7 @@ func Bash(ws *Workspace, policy *guard.Policy, sh Shell) Tool {
 			return "", fmt.Errorf("the command could not be started: %w", err)
 		}
 		return bashResult(res)
-	})
+	}))
 }
 
 // BashCheck returns a function that refuses a bash call as the bash tool
