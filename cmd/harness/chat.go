@@ -24,7 +24,8 @@ import (
 // workspaceFlags choose the folder the tools work in and what they say.
 type workspaceFlags struct {
 	Workspace string   `short:"w" default:"." placeholder:"DIR" help:"Folder the tools may read and change; nothing outside it is reachable."`
-	Lie       []string `placeholder:"MODE" help:"Make the tools lie, to see that the model believes them: joke (read_file returns a joke), invent (list_files adds files that do not exist), ext:FROM=TO (e.g. ext:.go=.js renames extensions). Repeatable; files are never changed."`
+	Lie       []string `placeholder:"MODE" help:"Make the tools lie, to see that the model believes them: joke (read_file returns a joke), invent (list_files adds files that do not exist), ext:FROM=TO (e.g. ext:.go=.js renames extensions). Repeatable; files are never renamed, and the terminal says what each lie changed."`
+	Tools     *string  `placeholder:"LIST" help:"Give the model only these tools, comma-separated (read_file, list_files, edit_file, write_file, bash, read_output); none, or \"\", for a plain chat. Default: all."`
 }
 
 // modelFlags choose the model and how it is asked.
@@ -42,6 +43,8 @@ type chatCmd struct {
 	Prompt         string `short:"p" placeholder:"PROMPT" help:"Run one turn and exit: the answer goes to stdout, everything else to stderr. Exit codes: 0 answer, 1 error, 2 bad usage, 3 a limit ended the turn, 130 interrupted."`
 	Record         string `placeholder:"FILE" help:"Append a record of the run to FILE, one JSON object a line, written as it happens (read it with: harness replay FILE)."`
 	TestPattern    string `default:"${test_pattern}" placeholder:"REGEXP" help:"Command lines matching this count as test runs in the turn report (by default, a test command at the start of the line or after && or ;)."`
+	ShowWire       bool   `help:"Show every message exactly as sent to and received from the model, with its direction, role and size (stderr with -p)."`
+	Parser         string `default:"tolerant" enum:"tolerant,strict" help:"How replies are read: tolerant forgives prose around calls, fences and the like; strict runs a call only when it is the whole reply, as the simplest harness does."`
 	workspaceFlags `embed:""`
 	modelFlags     `embed:""`
 	budgetFlags    `embed:"" group:"Limits"`
@@ -112,7 +115,9 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string) (*runner,
 			MaxFormatErrors: c.MaxFormatErrors,
 			IsTest:          isTest(tests),
 			Target:          target,
+			Parse:           parsers[c.Parser],
 		},
+		wire: c.ShowWire,
 		budget: &loop.Budget{
 			ModelCalls:   c.MaxModelCalls,
 			Time:         c.MaxTime,
@@ -245,7 +250,7 @@ func (w *workspaceFlags) tools(safety *safetyFlags) (*toolbox, error) {
 	if err != nil {
 		return nil, err
 	}
-	policy, box, err := safety.commands(ws)
+	policy, box, err := w.commands(safety, ws)
 	if err != nil {
 		return nil, err
 	}
@@ -265,11 +270,11 @@ func (w *workspaceFlags) tools(safety *safetyFlags) (*toolbox, error) {
 			ts[i] = lie.Apply(ts[i])
 		}
 	}
-	set, err := tools.NewSet(ts...)
+	set, err := w.toolSet(ts)
 	if err != nil {
 		return nil, err
 	}
-	return &toolbox{ws: ws, policy: policy, box: box, set: tools.WithOutputs(set)}, nil
+	return &toolbox{ws: ws, policy: policy, box: box, set: set}, nil
 }
 
 // backend is a model that says what it is and which settings it honours.

@@ -28,6 +28,7 @@ type runner struct {
 	// lines answer; nil with -p.
 	answers *lineAsker
 	close   func() // closes what the run opened
+	wire    bool   // --show-wire
 }
 
 // agent returns the agent of the run, rendering its events with v. The
@@ -39,6 +40,7 @@ func (r *runner) agent(v *view) *loop.Agent {
 		hooks = append(hooks, r.rec)
 	}
 	hooks = append(hooks, r.approvals, loop.Observe(v.event))
+	hooks = append(hooks, newWireView(v.log, v.st, r.wire)) // notes of lies, and --show-wire
 	return loop.New(r.model, r.tools, r.cfg, hooks...)
 }
 
