@@ -126,3 +126,32 @@ func TestSystemPromptWithoutTools(t *testing.T) {
 		t.Errorf("the prompt does not say there are no tools:\n%s", p)
 	}
 }
+
+// The examples of the prompt name only tools the model has.
+func TestSystemPromptExamplesNameRealTools(t *testing.T) {
+	read := ToolSpec{Name: "read_file", Args: []Arg{{Name: "path", Type: String, Required: true}}}
+	list := ToolSpec{Name: "list_files", Args: []Arg{{Name: "path", Type: String}}}
+	bash := ToolSpec{Name: "bash", Args: []Arg{{Name: "command", Type: String, Required: true}}}
+	tests := []struct {
+		specs   []ToolSpec
+		want    []string
+		notWant []string
+	}{
+		{[]ToolSpec{read}, []string{`TOOL_CALL {"name":"read_file","arguments":{"path":"README.md"}}`}, []string{"write_file", "<<EOF"}},
+		{[]ToolSpec{list, bash}, []string{`TOOL_CALL {"name":"bash","arguments":{"command":"..."}}`, `TOOL_CALL {"name":"bash","arguments":{"command":"<<EOF"}}`}, []string{"read_file", "write_file"}},
+		{[]ToolSpec{list}, []string{`TOOL_CALL {"name":"list_files","arguments":{}}`}, []string{"read_file", "write_file", "<<EOF"}},
+	}
+	for _, tt := range tests {
+		p := SystemPrompt("/ws", tt.specs)
+		for _, w := range tt.want {
+			if !strings.Contains(p, w) {
+				t.Errorf("prompt lacks %q:\n%s", w, p)
+			}
+		}
+		for _, w := range tt.notWant {
+			if strings.Contains(p, w) {
+				t.Errorf("prompt holds %q:\n%s", w, p)
+			}
+		}
+	}
+}
