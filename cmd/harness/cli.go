@@ -28,6 +28,7 @@ type cli struct {
 	Prompt     promptCmd     `cmd:"" help:"Print the system prompt that would be sent, and exit."`
 	Replay     replayCmd     `cmd:"" help:"Print a run record (--record FILE) as a readable transcript."`
 	FakeOllama fakeOllamaCmd `cmd:"" name:"fake-ollama" help:"Serve a fake-model script over Ollama's HTTP API, for tests and demos."`
+	Tour       tourCmd       `cmd:"" help:"Walk through how a harness is built, one layer a stage, offline: harness tour lists the stages, harness tour N runs one."`
 	TinyModel  tinyModelCmd  `cmd:"" name:"tiny-model" help:"Write a tiny model that speaks the tool protocol (a GGUF file and a Modelfile), to try the harness on a real Ollama."`
 }
 
