@@ -155,3 +155,11 @@ func TestSystemPromptExamplesNameRealTools(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckWithoutTools(t *testing.T) {
+	call := Parse(`TOOL_CALL {"name":"read_file","arguments":{"path":"a"}}`).Calls[0]
+	err := Check(nil, &call)
+	if err == nil || !strings.Contains(err.Error(), "There are no tools here") || strings.Contains(err.Error(), "Valid tools") {
+		t.Errorf("Check without tools = %v", err)
+	}
+}
