@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"harness/loop"
 	"harness/protocol"
@@ -22,6 +23,7 @@ type wireView struct {
 	w    io.Writer
 	st   style
 	wire bool
+	mu sync.Mutex // nested conversations may run at once
 	// convs holds, for each conversation (loop.Event.Origin), what was
 	// last shown of it.
 	convs map[string]*wireConv
@@ -42,6 +44,8 @@ var _ loop.Hook = (*wireView)(nil)
 
 // Event shows e. It never stops a turn.
 func (v *wireView) Event(e loop.Event) error {
+	v.mu.Lock()
+	defer v.mu.Unlock()
 	switch e.Kind {
 	case loop.CallEnded:
 		for line := range strings.Lines(e.Result.Note) {
