@@ -23,7 +23,7 @@ type wireView struct {
 	w    io.Writer
 	st   style
 	wire bool
-	mu sync.Mutex // nested conversations may run at once
+	mu   sync.Mutex // nested conversations may run at once
 	// convs holds, for each conversation (loop.Event.Origin), what was
 	// last shown of it.
 	convs map[string]*wireConv
