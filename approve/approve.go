@@ -5,18 +5,33 @@
 //
 // # Modes
 //
-//	auto  reads run without asking; writes and commands ask first
-//	ask   every call asks first
-//	deny  no call runs
-//	all   every call runs without asking (for tests and throwaway sandboxes)
+//	auto   reads run without asking; writes and commands ask first
+//	edits  reads and file edits (Config.Edit) run without asking; commands ask first
+//	ask    every call asks first
+//	deny   no call runs
+//	all    every call runs without asking (for tests and throwaway sandboxes)
 //
-// In auto and ask, a call that would read a secret asks first, even a read,
-// and output that looks like it holds a secret (a private key, an access
-// token, a password) asks before it is sent back. Answering "always" stops
+// In auto, edits and ask, a call that would read a secret asks first, even
+// a read or an edit, and output that looks like it holds a secret (a
+// private key, an access token, a password) asks before it is sent back.
+// Without anyone to ask, mode edits is the one that lets an unattended run
+// change files: its commands and secrets are refused. Answering "always" stops
 // the same question (same tool, same command or path) from being asked
 // again in the run. An Asker that cannot reach anyone, as when there is no
 // terminal, answers no: the call is refused and its result says that
 // nobody could approve it.
+//
+// # Secrets are decided per file
+//
+// Given the files a call reads (Config.Reads) and their text
+// (Config.Text), the Gate decides secrecy for a whole file, once: a file
+// any part of which looks like it holds a secret is asked about before
+// any part of it is sent, whichever page or transformation of it (rev,
+// xxd, read_file with an offset) the call would return, and the answer
+// stands for that file for the rest of the run. A "no" for a secret,
+// found by its name or by its text, stands for every later call that
+// reads the file, even should the file stop looking secret (an approved
+// edit of .gitignore).
 package approve
 
 import (
@@ -34,19 +49,20 @@ import (
 type Mode string
 
 const (
-	Auto Mode = "auto"
-	Ask  Mode = "ask"
-	Deny Mode = "deny"
-	All  Mode = "all"
+	Auto  Mode = "auto"
+	Edits Mode = "edits"
+	Ask   Mode = "ask"
+	Deny  Mode = "deny"
+	All   Mode = "all"
 )
 
 // ParseMode reads a mode by its name.
 func ParseMode(s string) (Mode, error) {
 	switch m := Mode(s); m {
-	case Auto, Ask, Deny, All:
+	case Auto, Edits, Ask, Deny, All:
 		return m, nil
 	}
-	return "", fmt.Errorf("unknown approval mode %q; use auto, ask, deny or all", s)
+	return "", fmt.Errorf("unknown approval mode %q; use auto, edits, ask, deny or all", s)
 }
 
 // Answer is what the user said.
@@ -76,15 +92,34 @@ type Question struct {
 	// Why says what makes the question needed beyond the mode, such as the
 	// secret a call would read; it may be empty.
 	Why string
+	// Detail shows what the call would do, to read before answering: the
+	// diff of an edit, the first lines of a new file (Config.Preview). It
+	// may be empty, is never part of String, and is shown with the
+	// characters a terminal would act on escaped. Two questions that
+	// differ only in Detail are the same question to "always".
+	Detail string
 }
 
 // String returns the question as the user reads it, e.g.
 // "Run bash: go test ./...?". Control characters in the subject are shown
-// escaped, so that a command cannot hide part of itself on a terminal.
+// escaped, so that a command cannot hide part of itself on a terminal. A
+// subject of more than one line is shown with its lines numbered, each
+// run of blank lines as one line, and its count of lines stated, so that
+// no line can hide below a screenful of blank ones:
+//
+//	Run bash (62 lines, 60 blank):
+//	 1  git status --short
+//	 …  60 blank lines (2-61)
+//	62  git push
+//	Run all 62 lines?
 func (q Question) String() string {
+	subject := strings.TrimSuffix(q.Subject, "\n")
+	if lines := strings.Split(subject, "\n"); len(lines) > 1 {
+		return q.lines(lines)
+	}
 	what := q.Tool
-	if q.Subject != "" {
-		what += ": " + visible(q.Subject)
+	if subject != "" {
+		what += ": " + Visible(subject)
 	}
 	s := "Run " + what + "?"
 	if q.Kind == Send {
@@ -95,6 +130,52 @@ func (q Question) String() string {
 	}
 	return s
 }
+
+// lines is String for a subject of several lines.
+func (q Question) lines(lines []string) string {
+	blank := 0
+	for _, l := range lines {
+		if isBlank(l) {
+			blank++
+		}
+	}
+	head := fmt.Sprintf("%s (%d lines, %d blank):\n", q.Tool, len(lines), blank)
+	var b strings.Builder
+	if q.Kind == Send {
+		b.WriteString("Send the output of " + head)
+	} else {
+		b.WriteString("Run " + head)
+	}
+	width := len(fmt.Sprint(len(lines)))
+	for i := 0; i < len(lines); {
+		if !isBlank(lines[i]) {
+			fmt.Fprintf(&b, "%*d  %s\n", width, i+1, Visible(lines[i]))
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(lines) && isBlank(lines[j]) {
+			j++
+		}
+		if j-i == 1 {
+			fmt.Fprintf(&b, "%*d\n", width, i+1)
+		} else {
+			fmt.Fprintf(&b, "%*s  %d blank lines (%d-%d)\n", width, "…", j-i, i+1, j)
+		}
+		i = j
+	}
+	if q.Kind == Send {
+		b.WriteString("Send it to the model?")
+	} else {
+		fmt.Fprintf(&b, "Run all %d lines?", len(lines))
+	}
+	if q.Why != "" {
+		b.WriteString(" (" + q.Why + ")")
+	}
+	return b.String()
+}
+
+func isBlank(line string) bool { return strings.TrimSpace(line) == "" }
 
 // ErrNobody is returned by an Asker when nobody can answer.
 var ErrNobody = errors.New("nobody could approve it: there is no terminal to ask on")
@@ -139,8 +220,14 @@ const (
 	// it was not asked again.
 	AlwaysBefore
 	// Unanswered: the question was asked and nobody answered it: there
-	// was nobody to ask, the input ended, or the question was interrupted.
+	// was nobody to ask, or the input ended.
 	Unanswered
+	// Interrupted: the question was asked and the run was interrupted
+	// (its context ended) before an answer came.
+	Interrupted
+	// WithheldBefore: the call reads a file the user refused to share
+	// earlier in the run, so it was refused without asking again.
+	WithheldBefore
 )
 
 // String names the outcome, for messages and tests.
@@ -162,6 +249,10 @@ func (o Outcome) String() string {
 		return "always before"
 	case Unanswered:
 		return "unanswered"
+	case Interrupted:
+		return "interrupted"
+	case WithheldBefore:
+		return "withheld before"
 	}
 	return fmt.Sprintf("Outcome(%d)", int(o))
 }
@@ -173,7 +264,7 @@ func (o Outcome) Allowed() bool {
 
 // Asked reports whether the Asker was asked.
 func (o Outcome) Asked() bool {
-	return o == UserYes || o == UserAlways || o == UserNo || o == Unanswered
+	return o == UserYes || o == UserAlways || o == UserNo || o == Unanswered || o == Interrupted
 }
 
 // Decision is one decision a Gate made, for the run's record.
@@ -197,15 +288,46 @@ type Config struct {
 	// Check, when set, refuses a call before anyone is asked: its error is
 	// the result. The bash tool's guard goes here, so that nobody is asked
 	// about a command that would be refused anyway.
-	Check func(protocol.Call) error
+	Check func(context.Context, protocol.Call) error
 	// Secret, when set, says why a call would read a secret, or "". Such a
 	// call is asked about in modes auto and ask, and runs with the context
 	// Permit returns when allowed.
 	Secret func(protocol.Call) string
 	Permit func(context.Context) context.Context
+	// Edit, when set, reports whether call only edits or writes files in
+	// the workspace; mode edits runs such calls without asking (unless
+	// they touch a secret).
+	Edit func(protocol.Call) bool
+	// Preview, when set, shows what call would do, for the question that
+	// asks whether to run it: the Question's Detail. "" shows nothing.
+	Preview func(protocol.Call) string
+	// Reads, when set, names what a call would read: files by their path
+	// in the workspace, kept results by their reference; Text returns the
+	// whole text of one, or as much as is checked. With them the Gate
+	// decides secrecy per file (see the package documentation).
+	Reads func(context.Context, protocol.Call) []string
+	Text  func(name string) string
+	// Warn, when set, says what the user should know before call runs
+	// beyond the call itself, such as the protected files a change of
+	// .gitignore would expose, or "". A call it warns about is asked
+	// about in modes auto and ask, with the warning in the question.
+	Warn func(protocol.Call) string
 	// Record, when set, receives every decision.
 	Record func(Decision)
 }
+
+// maxReadsChecked bounds the files of one call whose text is checked
+// before it runs; the output of every call is checked in any case.
+const maxReadsChecked = 64
+
+// share says what the user decided for a file's secret.
+type share int
+
+const (
+	undecided share = iota
+	shared          // the user said yes to its secret text
+	withheld        // the user said no to a secret it holds
+)
 
 // Gate runs calls through its tools as its Config says.
 type Gate struct {
@@ -213,8 +335,9 @@ type Gate struct {
 	cfg   Config
 	specs []protocol.ToolSpec
 
-	mu     sync.Mutex // one question at a time
+	mu     sync.Mutex // held while asking, one question at a time; guards always and files
 	always map[Question]bool
+	files  map[string]share
 }
 
 // New returns a Gate over tools. It panics on an unknown mode, which is a
@@ -226,7 +349,7 @@ func New(tools Tools, cfg Config) *Gate {
 	if cfg.Asker == nil {
 		cfg.Asker = Nobody
 	}
-	return &Gate{tools: tools, cfg: cfg, specs: tools.Specs(), always: make(map[Question]bool)}
+	return &Gate{tools: tools, cfg: cfg, specs: tools.Specs(), always: make(map[Question]bool), files: make(map[string]share)}
 }
 
 // Specs returns the specs of the tools the Gate wraps.
@@ -240,18 +363,40 @@ func (g *Gate) Run(ctx context.Context, call protocol.Call) protocol.Result {
 			"Not run: the user's approval mode is deny, so no tool may run. Answer with what you know, without tools.")
 	}
 	if g.cfg.Check != nil {
-		if err := g.cfg.Check(call); err != nil {
+		if err := g.cfg.Check(ctx, call); err != nil {
 			return g.refuse(call, Decision{Outcome: CheckRefused, Why: "refused by the check before asking"}, err.Error())
 		}
+	}
+	if g.cfg.Mode == All {
+		return g.runAll(ctx, call)
+	}
+	var reads []string
+	if g.cfg.Reads != nil {
+		reads = g.cfg.Reads(ctx, call)
+	}
+	if name, ok := g.withheldFile(reads); ok {
+		return g.refuse(call, withheldBefore(name), withheldBody(name))
 	}
 	secret := ""
 	if g.cfg.Secret != nil {
 		secret = g.cfg.Secret(call)
 	}
-	q := Question{Kind: Run, Tool: call.Name, Subject: subject(call), Why: secret}
-	if g.needsAsk(call, secret) {
-		ok, d := g.ask(ctx, call, q)
-		if !ok {
+	leaky, leakWhy := g.secretTexts(reads)
+	warn := ""
+	if g.cfg.Warn != nil {
+		warn = g.cfg.Warn(call)
+	}
+	q := Question{Kind: Run, Tool: call.Name, Subject: subject(call), Why: joinWhy(secret, leakWhy, warn)}
+	if g.needsAsk(call, secret != "" || leakWhy != "" || warn != "") {
+		if g.cfg.Preview != nil {
+			q.Detail = Visible(g.cfg.Preview(call))
+		}
+		onlyFiles := secret == "" && warn == "" && !g.needsAsk(call, false)
+		ok, d, name := g.askRun(ctx, call, q, reads, leaky, secret != "", onlyFiles)
+		switch {
+		case d.Outcome == WithheldBefore:
+			return g.refuse(call, d, withheldBody(name))
+		case !ok:
 			return g.refuse(call, d, g.refusal(ctx, d, q))
 		}
 		g.record(d)
@@ -262,54 +407,202 @@ func (g *Gate) Run(ctx context.Context, call protocol.Call) protocol.Result {
 		ctx = g.cfg.Permit(ctx)
 	}
 	res := g.tools.Run(ctx, call)
-	if g.cfg.Mode == All {
+	what := Leak(res.Body)
+	if what == "" || g.sharedRead(call, reads) {
 		return res
 	}
-	if what := Leak(res.Body); what != "" {
-		sq := Question{Kind: Send, Tool: call.Name, Subject: q.Subject, Why: "it looks like it holds " + what}
-		ok, d := g.ask(ctx, call, sq)
-		if !ok {
-			g.record(d)
-			res.OK = false
-			res.Body = fmt.Sprintf("The call ran, but its output was withheld: it looks like it holds %s, and %s. Do not try to read it another way; ask the user for what you need.", what, d.Why)
-			return res
-		}
-		g.record(d)
+	sq := Question{Kind: Send, Tool: call.Name, Subject: q.Subject, Why: "it looks like it holds " + what}
+	g.mu.Lock()
+	ok, d := g.ask(ctx, call, sq)
+	if d.Outcome == UserNo {
+		g.decide(reads, withheld)
+	}
+	g.mu.Unlock()
+	g.record(d)
+	if !ok {
+		res.OK = false
+		res.Body = fmt.Sprintf("The call ran, but its output was withheld: it looks like it holds %s, and %s. Do not try to read it another way; ask the user for what you need.", what, d.Why)
 	}
 	return res
 }
 
-// needsAsk reports whether running call needs a question in this mode.
-func (g *Gate) needsAsk(call protocol.Call, secret string) bool {
+// runAll runs call in mode all: without a question, secrets included.
+func (g *Gate) runAll(ctx context.Context, call protocol.Call) protocol.Result {
+	g.record(Decision{Call: call, Outcome: ModeAllowed, Why: "mode all"})
+	if g.cfg.Secret != nil && g.cfg.Secret(call) != "" && g.cfg.Permit != nil {
+		ctx = g.cfg.Permit(ctx)
+	}
+	return g.tools.Run(ctx, call)
+}
+
+// askRun asks q before call runs, and records the answer for the files
+// it reads: with secret (a name made the call secret) a no stands for
+// all of reads; else for leaky, the files whose text looks secret, as a
+// yes does. It holds the lock from the first look at the files to the
+// last, so that calls running together ask once per file: a call whose
+// file the user refused meanwhile is refused (and the name of that file
+// returned), and one asked only for files the user agreed to share
+// meanwhile (onlyFiles) runs.
+func (g *Gate) askRun(ctx context.Context, call protocol.Call, q Question, reads, leaky []string, secret, onlyFiles bool) (bool, Decision, string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if name, ok := g.withheldLocked(reads); ok {
+		d := withheldBefore(name)
+		d.Call = call
+		return false, d, name
+	}
+	if onlyFiles && !slices.ContainsFunc(leaky, func(name string) bool { return g.files[name] != shared }) {
+		return true, Decision{Call: call, Outcome: ModeAllowed, Why: "mode " + string(g.cfg.Mode) + "; the user agreed to share the files it reads"}, ""
+	}
+	ok, d := g.ask(ctx, call, q)
+	switch {
+	case ok:
+		g.decide(leaky, shared)
+	case d.Outcome != UserNo:
+		// Nobody answered: nothing is decided, and the next call asks.
+	case secret:
+		g.decide(reads, withheld)
+	default:
+		g.decide(leaky, withheld)
+	}
+	return ok, d, ""
+}
+
+// withheldBefore is the decision on a call that reads name, which the user
+// refused to share earlier.
+func withheldBefore(name string) Decision {
+	return Decision{Outcome: WithheldBefore, Why: "the user refused to share " + name + " earlier in the run"}
+}
+
+func withheldBody(name string) string {
+	return fmt.Sprintf("Not run: it reads %s, which the user refused to share earlier in this run; that answer stands for every call that reads it. Do not try to read it another way; ask the user for what you need.", name)
+}
+
+// withheldFile returns the first of reads the user refused to share.
+func (g *Gate) withheldFile(reads []string) (string, bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.withheldLocked(reads)
+}
+
+func (g *Gate) withheldLocked(reads []string) (string, bool) {
+	for _, name := range reads {
+		if g.files[name] == withheld {
+			return name, true
+		}
+	}
+	return "", false
+}
+
+// secretTexts returns the files of reads, not yet shared, whose text
+// looks like it holds a secret, and why that asks a question, or "".
+func (g *Gate) secretTexts(reads []string) ([]string, string) {
+	if g.cfg.Text == nil {
+		return nil, ""
+	}
+	var leaky, whys []string
+	for i, name := range reads {
+		if i == maxReadsChecked {
+			break
+		}
+		g.mu.Lock()
+		done := g.files[name] == shared
+		g.mu.Unlock()
+		if done {
+			continue
+		}
+		if what := Leak(g.cfg.Text(name)); what != "" {
+			leaky = append(leaky, name)
+			whys = append(whys, name+", which looks like it holds "+what)
+		}
+	}
+	if len(leaky) == 0 {
+		return nil, ""
+	}
+	return leaky, "it reads " + strings.Join(whys, ", ") + "; the answer stands for the whole file for the rest of the run"
+}
+
+// decide records the user's answer for the secrets of files. The caller
+// holds the lock.
+func (g *Gate) decide(files []string, s share) {
+	for _, name := range files {
+		if g.files[name] != withheld { // a no stands
+			g.files[name] = s
+		}
+	}
+}
+
+// sharedRead reports whether call only reads, and only files whose
+// secret text the user already agreed to share: its output is their
+// text, which needs no second question.
+func (g *Gate) sharedRead(call protocol.Call, reads []string) bool {
+	if len(reads) == 0 || g.writes(call) {
+		return false
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, name := range reads {
+		if g.files[name] != shared {
+			return false
+		}
+	}
+	return true
+}
+
+func joinWhy(whys ...string) string {
+	var out []string
+	for _, w := range whys {
+		if w != "" {
+			out = append(out, w)
+		}
+	}
+	return strings.Join(out, "; ")
+}
+
+// needsAsk reports whether running call needs a question in this mode;
+// special says that something about it (a secret, a warning) does.
+func (g *Gate) needsAsk(call protocol.Call, special bool) bool {
 	switch g.cfg.Mode {
 	case All:
 		return false
 	case Ask:
 		return true
 	}
-	if secret != "" {
+	if special {
 		return true
 	}
+	if g.cfg.Mode == Edits && g.cfg.Edit != nil && g.cfg.Edit(call) {
+		return false
+	}
+	return g.writes(call)
+}
+
+// writes reports whether call's tool may write, as its spec says; an
+// unknown tool may.
+func (g *Gate) writes(call protocol.Call) bool {
 	i := slices.IndexFunc(g.specs, func(s protocol.ToolSpec) bool { return s.Name == call.Name })
 	return i < 0 || g.specs[i].Writes
 }
 
 // ask asks q unless the user already answered it with always, and returns
-// whether the call may go on and the decision.
+// whether the call may go on and the decision. The caller holds the lock:
+// one question at a time.
 func (g *Gate) ask(ctx context.Context, call protocol.Call, q Question) (bool, Decision) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
 	d := Decision{Call: call, Question: q}
-	if g.always[q] {
+	key := q
+	key.Detail = ""
+	if g.always[key] {
 		d.Outcome, d.Why = AlwaysBefore, "the user said always before"
 		return true, d
 	}
 	answer, err := g.cfg.Asker.Ask(ctx, q)
 	switch {
+	case err != nil && ctx.Err() != nil:
+		d.Outcome, d.Why = Interrupted, "the question was interrupted"
 	case err != nil:
 		d.Outcome, d.Why = Unanswered, err.Error()
 	case answer == Always:
-		g.always[q] = true
+		g.always[key] = true
 		d.Outcome, d.Why = UserAlways, "the user said always"
 	case answer == Yes:
 		d.Outcome, d.Why = UserYes, "the user said yes"
@@ -339,10 +632,11 @@ func (g *Gate) record(d Decision) {
 	}
 }
 
-// visible escapes the characters of s that a terminal would act on rather
+// Visible escapes the characters of s that a terminal would act on rather
 // than show: control characters other than newline and tab, and the
-// characters that reorder text.
-func visible(s string) string {
+// characters that reorder text. Whatever a model or a file wrote passes
+// through it before it reaches the user's terminal.
+func Visible(s string) string {
 	var b strings.Builder
 	for _, r := range s {
 		switch {

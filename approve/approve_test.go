@@ -4,8 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"harness/approve"
 	"harness/loop"
@@ -78,6 +82,7 @@ func gate(tools *fakeTools, mode approve.Mode, asker approve.Asker, decisions *[
 			return ""
 		},
 		Permit: func(ctx context.Context) context.Context { return context.WithValue(ctx, permitKey{}, true) },
+		Edit:   func(c protocol.Call) bool { return c.Name == "write_file" },
 		Record: func(d approve.Decision) {
 			if decisions != nil {
 				*decisions = append(*decisions, d)
@@ -98,6 +103,11 @@ func TestModes(t *testing.T) {
 		{approve.Auto, call("write_file", "a.go"), true, true, false},
 		{approve.Auto, call("bash", "go test ./..."), true, true, false},
 		{approve.Auto, call("read_file", ".env"), true, true, true},
+		{approve.Edits, call("read_file", "a.go"), false, true, false},
+		{approve.Edits, call("write_file", "a.go"), false, true, false},
+		{approve.Edits, call("bash", "go test ./..."), true, true, false},
+		{approve.Edits, call("write_file", ".env"), true, true, true},
+		{approve.Edits, call("read_file", ".env"), true, true, true},
 		{approve.Ask, call("read_file", "a.go"), true, true, false},
 		{approve.Ask, call("bash", "ls"), true, true, false},
 		{approve.All, call("bash", "ls"), false, true, false},
@@ -164,7 +174,7 @@ func TestAnswers(t *testing.T) {
 // Each way a Gate decides has its own Outcome, whatever its Why says.
 func TestOutcomes(t *testing.T) {
 	key := "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEA\n-----END OPENSSH PRIVATE KEY-----\n"
-	refuseSudo := func(c protocol.Call) error {
+	refuseSudo := func(_ context.Context, c protocol.Call) error {
 		if c.Args["command"] == "sudo ls" {
 			return errors.New("refused")
 		}
@@ -190,7 +200,7 @@ func TestOutcomes(t *testing.T) {
 		{"always", approve.Auto, &script{answers: []approve.Answer{approve.Always}}, nil, "",
 			[]protocol.Call{call("write_file", "a"), call("write_file", "a")}, []approve.Outcome{approve.UserAlways, approve.AlwaysBefore}},
 		{"nobody", approve.Auto, approve.Nobody, nil, "", []protocol.Call{call("write_file", "a")}, []approve.Outcome{approve.Unanswered}},
-		{"interrupted", approve.Auto, &script{err: context.Canceled}, cancelled, "", []protocol.Call{call("write_file", "a")}, []approve.Outcome{approve.Unanswered}},
+		{"interrupted", approve.Auto, &script{err: context.Canceled}, cancelled, "", []protocol.Call{call("write_file", "a")}, []approve.Outcome{approve.Interrupted}},
 		{"send yes", approve.Auto, &script{answers: []approve.Answer{approve.Yes}}, nil, key,
 			[]protocol.Call{call("read_file", "a")}, []approve.Outcome{approve.ModeAllowed, approve.UserYes}},
 		{"send nobody", approve.Auto, approve.Nobody, nil, key,
@@ -232,6 +242,8 @@ func TestOutcomeAllowedAsked(t *testing.T) {
 		{approve.UserNo, false, true},
 		{approve.AlwaysBefore, true, false},
 		{approve.Unanswered, false, true},
+		{approve.Interrupted, false, true},
+		{approve.WithheldBefore, false, false},
 		{0, false, false},
 	} {
 		if tt.o.Allowed() != tt.allowed || tt.o.Asked() != tt.asked {
@@ -266,7 +278,7 @@ func TestNobody(t *testing.T) {
 
 func TestCheckRefusesBeforeAsking(t *testing.T) {
 	tools, asker := &fakeTools{}, &script{answers: []approve.Answer{approve.Yes}}
-	g := approve.New(tools, approve.Config{Mode: approve.Ask, Asker: asker, Check: func(c protocol.Call) error {
+	g := approve.New(tools, approve.Config{Mode: approve.Ask, Asker: asker, Check: func(_ context.Context, c protocol.Call) error {
 		if c.Args["command"] == "sudo ls" {
 			return errors.New("the command was refused: sudo runs a command as another user")
 		}
@@ -339,7 +351,13 @@ func TestQuestionString(t *testing.T) {
 		{approve.Question{Kind: approve.Run, Tool: "read_file", Subject: ".env", Why: "secret"}, "Run read_file: .env? (secret)"},
 		{approve.Question{Kind: approve.Run, Tool: "bash", Subject: "ls\r\x1b[2Krm -rf ~"}, `Run bash: ls\u000d\u001b[2Krm -rf ~?`},
 		{approve.Question{Kind: approve.Run, Tool: "bash", Subject: "echo \u202eevil"}, `Run bash: echo \u202eevil?`},
-		{approve.Question{Kind: approve.Run, Tool: "bash", Subject: "ls\nrm x"}, "Run bash: ls\nrm x?"},
+		{approve.Question{Kind: approve.Run, Tool: "bash", Subject: "ls\n"}, "Run bash: ls?"},
+		// Several lines: numbered, blank runs collapsed, the count stated.
+		{approve.Question{Kind: approve.Run, Tool: "bash", Subject: "ls\nrm x"}, "Run bash (2 lines, 0 blank):\n1  ls\n2  rm x\nRun all 2 lines?"},
+		{approve.Question{Kind: approve.Run, Tool: "bash", Subject: "git status --short" + strings.Repeat("\n", 61) + "git push", Why: "w"},
+			"Run bash (62 lines, 60 blank):\n 1  git status --short\n …  60 blank lines (2-61)\n62  git push\nRun all 62 lines? (w)"},
+		{approve.Question{Kind: approve.Send, Tool: "bash", Subject: "a\n \t\nb\r"},
+			"Send the output of bash (3 lines, 1 blank):\n1  a\n2\n3  b\\u000d\nSend it to the model?"},
 	}
 	for _, tt := range tests {
 		if got := tt.q.String(); got != tt.want {
@@ -349,7 +367,7 @@ func TestQuestionString(t *testing.T) {
 }
 
 func TestParseMode(t *testing.T) {
-	for _, s := range []string{"auto", "ask", "deny", "all"} {
+	for _, s := range []string{"auto", "edits", "ask", "deny", "all"} {
 		if m, err := approve.ParseMode(s); err != nil || string(m) != s {
 			t.Errorf("ParseMode(%q) = %q, %v", s, m, err)
 		}
@@ -394,4 +412,216 @@ func TestLeak(t *testing.T) {
 			t.Errorf("Leak(%q) = %q, want %q", tt.text, got, tt.want)
 		}
 	}
+}
+
+// TestPreview: the question before a call carries the preview as its
+// Detail, escaped for the terminal and never in its text, and "always"
+// holds for the same question whatever its preview.
+func TestPreview(t *testing.T) {
+	var details []string
+	asker := &detailAsker{answers: []approve.Answer{approve.Always}, details: &details}
+	n := 0
+	g := approve.New(&fakeTools{}, approve.Config{
+		Mode:  approve.Auto,
+		Asker: asker,
+		Preview: func(c protocol.Call) string {
+			n++
+			return fmt.Sprintf("-old\n+new %d\x1b[2J", n)
+		},
+	})
+	for range 2 {
+		if res := g.Run(context.Background(), call("write_file", "a.go")); !res.OK {
+			t.Fatalf("not run: %s", res.Body)
+		}
+	}
+	if want := []string{`-old` + "\n" + `+new 1\u001b[2J`}; !slices.Equal(details, want) {
+		t.Errorf("details shown %q, want %q (asked once)", details, want)
+	}
+	if strings.Contains(asker.text, "old") {
+		t.Errorf("the question's text %q holds its detail", asker.text)
+	}
+}
+
+type detailAsker struct {
+	answers []approve.Answer
+	details *[]string
+	text    string
+}
+
+func (a *detailAsker) Ask(_ context.Context, q approve.Question) (approve.Answer, error) {
+	*a.details = append(*a.details, q.Detail)
+	a.text = q.String()
+	ans := a.answers[0]
+	a.answers = a.answers[1:]
+	return ans, nil
+}
+
+// files is the text of the files a test's calls read, by name.
+type files map[string]string
+
+// reads names the file a call reads: its path, or for bash the last word
+// of its command, as the guard would find it.
+func reads(_ context.Context, c protocol.Call) []string {
+	if p, ok := c.Args["path"].(string); ok {
+		return []string{p}
+	}
+	if cmd, ok := c.Args["command"].(string); ok {
+		words := strings.Fields(cmd)
+		return words[len(words)-1:]
+	}
+	return nil
+}
+
+// A file with a secret anywhere in it is asked about once, before any of
+// it is sent, and a "no" stands for every later call that reads it: a
+// later page (read_file with an offset) or a transformation (rev, xxd).
+func TestSecretDecidedPerFile(t *testing.T) {
+	key := "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEA\nAAAABG5vbmUAAAAEbm9uZQ\n-----END OPENSSH PRIVATE KEY-----\n"
+	text := files{"key.txt": key, "notes.txt": "milk\n"}
+	for _, tt := range []struct {
+		answer   approve.Answer
+		outcomes string
+		sent     int
+	}{
+		{approve.No, "[user no withheld before withheld before mode allowed]", 1},
+		{approve.Yes, "[user yes mode allowed mode allowed mode allowed]", 4},
+	} {
+		t.Run(fmt.Sprint(tt.answer), func(t *testing.T) {
+			tools := &fakeTools{body: "AAAABG5vbmUAAAAEbm9uZQ"} // the key's body, past its header
+			asker := &script{answers: []approve.Answer{tt.answer}}
+			var got []approve.Outcome
+			g := approve.New(tools, approve.Config{
+				Mode: approve.Auto, Asker: asker, Reads: reads,
+				Text:   func(name string) string { return text[name] },
+				Record: func(d approve.Decision) { got = append(got, d.Outcome) },
+			})
+			ctx := context.Background()
+			page := call("read_file", "key.txt")
+			page.Args["offset"] = 2
+			g.Run(ctx, call("read_file", "key.txt"))
+			g.Run(ctx, page)
+			g.Run(ctx, call("read_file", "key.txt"))
+			g.Run(ctx, call("read_file", "notes.txt"))
+			if fmt.Sprint(got) != tt.outcomes {
+				t.Errorf("outcomes %v, want %s", got, tt.outcomes)
+			}
+			if len(asker.asked) != 1 || !strings.Contains(asker.asked[0], "key.txt, which looks like it holds a private key") {
+				t.Errorf("asked %q, want one question about key.txt", asker.asked)
+			}
+			if len(tools.ran) != tt.sent {
+				t.Errorf("ran %d calls, want %d", len(tools.ran), tt.sent)
+			}
+		})
+	}
+}
+
+// A command that reads a secret file is asked about for that file, and
+// refused once the user said no to it, whatever it does with the text.
+func TestSecretFileThroughBash(t *testing.T) {
+	text := files{"notes.txt": "aws_access_key_id = AKIAIOSFODNN7EXAMPLE\n"}
+	tools := &fakeTools{body: "ELPMAXE7NNDOFSOIAIKA = di_yek_ssecca_swa"}
+	asker := &script{answers: []approve.Answer{approve.No}}
+	g := approve.New(tools, approve.Config{Mode: approve.Auto, Asker: asker, Reads: reads, Text: func(name string) string { return text[name] }})
+	ctx := context.Background()
+	for _, cmd := range []string{"rev notes.txt", "xxd notes.txt", "od -c notes.txt", "cut -c1- notes.txt", "tr a b < notes.txt"} {
+		if res := g.Run(ctx, call("bash", cmd)); res.OK {
+			t.Errorf("%s: ran: %s", cmd, res.Body)
+		}
+	}
+	if len(tools.ran) != 0 || len(asker.asked) != 1 {
+		t.Errorf("ran %v, asked %q; want nothing run and one question", tools.ran, asker.asked)
+	}
+	if res := g.Run(ctx, call("read_file", "notes.txt")); res.OK || !strings.Contains(res.Body, "refused to share earlier") {
+		t.Errorf("read_file after no: %+v", res)
+	}
+}
+
+// A "no" for a file secret by its name stands, even once the file stops
+// being secret (an edit of .gitignore that unprotects it).
+func TestNoForSecretStands(t *testing.T) {
+	secret := true
+	tools := &fakeTools{}
+	asker := &script{answers: []approve.Answer{approve.No}}
+	g := approve.New(tools, approve.Config{
+		Mode: approve.Auto, Asker: asker, Reads: reads,
+		Secret: func(c protocol.Call) string {
+			if secret && c.Args["path"] == "config.local" {
+				return "config.local is ignored by .gitignore"
+			}
+			return ""
+		},
+	})
+	ctx := context.Background()
+	g.Run(ctx, call("read_file", "config.local"))
+	secret = false
+	res := g.Run(ctx, call("read_file", "config.local"))
+	if res.OK || len(tools.ran) != 0 || len(asker.asked) != 1 {
+		t.Errorf("result %+v, ran %v, asked %q", res, tools.ran, asker.asked)
+	}
+}
+
+// A warning makes even a read ask, and is in the question.
+func TestWarn(t *testing.T) {
+	tools := &fakeTools{}
+	asker := &script{answers: []approve.Answer{approve.Yes}}
+	g := approve.New(tools, approve.Config{Mode: approve.Auto, Asker: asker, Warn: func(c protocol.Call) string {
+		if c.Args["path"] == ".gitignore" {
+			return "it would stop protecting config.local"
+		}
+		return ""
+	}})
+	g.Run(context.Background(), call("read_file", ".gitignore"))
+	g.Run(context.Background(), call("read_file", "main.go"))
+	if len(asker.asked) != 1 || !strings.Contains(asker.asked[0], "Run read_file: .gitignore? (it would stop protecting config.local)") {
+		t.Errorf("asked %q", asker.asked)
+	}
+}
+
+// blockingAsker answers no to each question once release is closed, and
+// counts the questions.
+type blockingAsker struct {
+	asking  chan struct{}
+	release chan struct{}
+	asked   atomic.Int64
+}
+
+func (b *blockingAsker) Ask(ctx context.Context, q approve.Question) (approve.Answer, error) {
+	if b.asked.Add(1) == 1 {
+		close(b.asking)
+	}
+	<-b.release
+	return approve.No, nil
+}
+
+// Reads of one secret file that run together ask once: the second waits
+// for the answer to the first, which stands for it.
+func TestSecretFileAskedOnceByCallsTogether(t *testing.T) {
+	text := files{"key.txt": "-----BEGIN PRIVATE KEY-----\nMIIE\n"}
+	tools := &lockedTools{}
+	asker := &blockingAsker{asking: make(chan struct{}), release: make(chan struct{})}
+	g := approve.New(tools, approve.Config{Mode: approve.Auto, Asker: asker, Reads: reads, Text: func(name string) string { return text[name] }})
+	var wg sync.WaitGroup
+	results := make([]protocol.Result, 2)
+	wg.Go(func() { results[0] = g.Run(context.Background(), call("read_file", "key.txt")) })
+	<-asker.asking
+	wg.Go(func() { results[1] = g.Run(context.Background(), call("read_file", "key.txt")) })
+	time.Sleep(10 * time.Millisecond) // let the second call reach the question, if it would ask
+	close(asker.release)
+	wg.Wait()
+	if n := asker.asked.Load(); n != 1 {
+		t.Errorf("asked %d times, want once", n)
+	}
+	if results[0].OK || results[1].OK || tools.ran.Load() != 0 {
+		t.Errorf("results %+v, ran %d", results, tools.ran.Load())
+	}
+}
+
+// lockedTools is a read tool that may run from several goroutines.
+type lockedTools struct{ ran atomic.Int64 }
+
+func (l *lockedTools) Specs() []protocol.ToolSpec { return []protocol.ToolSpec{{Name: "read_file"}} }
+
+func (l *lockedTools) Run(_ context.Context, call protocol.Call) protocol.Result {
+	l.ran.Add(1)
+	return protocol.Result{CallID: call.ID, Tool: call.Name, OK: true, Body: "read"}
 }

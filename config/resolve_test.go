@@ -207,6 +207,7 @@ func TestRedaction(t *testing.T) {
 	}
 	shown := []string{
 		fmt.Sprint(s), fmt.Sprintf("%v", s), fmt.Sprintf("%+v", s), fmt.Sprintf("%#v", s),
+		//lint:ignore S1025 every verb that prints the key is tried, %s included
 		fmt.Sprintf("%s", s.APIKey.Value), fmt.Sprintf("%q", s.APIKey.Value), fmt.Sprintf("%x", s.APIKey.Value),
 		s.APIKey.Value.String(), string(js), fmt.Sprint(s.Rows()),
 	}

@@ -37,6 +37,8 @@
 //	done=REASON      the done reason reported: stop (the default) or length
 //	think=TEXT       thinking text, reported apart from the content
 //	delay=DURATION   wait this long before replying (time.ParseDuration syntax)
+//	when=TEXT        the reply belongs to the conversation whose first user
+//	                 message contains TEXT (see Conversations)
 //
 // The body of a reply is its lines taken verbatim and joined with "\n"; the
 // newline ending the last body line is not part of the body. A one-line body
@@ -63,14 +65,45 @@
 // name, the line and the reason, as in "demo.txt:4: unknown attribute
 // "expct"". [Script.Format] prints a script back in this form.
 //
+// # Conversations
+//
+// A script can play several conversations at once, such as an agent's and
+// those of the sub-agents it starts, whose requests may arrive in any
+// order, even together. A conversation is known by its first user message
+// (the user's first input, or the task a sub-agent was given), and a reply
+// with when=TEXT belongs to the conversations whose first user message
+// contains TEXT. A request belongs to the conversation of the first when
+// value, in the order the script first uses them, that its first user
+// message contains; when it contains none, to the conversation of the
+// replies without when. Each conversation takes its own replies in script
+// order, whatever the others do:
+//
+//	>>> expect="look at a.txt and b.txt"
+//	TOOL_CALL {"name":"agent","arguments":{"task":"summarize a.txt"}}
+//	TOOL_CALL {"name":"agent","arguments":{"task":"summarize b.txt"}}
+//	>>> when="summarize a.txt"
+//	TOOL_CALL {"name":"read_file","arguments":{"path":"a.txt"}}
+//	>>> when="summarize b.txt"
+//	TOOL_CALL {"name":"read_file","arguments":{"path":"b.txt"}}
+//	>>> when="summarize a.txt" expect="TOOL_RESULT call_1 read_file SUCCESS"
+//	a.txt is a greeting.
+//	>>> when="summarize b.txt" expect="TOOL_RESULT call_1 read_file SUCCESS"
+//	b.txt is a farewell.
+//	>>> expect="TOOL_RESULT call_2 agent SUCCESS"
+//	One greets, the other says goodbye.
+//
+// A script without when is one conversation: its replies are served in
+// order to every request.
+//
 // # Replying
 //
-// Each call to [Model.Chat] takes the next reply of the script, whatever
-// happens afterwards: a reply whose expectation fails, or whose delay is cut
-// short by the context, is used up. Running out of replies is an error
-// wrapping [ErrExhausted]; an unmet expect or role is an error wrapping
-// [ErrExpectation]. Both describe the last message received, so that a test
-// failure shows what the harness actually sent.
+// Each call to [Model.Chat] takes the next reply of its conversation,
+// whatever happens afterwards: a reply whose expectation fails, or whose
+// delay is cut short by the context, is used up. A conversation that runs
+// out of replies gets an error wrapping [ErrExhausted]; an unmet expect or
+// role is an error wrapping [ErrExpectation]. Both describe the last
+// message received, so that a test failure shows what the harness actually
+// sent.
 //
 // A reply is streamed before it is returned: first its thinking, then its
 // content, each line in two pieces, so that consumers see partial lines the

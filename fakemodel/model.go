@@ -23,20 +23,20 @@ var (
 	ErrExpectation = errors.New("fakemodel: expectation failed")
 )
 
-// Model serves the replies of a script in order. It is safe for concurrent
-// use; concurrent calls each take a different reply.
+// Model serves the replies of a script in order, each conversation's apart
+// (see the package comment). It is safe for concurrent use; concurrent
+// calls each take a different reply.
 type Model struct {
-	name    string
-	replies []Reply
+	name string
 
 	mu     sync.Mutex
-	next   int // index of the next reply to serve
+	convs  *conversations
 	window int // see SetWindow
 }
 
 // New returns a model that serves the replies of s.
 func New(s *Script) *Model {
-	return &Model{name: s.Name, replies: slices.Clone(s.Replies)}
+	return &Model{name: s.Name, convs: newConversations(slices.Clone(s.Replies))}
 }
 
 // Describe says what the model is: a fake whose model is its script. It
@@ -50,7 +50,7 @@ func (m *Model) Describe() protocol.Backend {
 func (m *Model) Remaining() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return len(m.replies) - m.next
+	return m.convs.remaining()
 }
 
 // Chat serves the next reply of the script, checking first that req meets
@@ -111,17 +111,12 @@ func (m *Model) chat(ctx context.Context, req protocol.Request, stream func(prot
 	return reply, nil
 }
 
-// take claims the next reply and its 1-based number.
+// take claims the next reply of the conversation msgs belong to, and its
+// 1-based number in the script.
 func (m *Model) take(msgs []protocol.Message) (Reply, int, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.next >= len(m.replies) {
-		return Reply{}, 0, fmt.Errorf("%w: script %s has no reply left (it had %d); this request ended with %s",
-			ErrExhausted, m.scriptName(), len(m.replies), describeLast(msgs))
-	}
-	r := m.replies[m.next]
-	m.next++
-	return r, m.next, nil
+	return m.convs.take(msgs, m.scriptName())
 }
 
 func (m *Model) scriptName() string {

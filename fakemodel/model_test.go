@@ -3,6 +3,7 @@ package fakemodel
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -246,4 +247,100 @@ func TestDescribe(t *testing.T) {
 			t.Errorf("honours %s: %v, want %v", set, got, want)
 		}
 	}
+}
+
+// convReq is a request of the conversation that began with first, at a
+// later step.
+func convReq(first string) protocol.Request {
+	return protocol.Request{Messages: []protocol.Message{
+		{Role: protocol.System, Content: "You are a test."},
+		{Role: protocol.User, Content: first},
+		{Role: protocol.Assistant, Content: "TOOL_CALL ..."},
+		{Role: protocol.User, Content: "TOOL_RESULT call_1 x SUCCESS\nok"},
+	}}
+}
+
+// TestModelConversations: replies with when go to the conversation whose
+// first user message contains it, each conversation's in script order,
+// whatever order the requests come in; the rest go to the others.
+func TestModelConversations(t *testing.T) {
+	m := New(mustParse(t, `>>>
+main 1
+>>> when="task a"
+a 1
+>>> when="task b"
+b 1
+>>> when="task a"
+a 2
+>>>
+main 2
+>>> when="task"
+any task
+`))
+	steps := []struct{ first, want string }{
+		{"task b: look", "b 1"},
+		{"do it", "main 1"},
+		{"task a and task b", "a 1"}, // both match: the first when in the script wins
+		{"task a", "a 2"},
+		{"a task of its own", "any task"},
+		{"do it", "main 2"},
+	}
+	for i, s := range steps {
+		r, err := m.Chat(t.Context(), convReq(s.first), nil)
+		if err != nil {
+			t.Fatalf("request %d: %v", i+1, err)
+		}
+		if r.Content != s.want {
+			t.Errorf("request %d (%q): %q, want %q", i+1, s.first, r.Content, s.want)
+		}
+	}
+	if n := m.Remaining(); n != 0 {
+		t.Errorf("Remaining = %d", n)
+	}
+	_, err := m.Chat(t.Context(), convReq("task b"), nil)
+	if !errors.Is(err, ErrExhausted) || !strings.Contains(err.Error(), `conversation when="task b" (it had 1)`) {
+		t.Errorf("an exhausted conversation: %v", err)
+	}
+	_, err = m.Chat(t.Context(), convReq("other"), nil)
+	if !errors.Is(err, ErrExhausted) || !strings.Contains(err.Error(), "no when attribute names (it had 2)") {
+		t.Errorf("the exhausted conversation without when: %v", err)
+	}
+}
+
+// TestModelConversationErrors: an expectation names the reply's line in
+// the script, whichever conversation it belongs to.
+func TestModelConversationErrors(t *testing.T) {
+	m := New(mustParse(t, ">>>\nmain\n>>> when=sub expect=RESULT\nchild\n"))
+	_, err := m.Chat(t.Context(), userReq("sub task"), nil)
+	if !errors.Is(err, ErrExpectation) || !strings.Contains(err.Error(), ":3: reply 2") {
+		t.Errorf("err = %v, want an expectation failure at line 3, reply 2", err)
+	}
+	if r, err := m.Chat(t.Context(), userReq("main task"), nil); err != nil || r.Content != "main" {
+		t.Errorf("the main conversation: %q, %v", r.Content, err)
+	}
+}
+
+// TestModelConversationsConcurrent: conversations that ask at the same
+// time each get their own replies in order.
+func TestModelConversationsConcurrent(t *testing.T) {
+	const convs, steps = 4, 5
+	var script strings.Builder
+	for s := range steps {
+		for c := range convs {
+			fmt.Fprintf(&script, ">>> when=\"task %d\"\n%d.%d\n", c, c, s)
+		}
+	}
+	m := New(mustParse(t, script.String()))
+	var wg sync.WaitGroup
+	for c := range convs {
+		wg.Go(func() {
+			for s := range steps {
+				r, err := m.Chat(t.Context(), convReq(fmt.Sprintf("task %d", c)), nil)
+				if want := fmt.Sprintf("%d.%d", c, s); err != nil || r.Content != want {
+					t.Errorf("conversation %d, step %d: %q, %v; want %q", c, s, r.Content, err, want)
+				}
+			}
+		})
+	}
+	wg.Wait()
 }

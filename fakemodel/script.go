@@ -30,6 +30,9 @@ type Reply struct {
 	Match Match
 	// Role, when not empty, is the role the last message must have.
 	Role protocol.Role
+	// When, when not empty, gives the reply to the conversation whose
+	// first user message contains it (see the package comment).
+	When string
 	// Done is the done reason to report; empty means protocol.DoneStop.
 	Done  string
 	Think string
@@ -220,6 +223,8 @@ func (r *Reply) set(key, val string) error {
 		r.Expect = val
 	case "think":
 		r.Think = val
+	case "when":
+		r.When = val
 	case "role":
 		switch role := protocol.Role(val); role {
 		case protocol.User, protocol.Assistant, protocol.System:
@@ -279,6 +284,9 @@ func (s *Script) Format() []byte {
 		}
 		if r.Delay > 0 {
 			b.WriteString(" delay=" + r.Delay.String())
+		}
+		if r.When != "" {
+			b.WriteString(" when=" + strconv.Quote(r.When))
 		}
 		b.WriteByte('\n')
 		for _, line := range strings.Split(r.Body, "\n") {

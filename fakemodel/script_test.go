@@ -50,6 +50,10 @@ func TestParse(t *testing.T) {
 		{"all attributes, tabs and extra spaces", ">>>  expect=\"a b\"\trole=user   done=length think=t delay=2ms  \nbody\n", []Reply{
 			{Line: 1, Expect: "a b", Role: protocol.User, Done: protocol.DoneLength, Think: "t", Delay: 2 * time.Millisecond, Body: "body"},
 		}},
+		{"when", `>>> when="summarize a.txt"` + "\nx\n>>> when=b\ny\n", []Reply{
+			{Line: 1, When: "summarize a.txt", Body: "x"},
+			{Line: 3, When: "b", Body: "y"},
+		}},
 		{"bare value may hold quotes and equals", `>>> expect=a"b=c` + "\n", []Reply{{Line: 1, Expect: `a"b=c`}}},
 	}
 	for _, tt := range tests {
@@ -89,6 +93,8 @@ func TestParseErrors(t *testing.T) {
 		{"bad done", ">>> done=eos\n", 1},
 		{"bad delay", ">>> delay=soon\n", 1},
 		{"negative delay", ">>> delay=-1s\n", 1},
+		{"duplicate when", ">>> when=a when=b\n", 1},
+		{"empty bare when", ">>> when=\n", 1},
 		{"invalid utf-8", ">>>\nok\n\xff\n", 3},
 	}
 	for _, tt := range tests {
@@ -127,8 +133,9 @@ func TestFormat(t *testing.T) {
 		{Expect: "a\tb", Role: protocol.User, Done: protocol.DoneLength, Think: "t", Delay: time.Second, Body: ">>> x\n\\y\nz\n"},
 		{},
 		{Expect: "c", Match: MatchEnd, Body: "d"},
+		{When: "task one", Body: "w"},
 	}}
-	want := ">>> expect=\"a\\tb\" role=user done=length think=\"t\" delay=1s\n\\>>> x\n\\\\y\nz\n\n>>>\n\n>>> expect=\"c\" match=end\nd\n"
+	want := ">>> expect=\"a\\tb\" role=user done=length think=\"t\" delay=1s\n\\>>> x\n\\\\y\nz\n\n>>>\n\n>>> expect=\"c\" match=end\nd\n>>> when=\"task one\"\nw\n"
 	if got := string(s.Format()); got != want {
 		t.Errorf("Format:\ngot  %q\nwant %q", got, want)
 	}
@@ -139,6 +146,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("# c\n>>> expect=\"x\\n\" role=user done=length think=\"t\" delay=1ms\nbody\n\\>>> esc\n\\\\\n>>>\n"))
 	f.Add([]byte(">>>\n\n\n>>>"))
 	f.Add([]byte(">>> expect=a\"b\n"))
+	f.Add([]byte(">>> when=\"task a\"\nx\n>>> when=b expect=c\ny\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := Parse("fuzz", data)
 		if err != nil {

@@ -25,6 +25,11 @@ import (
 // DefaultModelName is the name a Server answers to unless told otherwise.
 const DefaultModelName = "fake"
 
+// Family is the model family a Server reports for its model, in its list
+// of models and their details: a client can tell the fake from a real
+// Ollama by it, and say which model to ask for instead of how to pull one.
+const Family = "fake"
+
 // version is what the server reports as its Ollama version: the one whose
 // API it imitates.
 const version = "0.17.4"
@@ -341,7 +346,7 @@ func (s *Server) show(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) details() api.ModelDetails {
-	return api.ModelDetails{Format: "gguf", Family: "fake", Families: []string{"fake"}}
+	return api.ModelDetails{Format: "gguf", Family: Family, Families: []string{Family}}
 }
 
 // serves reports whether name names the server's model.

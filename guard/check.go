@@ -1,13 +1,19 @@
 package guard
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"net/url"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/pattern"
 	"mvdan.cc/sh/v3/syntax"
 
 	"harness/fence"
@@ -18,31 +24,66 @@ const (
 	maxCommand = 16 << 10 // bytes in a command line
 	maxFields  = 4096     // words one command or redirection expands to
 	maxText    = 80       // bytes of a refused part quoted in a refusal
+	// maxEntries bounds the directory entries the globs of one line may
+	// read, so that no pattern keeps the guard busy: "*/*/*/..." thirty
+	// deep reads each folder of the workspace once per level.
+	maxEntries = 100_000
+	// maxCluster bounds the letters of a short-option cluster (-xvf)
+	// before a glued value, which the guard tries as paths one by one.
+	maxCluster = 64
 )
 
 // Check returns nil when command may run in ws, or a *Refusal saying what
-// was refused and why.
-func (p *Policy) Check(command string, ws Workspace) error {
+// was refused and why. It stops, refusing, when ctx is done: the check
+// reads the workspace's folders to match globs, and runs under the
+// deadline of the call that asked for it.
+func (p *Policy) Check(ctx context.Context, command string, ws Workspace) error {
+	_, err := p.check(ctx, command, ws)
+	return err
+}
+
+// Reads returns the paths, as the command line gives them (relative ones
+// taken from the root), whose contents command may read or pass on: the
+// path arguments of every command but those that only look at names
+// (ls, stat, find, wc, ...), files read with <, and the paths of git's
+// REV:path arguments. A glued option value counts at each place it may
+// start, so some paths may be none. The approval step checks the text of
+// those that are files, since a command can send a file to the model
+// transformed (rev, xxd, tr) past any check of its output. Reads returns
+// the refusal when command may not run.
+func (p *Policy) Reads(ctx context.Context, command string, ws Workspace) ([]string, error) {
+	c, err := p.check(ctx, command, ws)
+	if err != nil {
+		return nil, err
+	}
+	return c.reads, nil
+}
+
+func (p *Policy) check(ctx context.Context, command string, ws Workspace) (*checker, error) {
 	switch {
 	case strings.TrimSpace(command) == "":
-		return &Refusal{Reason: "the command is empty; give a command line such as: go test ./..."}
+		return nil, &Refusal{Reason: "the command is empty; give a command line such as: go test ./..."}
 	case strings.IndexByte(command, 0) >= 0:
-		return &Refusal{Reason: "the command holds a NUL byte, which no shell command can take; remove it"}
+		return nil, &Refusal{Reason: "the command holds a NUL byte, which no shell command can take; remove it"}
 	case len(command) > maxCommand:
-		return &Refusal{Reason: fmt.Sprintf("the command is %d bytes long, more than the %d allowed; split it into shorter commands", len(command), maxCommand)}
+		return nil, &Refusal{Reason: fmt.Sprintf("the command is %d bytes long, more than the %d allowed; split it into shorter commands", len(command), maxCommand)}
 	}
 	file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(command), "")
 	if err != nil {
-		return parseRefusal(err)
+		return nil, parseRefusal(err)
 	}
-	c := &checker{policy: p, ws: ws, src: command, funcs: make(map[string]bool)}
+	c := &checker{ctx: ctx, policy: p, ws: ws, src: command, funcs: make(map[string]bool)}
+	c.cfg = c.config()
 	if r := c.syntax(file); r != nil {
-		return r
+		return nil, r
 	}
 	if r := c.commands(file, false); r != nil {
-		return r
+		return nil, r
 	}
-	return nil
+	if r := c.alone(file); r != nil {
+		return nil, r
+	}
+	return c, nil
 }
 
 func parseRefusal(err error) *Refusal {
@@ -59,13 +100,43 @@ func parseRefusal(err error) *Refusal {
 
 // checker checks one command line.
 type checker struct {
+	ctx    context.Context
 	policy *Policy
 	ws     Workspace
 	src    string
+	cfg    *expand.Config
 	// funcs holds the functions the line defines; calling them is allowed
 	// since their bodies are checked like the rest of the line.
 	funcs map[string]bool
+	// entries counts the directory entries globs have read; halt is set
+	// when they reached maxEntries or ctx ended, and stops the check.
+	entries int
+	halt    error
+	// rewrites is the first command of the line that rewrites the working
+	// tree, which must then be alone on the line.
+	rewrites *syntax.CallExpr
+	// reads are the paths whose contents the line may read (Reads).
+	reads []string
 }
+
+// maxReads bounds the paths Reads returns.
+const maxReads = 1024
+
+// read notes that the line may read the contents of the paths.
+func (c *checker) read(paths ...string) {
+	for _, p := range paths {
+		if len(c.reads) < maxReads && p != "" && !slices.Contains(c.reads, p) {
+			c.reads = append(c.reads, p)
+		}
+	}
+}
+
+// errTooManyEntries halts a check whose globs read too many entries.
+var errTooManyEntries = fmt.Errorf("the patterns read more than %d folder entries", maxEntries)
+
+// errLinkedFolder is what reading a folder through a symlink gives globs:
+// a pattern never descends a link, which could lead out or loop.
+var errLinkedFolder = errors.New("a symlinked folder is not searched")
 
 // refuse returns the refusal of node for reason.
 func (c *checker) refuse(node syntax.Node, reason string) *Refusal {
@@ -250,7 +321,37 @@ func (c *checker) call(ce *syntax.CallExpr, inFunc bool) *Refusal {
 		}
 		text = t
 	}
+	if rewritesTree(name, args) && c.rewrites == nil {
+		c.rewrites = ce
+	}
+	if name == "git" {
+		if r := c.git(ce, args, text); r != nil {
+			return r
+		}
+	}
+	if !namesOnly[name] {
+		for i, arg := range args {
+			if !text[i] {
+				c.read(candidates(arg)...)
+			}
+		}
+	}
 	return c.paths(ce, args, text)
+}
+
+// alone refuses a line that runs a command rewriting the working tree
+// together with anything else. The guard checks every path of a line
+// before any of it runs: once git switch has put a symlink where a folder
+// was, a later "touch dir/x" on the same line writes where the link
+// leads, which the check never saw.
+func (c *checker) alone(file *syntax.File) *Refusal {
+	if c.rewrites == nil {
+		return nil
+	}
+	if len(file.Stmts) == 1 && file.Stmts[0].Cmd == syntax.Command(c.rewrites) && !file.Stmts[0].Negated {
+		return nil
+	}
+	return c.refuse(c.rewrites, "this command rewrites files of the working tree, so paths the guard checked on the same line may lead elsewhere once it has run; run it alone, as a command line of its own, and the other commands in another call")
 }
 
 // assign checks NAME=value, before a command or on its own.
@@ -265,14 +366,20 @@ func (c *checker) assign(ce *syntax.CallExpr, a *syntax.Assign) *Refusal {
 	if a.Value == nil {
 		return nil
 	}
-	v, err := expand.Literal(c.config(), a.Value)
+	v, err := expand.Literal(c.cfg, a.Value)
 	if err != nil {
 		return c.refuse(ce, "cannot read the value of "+name+": "+err.Error())
 	}
-	if why := goFlags(strings.Fields(v)); why != "" && (name == "GOFLAGS") {
+	if name != "GOFLAGS" {
+		return nil
+	}
+	// GOFLAGS holds flags for every go command that follows: each is
+	// checked as the same flag on the command line would be.
+	flags := strings.Fields(v)
+	if why := goFlags(flags); why != "" {
 		return c.refuse(ce, why)
 	}
-	return nil
+	return c.paths(ce, flags, nil)
 }
 
 // redirect checks the file a redirection reads or writes.
@@ -307,6 +414,9 @@ func (c *checker) redirect(rd *syntax.Redirect) *Refusal {
 	if err := c.checkPath(fields[0], write); err != nil {
 		return c.refuse(rd, err.Error())
 	}
+	if rd.Op == syntax.RdrIn || rd.Op == syntax.RdrInOut {
+		c.read(fields[0])
+	}
 	return nil
 }
 
@@ -319,7 +429,7 @@ func (c *checker) testWords(tc *syntax.TestClause) *Refusal {
 		if !ok || r != nil {
 			return r == nil
 		}
-		v, err := expand.Literal(c.config(), w)
+		v, err := expand.Literal(c.cfg, w)
 		if err != nil {
 			r = c.refuse(w, "cannot read this word: "+err.Error())
 			return false
@@ -340,6 +450,9 @@ func (c *checker) paths(node syntax.Node, args []string, text map[int]bool) *Ref
 		if text[i] {
 			continue
 		}
+		if c.ctx.Err() != nil {
+			return c.halted(node, c.ctx.Err())
+		}
 		for _, p := range candidates(arg) {
 			if err := c.checkPath(p, false); err != nil {
 				return c.refuse(node, err.Error())
@@ -349,16 +462,54 @@ func (c *checker) paths(node syntax.Node, args []string, text map[int]bool) *Ref
 	return nil
 }
 
-// candidates returns the paths an argument may name.
+// candidates returns the paths an argument may name: the argument; the
+// value after its first = (NAME=VALUE, --opt=VALUE); for a cluster of
+// short options, every place a glued value may start, since the guard
+// cannot know which letters take one (sort -uoFILE is -u -o FILE, and
+// -xoPATH may be -x -o PATH); and the path of a file: URL, which git
+// reads and writes like any other (git fetch file:///elsewhere).
 func candidates(arg string) []string {
 	out := []string{arg}
-	switch {
-	case strings.Contains(arg, "="):
-		out = append(out, arg[strings.IndexByte(arg, '=')+1:])
-	case len(arg) > 2 && arg[0] == '-' && arg[1] != '-':
-		out = append(out, arg[2:])
+	if i := strings.IndexByte(arg, '='); i >= 0 {
+		out = append(out, arg[i+1:])
+	}
+	if len(arg) > 2 && arg[0] == '-' && arg[1] != '-' {
+		for k := 2; k < len(arg) && k <= maxCluster+1 && isAlnum(arg[k-1]); k++ {
+			out = append(out, arg[k:])
+		}
+	}
+	n := len(out)
+	for _, p := range out[:n] {
+		out = append(out, fileURL(p)...)
 	}
 	return out
+}
+
+// fileURL returns the paths a file: URL may name: what follows file://
+// (git takes it as the path), the path after a host name, and both with
+// %XX escapes decoded; nil when s is no file: URL.
+func fileURL(s string) []string {
+	if len(s) < len("file:") || !strings.EqualFold(s[:len("file:")], "file:") {
+		return nil
+	}
+	rest := s[len("file:"):]
+	paths := []string{rest}
+	if r, ok := strings.CutPrefix(rest, "//"); ok {
+		paths = []string{r}
+		if i := strings.IndexByte(r, '/'); i > 0 {
+			paths = append(paths, r[i:])
+		}
+	}
+	for _, p := range paths { // the paths found so far: range reads the slice once
+		if d, err := url.PathUnescape(p); err == nil && d != p {
+			paths = append(paths, d)
+		}
+	}
+	return paths
+}
+
+func isAlnum(b byte) bool {
+	return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9'
 }
 
 // devices are the paths outside the workspace any command may use.
@@ -373,39 +524,121 @@ func (c *checker) checkPath(p string, write bool) error {
 
 // expand turns words into the fields bash would pass, globs matched in the
 // workspace. The words hold no expansion the syntax pass let through, so
-// only quotes, escapes and globs are left.
+// only quotes, escapes and globs are left. A word that is a pattern must
+// match files: one that matches nothing stays as written in the guard's
+// expansion, but bash may match it differently (it knows classes such as
+// [[=e=]] and [[.e.]] that the guard's matcher does not), so the guard
+// cannot know what it names.
 func (c *checker) expand(node syntax.Node, words []*syntax.Word) ([]string, *Refusal) {
 	var fields []string
-	for f, err := range expand.FieldsSeq(c.config(), words...) {
-		if err != nil {
-			return nil, c.refuse(node, "cannot expand the words: "+err.Error())
+	for _, w := range words {
+		start := len(fields)
+		for f, err := range expand.FieldsSeq(c.cfg, w) {
+			if c.halt != nil {
+				return nil, c.halted(node, c.halt)
+			}
+			if err != nil {
+				return nil, c.refuse(node, "cannot expand the words: "+err.Error())
+			}
+			if len(fields) == maxFields {
+				return nil, c.refuse(node, fmt.Sprintf("the words expand to more than %d arguments; use a narrower pattern", maxFields))
+			}
+			fields = append(fields, f)
 		}
-		if len(fields) == maxFields {
-			return nil, c.refuse(node, fmt.Sprintf("the words expand to more than %d arguments; use a narrower pattern", maxFields))
+		if c.halt != nil {
+			return nil, c.halted(node, c.halt)
 		}
-		fields = append(fields, f)
+		if !isPattern(w) {
+			continue
+		}
+		for _, f := range fields[start:] {
+			if c.exists(f) {
+				continue
+			}
+			if err := c.checkPath(f, false); err != nil {
+				return nil, c.refuse(node, err.Error())
+			}
+			return nil, c.refuse(w, "this pattern matches no file, and bash may match it differently than the guard does (as with [[=e=]] or [[:alpha:]] classes), so the guard cannot tell what it names; write the file names out, or quote the pattern if it is not one")
+		}
 	}
 	return fields, nil
 }
 
+// isPattern reports whether w holds an unquoted glob pattern (*, ?, or a
+// [...] expression), the way bash decides to match it against files.
+func isPattern(w *syntax.Word) bool {
+	var b strings.Builder
+	for _, part := range w.Parts {
+		if lit, ok := part.(*syntax.Lit); ok {
+			b.WriteString(lit.Value)
+		} else {
+			b.WriteString("q") // a quoted part holds no pattern character
+		}
+	}
+	return pattern.HasMeta(b.String(), 0)
+}
+
+// exists reports whether f, a field taken from the root, names something.
+func (c *checker) exists(f string) bool {
+	if !filepath.IsAbs(f) {
+		f = filepath.Join(c.ws.Root(), f)
+	}
+	_, err := os.Lstat(f)
+	return err == nil
+}
+
+// halted is the refusal of a check that stopped before its end.
+func (c *checker) halted(node syntax.Node, why error) *Refusal {
+	if errors.Is(why, errTooManyEntries) {
+		return c.refuse(node, why.Error()+"; use narrower patterns, or name the files")
+	}
+	return c.refuse(node, "the check of the command stopped before its end ("+why.Error()+"); nothing was run")
+}
+
 func (c *checker) config() *expand.Config {
-	root := c.ws.Root()
 	return &expand.Config{
-		Env: expand.ListEnviron("PWD=" + root),
+		Env: expand.ListEnviron("PWD=" + c.ws.Root()),
 		// A folder that cannot be read, or lies outside the workspace,
 		// matches nothing: the pattern stays as written, and is then
-		// checked as a path like any other word.
-		ReadDir2: func(dir string) ([]fs.DirEntry, error) {
-			if !fence.Within(root, dir) {
-				return nil, nil
-			}
-			entries, err := os.ReadDir(dir)
-			if err != nil {
-				return nil, nil
-			}
-			return entries, nil
-		},
+		// refused as a pattern that matches nothing.
+		ReadDir2: c.readDir,
 	}
+}
+
+// readDir reads a folder for the globs: only inside the workspace, never
+// through a symlink, never more than maxEntries entries for the whole
+// line, and not once ctx is done.
+func (c *checker) readDir(dir string) ([]fs.DirEntry, error) {
+	root := c.ws.Root()
+	switch {
+	case c.halt != nil:
+		return nil, c.halt
+	case c.ctx.Err() != nil:
+		c.halt = c.ctx.Err()
+		return nil, c.halt
+	case !fence.Within(root, dir):
+		return nil, nil
+	}
+	if real, err := filepath.EvalSymlinks(dir); err != nil {
+		return nil, nil
+	} else if real != filepath.Clean(dir) {
+		return nil, errLinkedFolder
+	}
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, nil
+	}
+	defer f.Close()
+	entries, err := f.ReadDir(maxEntries - c.entries + 1)
+	c.entries += len(entries)
+	if c.entries > maxEntries {
+		c.halt = errTooManyEntries
+		return nil, c.halt
+	}
+	if err != nil && err != io.EOF {
+		return nil, nil
+	}
+	return entries, nil
 }
 
 func isDigits(s string) bool {

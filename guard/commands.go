@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"mvdan.cc/sh/v3/pattern"
 )
 
 // defaultAllow is the allowlist: tools that only read, and common build and
@@ -22,6 +24,17 @@ var defaultAllow = []string{
 	"mkdir", "touch",
 	// build and test
 	"git", "go", "gofmt", "cargo", "rustc", "pytest", "python", "python3",
+}
+
+// namesOnly are the commands that look at files' names and metadata but
+// never print their contents, so the files they are given are not read
+// (see Policy.Reads).
+var namesOnly = map[string]bool{
+	"ls": true, "stat": true, "du": true, "basename": true, "dirname": true, "realpath": true, "readlink": true,
+	"touch": true, "mkdir": true, "test": true, "[": true, "tree": true, "find": true, "which": true, "file": true,
+	"wc": true, "md5sum": true, "sha1sum": true, "sha256sum": true, "sha512sum": true, "cksum": true,
+	"echo": true, "printf": true, "pwd": true, "true": true, "false": true, "sleep": true, "date": true,
+	"seq": true, "whoami": true, "uname": true, "env": true, "printenv": true, "exit": true, ":": true,
 }
 
 // never holds the commands that run other commands the guard cannot see,
@@ -289,6 +302,13 @@ func gitRule(args []string) (string, map[int]bool) {
 	}
 	text := make(map[int]bool)
 	valuesAfter(args, text, "-m", "--message", "--grep", "--author", "--committer", "--format", "--pretty", "-S", "-G", "--since", "--until", "--date")
+	if sub == "grep" {
+		// git grep's pattern is text, as grep's is.
+		_, patterns := grepRule(rest)
+		for k := range patterns {
+			text[i+1+k] = true
+		}
+	}
 	return "", text
 }
 
@@ -345,6 +365,20 @@ func gitSub(sub string, args []string) string {
 		if len(args) > 0 && (args[0] == "drop" || args[0] == "clear" || args[0] == "pop") {
 			return "git stash " + args[0] + " can lose stashed work; use git stash apply, or ask the user"
 		}
+		if has("-u", "--include-untracked", "-a", "--all") || short('u') || short('a') {
+			return "git stash -u and -a put untracked and ignored files, secrets included, into a commit that git stash show would print; stash without them"
+		}
+	case "add":
+		if has("-A", "--all", "--no-ignore-removal", "-u", "--update", "-f", "--force", "--pathspec-from-file") || short('A') || short('u') || short('f') ||
+			slices.ContainsFunc(operands(args), func(a string) bool {
+				return a == "." || a == "./" || strings.HasPrefix(a, ":") || pattern.HasMeta(a, 0)
+			}) {
+			return "git add of the whole tree (-A, --all, -u, ., a pattern) or of ignored files (-f) would stage secrets the workspace keeps from the model, where git diff --cached and git show would print them; add the files by name (git add main.go util.go)"
+		}
+	case "init":
+		if has("--separate-git-dir", "--template", "--bare") {
+			return "git init with --separate-git-dir, --template or --bare makes a repository, or takes hooks and configuration, from a place nothing protects; run git init without it, or ask the user"
+		}
 	case "rm":
 		if has("--force") || short('f') {
 			return "git rm -f deletes uncommitted work; ask the user"
@@ -359,6 +393,21 @@ func gitSub(sub string, args []string) string {
 		}
 	}
 	return ""
+}
+
+// operands returns the arguments that are not options: those that do
+// not start with "-", and all after "--".
+func operands(args []string) []string {
+	var out []string
+	for i, a := range args {
+		if a == "--" {
+			return append(out, args[i+1:]...)
+		}
+		if !strings.HasPrefix(a, "-") {
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 // goAllowed are the go subcommands that may run.
@@ -390,19 +439,51 @@ func goRule(args []string) (string, map[int]bool) {
 	return "", text
 }
 
-// goFlags refuses the go flags that choose a program to run.
+// goFlags refuses the go flags that choose a program to run, and the
+// flags inside -ldflags, -gcflags and -asmflags that write files.
 func goFlags(args []string) string {
-	for _, a := range args {
-		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+	for i, a := range args {
+		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
 		if !strings.HasPrefix(a, "-") {
 			continue
 		}
 		switch name {
 		case "toolexec", "exec":
 			return "go -" + name + " runs another program around the build or the tests, which the guard cannot check; run go without it"
+		case "ldflags", "gcflags", "asmflags":
+			if !hasValue && i+1 < len(args) {
+				value = args[i+1]
+			}
+			if why := toolFlags(name, value); why != "" {
+				return why
+			}
 		}
 		if strings.Contains(a, "extld") {
 			return "-extld chooses the linker program; build without it"
+		}
+	}
+	return ""
+}
+
+// toolWrites are the flags of the compiler, assembler and linker that
+// write a file they name.
+var toolWrites = []string{"o", "cpuprofile", "memprofile", "blockprofile", "mutexprofile", "traceprofile", "trace", "bench", "asmhdr", "linkobj", "json"}
+
+// toolFlags refuses, in value, the value of the go flag -name (ldflags,
+// gcflags or asmflags), the flags that make the tool write a file: the
+// guard checks the go command's own -o, not the linker's.
+func toolFlags(name, value string) string {
+	for _, f := range strings.Fields(value) {
+		f = strings.Trim(f, `'"`)
+		if i := strings.IndexByte(f, '='); i > 0 && f[0] != '-' {
+			f = strings.Trim(f[i+1:], `'"`) // a package pattern: all=-o
+		}
+		if !strings.HasPrefix(f, "-") {
+			continue
+		}
+		flag, _, _ := strings.Cut(strings.TrimLeft(f, "-"), "=")
+		if slices.Contains(toolWrites, flag) {
+			return fmt.Sprintf("-%s inside -%s makes the Go tools write a file the guard does not check; use the go command's own flags instead (go build -o PATH, go test -cpuprofile PATH), which it checks", flag, name)
 		}
 	}
 	return ""

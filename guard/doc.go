@@ -24,17 +24,35 @@
 //   - a command named by a path (./run.sh, /bin/rm) rather than by name;
 //   - a path, in an argument or a redirection, that leaves the workspace:
 //     absolute, through "..", through "~" or through a symlink; /dev/null is
-//     the one outside path allowed;
+//     the one outside path allowed. Paths are looked for in every argument,
+//     after = (--opt=PATH), at every place a value glued to a cluster of
+//     short options may start (sort -uoPATH), and in file: URLs (git fetch
+//     file:///elsewhere);
 //   - a path the workspace protects (see [Workspace]);
+//   - a glob pattern that matches no file: bash may match it differently
+//     ([[=e=]] and [[.e.]] classes), so what it names cannot be checked;
+//   - a command that rewrites the working tree (git switch, pull, reset,
+//     restore, stash, ...) chained with anything else, since what was
+//     checked before it ran may lead elsewhere after;
+//   - for git: a secret named in REV:path, :path or a pathspec (git show
+//     HEAD:.env, git log -p -- .env), a pathspec pattern aimed at secrets,
+//     git add of the whole tree or a folder (-A, ., -u, -f), git stash -u,
+//     and git init inside a repository or with --separate-git-dir,
+//     --template or --bare;
 //   - a variable assignment other than a short list of harmless build
-//     settings (GOFLAGS, CGO_ENABLED, RUST_BACKTRACE, ...);
+//     settings (GOFLAGS, CGO_ENABLED, RUST_BACKTRACE, ...); each field of
+//     GOFLAGS is checked as the same flag on the command line;
 //   - destructive or dangerous uses of allowed commands: find -exec and
 //     -delete, git push --force, reset --hard, clean -f, config, -c, go
-//     generate, -toolexec and -exec, and package scripts (npm, make, ...).
+//     generate, -toolexec and -exec, flags inside -ldflags, -gcflags and
+//     -asmflags that write files (-o, -cpuprofile, ...), and package
+//     scripts (npm, make, ...).
 //
 // Words are expanded the way bash would (quotes removed, globs matched in
 // the workspace) before they are checked, so c"a"t is cat and *.go names
-// the files it matches.
+// the files it matches. Globs read only folders inside the workspace,
+// never through a symlink, and at most 100,000 entries for a line; the
+// check stops, refusing, when the context it runs under is done.
 //
 // # What the guard is not
 //

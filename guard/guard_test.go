@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -134,7 +135,7 @@ func TestCheckAllows(t *testing.T) {
 		"rg -n TODO",
 	} {
 		t.Run(cmd, func(t *testing.T) {
-			if err := p.Check(cmd, ws); err != nil {
+			if err := p.Check(t.Context(), cmd, ws); err != nil {
 				t.Errorf("refused: %v", err)
 			}
 		})
@@ -330,7 +331,7 @@ func TestCheckRefuses(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.cmd, func(t *testing.T) {
-			err := p.Check(tt.cmd, ws)
+			err := p.Check(t.Context(), tt.cmd, ws)
 			if err == nil {
 				t.Fatalf("allowed, want a refusal mentioning %q", tt.want)
 			}
@@ -348,7 +349,7 @@ func TestCheckRefuses(t *testing.T) {
 func TestRefusalPosition(t *testing.T) {
 	ws := newTestWorkspace(t)
 	p, _ := New(nil, nil)
-	err := p.Check("ls -l\necho ok && rm -rf sub", ws)
+	err := p.Check(t.Context(), "ls -l\necho ok && rm -rf sub", ws)
 	var r *Refusal
 	if !errors.As(err, &r) {
 		t.Fatalf("err = %v", err)
@@ -379,7 +380,7 @@ func TestPolicyLists(t *testing.T) {
 		{"ls", ""},
 	}
 	for _, tt := range tests {
-		err := p.Check(tt.cmd, ws)
+		err := p.Check(t.Context(), tt.cmd, ws)
 		switch {
 		case tt.want == "" && err != nil:
 			t.Errorf("%s: refused: %v", tt.cmd, err)
@@ -425,7 +426,7 @@ func FuzzCheck(f *testing.F) {
 	ws := newTestWorkspace(f)
 	p, _ := New(nil, nil)
 	f.Fuzz(func(t *testing.T, cmd string) {
-		err := p.Check(cmd, ws)
+		err := p.Check(t.Context(), cmd, ws)
 		if err != nil && !errors.Is(err, ErrRefused) {
 			t.Fatalf("Check(%q) = %v, not a refusal", cmd, err)
 		}
@@ -443,7 +444,7 @@ func TestGlobReadsOnlyTheWorkspace(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(sibling, "f"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	readDir := (&checker{ws: ws}).config().ReadDir2
+	readDir := (&checker{ctx: t.Context(), ws: ws}).readDir
 	for _, dir := range []string{ws.root, filepath.Join(ws.root, "sub"), ws.root + "/sub/.."} {
 		if entries, _ := readDir(dir); len(entries) == 0 {
 			t.Errorf("%s: no entries read inside the workspace", dir)
@@ -453,5 +454,230 @@ func TestGlobReadsOnlyTheWorkspace(t *testing.T) {
 		if entries, err := readDir(dir); entries != nil || err != nil {
 			t.Errorf("%s: read %d entries (err %v) outside the workspace", dir, len(entries), err)
 		}
+	}
+}
+
+// The holes an attack on the guard found, each closed: every line here ran
+// before, reading or writing where it should not.
+func TestCheckRefusesAttacks(t *testing.T) {
+	ws := newTestWorkspace(t)
+	p, err := New(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		cmd  string
+		want string // part of the refusal
+	}{
+		// a value glued after more than one short option
+		{"sort -uo.git/commondir a.txt", "protected"},
+		{"sort -uo../outside/x a.txt", "outside"},
+		{"sort -xo/tmp/x a.txt", "outside"},
+		{"sort -ruo.env a.txt", "protected"},
+		{"grep -rf.env .", "protected"},
+		// patterns the guard's matcher reads differently from bash
+		{"cat .[[=e=]]nv", "matches no file"},
+		{"cat .[[.e.]]nv", "matches no file"},
+		{"cat < .[[=e=]]nv", "matches no file"},
+		{"cat .[[:alpha:]]nv", "protected"},
+		{"ls nothing-here*", "matches no file"},
+		{"for f in .[[=e=]]nv; do echo; done", "matches no file"},
+		// remotes that are paths
+		{"git fetch file:///etc", "outside"},
+		{"git push file://../outside main", "outside"},
+		{"git ls-remote FILE:///tmp", "outside"},
+		{"git pull file://localhost/etc/x", "outside"},
+		{"git fetch file://..%2Foutside", "outside"},
+		// a command that rewrites the tree, chained with another
+		{"git switch main && touch lnk/x", "rewrites files"},
+		{"git stash; ls", "rewrites files"},
+		{"git pull && ls", "rewrites files"},
+		{"git reset HEAD~1; cat a.txt", "rewrites files"},
+		{"ls && git switch main", "rewrites files"},
+		{"git restore --staged a.txt && ls", "rewrites files"},
+		{"f() { git switch x; }; f", "rewrites files"},
+		{"for b in a b; do git switch main; done", "rewrites files"},
+		{"! git switch main", "rewrites files"},
+		// go flags in values
+		{"GOFLAGS=-o=/tmp/x go build .", "outside"},
+		{"GOFLAGS=-modfile=../outside/go.mod go build .", "outside"},
+		{"GOFLAGS=-ldflags=-o=/tmp/x go build .", "-o inside -ldflags"},
+		{"go build -ldflags='-o /tmp/x' .", "-o inside -ldflags"},
+		{"go build -ldflags=all=-o=/tmp/x .", "-o inside -ldflags"},
+		{"go build -gcflags '-cpuprofile /tmp/p' .", "-cpuprofile inside -gcflags"},
+		{"go test -asmflags=-o=x ./...", "-o inside -asmflags"},
+		// secrets through git
+		{"git show HEAD:.env", "secret"},
+		{"git show :.env.local", "secret"},
+		{"git show :0:.env", "secret"},
+		{"git log -p -- .env.production", "secret"},
+		{"git grep TOKEN -- '.e*'", "secret"},
+		{"git diff HEAD -- ':(glob)**/.env'", "secret"},
+		{"git log -p -- ':!main.go' ':/keys/id_rsa'", "secret"},
+		{"git cat-file -p HEAD:keys/id_rsa", "secret"},
+		{"git add -A", "by name"},
+		{"git add .", "by name"},
+		{"git add --all", "by name"},
+		{"git add -u", "by name"},
+		{"git add -f a.txt", "by name"},
+		{"git add '*'", "by name"},
+		{"git add :/", "by name"},
+		{"git add sub", "by name"},
+		{"git stash -u", "untracked"},
+		// git init inside the repository, and its options
+		{"git init", "inside a repository"},
+		{"git init sub", "inside a repository"},
+		{"git init --separate-git-dir=gd", "--separate-git-dir"},
+		{"git init --template=t", "--template"},
+		{"git init --bare gd", "--bare"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.cmd, func(t *testing.T) {
+			err := p.Check(t.Context(), tt.cmd, ws)
+			if err == nil {
+				t.Fatalf("allowed, want a refusal mentioning %q", tt.want)
+			}
+			if !errors.Is(err, ErrRefused) {
+				t.Fatalf("error %v (%T) is not a *Refusal", err, err)
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("refusal %q does not mention %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// What the checks above must not refuse.
+func TestCheckAllowsNearAttacks(t *testing.T) {
+	ws := newTestWorkspace(t)
+	p, _ := New(nil, nil)
+	for _, cmd := range []string{
+		"sort -uo out.txt a.txt",
+		"sort -uoout.txt a.txt",
+		"ls -la sub",
+		"git switch main",
+		"git stash list && ls",
+		"git stash show -p | head",
+		"git reset HEAD~1 > out.txt",
+		"GOFLAGS=-mod=mod go test ./...",
+		"go build -ldflags='-s -w' .",
+		"go build -ldflags='-X main.version=1.2' .",
+		"git show HEAD:main.go",
+		"git grep -n id_rsa",
+		"git log -- '*.go'",
+		"git log -p -- ':!*.txt'",
+		"git add a.txt b.txt",
+		"git add -- main.go",
+		"git log --format=%H:%s",
+		"git fetch origin",
+		"git fetch https://example.com/repo.git",
+		"git fetch git@example.com:org/repo.git",
+		"git push origin main",
+		"echo '*' '?' '[x]'",
+		"find . -name '*.go'",
+	} {
+		t.Run(cmd, func(t *testing.T) {
+			if err := p.Check(t.Context(), cmd, ws); err != nil {
+				t.Errorf("refused: %v", err)
+			}
+		})
+	}
+}
+
+// Outside a repository, git init makes one; its options stay refused.
+func TestGitInitOutsideRepository(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := testWorkspace{root: root}
+	p, _ := New(nil, nil)
+	if err := p.Check(t.Context(), "git init", ws); err != nil {
+		t.Errorf("git init: %v", err)
+	}
+	if err := p.Check(t.Context(), "git init --separate-git-dir=gd", ws); err == nil {
+		t.Error("git init --separate-git-dir: allowed")
+	}
+}
+
+// Globs never descend a symlinked folder, so two links to the root and a
+// pattern thirty folders deep end at once instead of reading without end.
+func TestGlobSkipsLinkedFolders(t *testing.T) {
+	ws := newTestWorkspace(t)
+	for _, l := range []string{"l1", "l2"} {
+		if err := os.Symlink(".", filepath.Join(ws.root, l)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, _ := New(nil, nil)
+	deep := "ls " + strings.Repeat("*/", 30) + "*"
+	err := p.Check(t.Context(), deep, ws)
+	if err == nil || !strings.Contains(err.Error(), "matches no file") {
+		t.Errorf("30 levels: err = %v, want a pattern that matches no file", err)
+	}
+	err = p.Check(t.Context(), "cat l1/*.txt", ws)
+	if err == nil || !strings.Contains(err.Error(), "matches no file") {
+		t.Errorf("through a link: err = %v", err)
+	}
+	if err := p.Check(t.Context(), "cat */x.txt", ws); err != nil {
+		t.Errorf("a plain folder: %v", err)
+	}
+}
+
+// The globs of one line read at most maxEntries entries, and nothing once
+// the call's context is done.
+func TestGlobBounds(t *testing.T) {
+	ws := newTestWorkspace(t)
+	c := &checker{ctx: t.Context(), ws: ws, entries: maxEntries - 2}
+	if _, err := c.readDir(ws.root); !errors.Is(err, errTooManyEntries) || !errors.Is(c.halt, errTooManyEntries) {
+		t.Errorf("past the bound: err = %v, halt = %v", err, c.halt)
+	}
+	p, _ := New(nil, nil)
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	err := p.Check(ctx, "cat *.txt", ws)
+	if err == nil || !strings.Contains(err.Error(), "stopped") {
+		t.Errorf("cancelled: err = %v", err)
+	}
+}
+
+// Reads names the paths whose contents a command may read, not those it
+// only looks at, writes, or takes as text.
+func TestReads(t *testing.T) {
+	ws := newTestWorkspace(t)
+	p, _ := New(nil, nil)
+	tests := []struct {
+		cmd  string
+		want []string // each must be among the paths
+		not  []string // none may be
+	}{
+		{"rev a.txt", []string{"a.txt"}, nil},
+		{"xxd -g1 a.txt | head", []string{"a.txt"}, nil},
+		{"tr a b < a.txt", []string{"a.txt"}, nil},
+		{"git show HEAD:a.txt", []string{"a.txt"}, nil},
+		{"grep b.txt a.txt", []string{"a.txt"}, []string{"b.txt"}},
+		{"cut -c1- *.txt", []string{"a.txt", "b.txt"}, nil},
+		{"ls a.txt; wc -l b.txt; stat main.go", nil, []string{"a.txt", "b.txt", "main.go"}},
+		{"echo a.txt > b.txt", nil, []string{"a.txt", "b.txt"}},
+	}
+	for _, tt := range tests {
+		got, err := p.Reads(t.Context(), tt.cmd, ws)
+		if err != nil {
+			t.Errorf("%s: %v", tt.cmd, err)
+			continue
+		}
+		for _, w := range tt.want {
+			if !contains(got, w) {
+				t.Errorf("%s: reads %q, want %q among them", tt.cmd, got, w)
+			}
+		}
+		for _, n := range tt.not {
+			if contains(got, n) {
+				t.Errorf("%s: reads %q, want no %q", tt.cmd, got, n)
+			}
+		}
+	}
+	if _, err := p.Reads(t.Context(), "rm a.txt", ws); !errors.Is(err, ErrRefused) {
+		t.Errorf("a refused command: err = %v", err)
 	}
 }

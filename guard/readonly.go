@@ -98,7 +98,9 @@ var readers = map[string]func(args []string) bool{
 	"date": without("-s", "--set"),
 	"sort": without("-o", "--output"),
 	"env":  func(args []string) bool { return len(args) == 0 },
-	"uniq": func(args []string) bool { return len(operands(args)) <= 1 }, // a second operand is written
+	"uniq": func(args []string) bool { // a second operand is written
+		return len(operands(args))+strings.Count(" "+strings.Join(args, " ")+" ", " - ") <= 1
+	},
 	"find": without("-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls"),
 	"git":  gitReads,
 	"go":   goReads,
@@ -123,16 +125,6 @@ func without(options ...string) func([]string) bool {
 		}
 		return true
 	}
-}
-
-func operands(args []string) []string {
-	var out []string
-	for _, a := range args {
-		if !strings.HasPrefix(a, "-") || a == "-" {
-			out = append(out, a)
-		}
-	}
-	return out
 }
 
 // gitReading are the git subcommands that only read, whatever their

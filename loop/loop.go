@@ -39,6 +39,13 @@ type Config struct {
 	// MaxFormatErrors bounds consecutive replies with a malformed call
 	// (default 3).
 	MaxFormatErrors int
+	// MaxCallsPerReply bounds the calls of one reply that run (default
+	// 32); each call past it gets a result saying it was not run.
+	MaxCallsPerReply int
+	// MaxResultBytes bounds the bytes of the results of one step that go
+	// back to the model (default 256 KiB): the result that reaches it is
+	// cut, with a note, and the calls after it are not run.
+	MaxResultBytes int
 	// IsTest reports whether a call runs tests, for the turn report. Nil
 	// means no call does.
 	IsTest func(protocol.Call) bool
@@ -109,6 +116,12 @@ func newAgent(model Model, tools Tools, cfg Config, hooks []Hook) *Agent {
 	if cfg.Parse == nil {
 		cfg.Parse = protocol.Parse
 	}
+	if cfg.MaxCallsPerReply <= 0 {
+		cfg.MaxCallsPerReply = 32
+	}
+	if cfg.MaxResultBytes <= 0 {
+		cfg.MaxResultBytes = 256 << 10
+	}
 	list := tools.Specs()
 	specs := make(map[string]protocol.ToolSpec, len(list))
 	for _, s := range list {
@@ -157,6 +170,7 @@ type turn struct {
 	step         int
 	report       *Report
 	formatErrors int
+	resultBytes  int // of the results of this step so far
 }
 
 func (t *turn) run(ctx context.Context) (string, error) {

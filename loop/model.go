@@ -25,3 +25,13 @@ type Tools interface {
 	Specs() []protocol.ToolSpec
 	Run(ctx context.Context, call protocol.Call) protocol.Result
 }
+
+// CallWrites may be implemented by Tools in which whether a call may change
+// the workspace depends on the call, not only on its tool: a sub-agent
+// that is given writing tools or not. The loop then asks Writes of each
+// call it accepts, instead of reading the tool's spec, to schedule the
+// call (calls that only read run together, one that may write alone) and
+// in its events.
+type CallWrites interface {
+	Writes(call protocol.Call) bool
+}

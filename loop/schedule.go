@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"harness/protocol"
 )
@@ -20,14 +21,15 @@ type job struct {
 
 // calls decides, schedules and runs the calls of one reply, appends their
 // results to the conversation in call order and records them in the report.
-// Consecutive calls of read-only tools run together; a call of a tool that
-// may write runs alone, after every call before it and before every call
-// after it. stop, when set, refuses every call (a hook ended the turn after
+// Consecutive calls that only read run together; a call that may write
+// (of a writing tool, or as CallWrites says) runs alone, after every call
+// before it and before every call after it. stop, when set, refuses every call (a hook ended the turn after
 // the reply).
 func (t *turn) calls(ctx context.Context, calls []protocol.Call, cut bool, stop error) error {
 	a := t.agent
 	jobs := make([]*job, len(calls))
 	malformed := false
+	t.resultBytes = 0
 	for i, call := range calls {
 		a.calls++
 		call.ID = protocol.CallID(a.calls)
@@ -35,21 +37,26 @@ func (t *turn) calls(ctx context.Context, calls []protocol.Call, cut bool, stop 
 		switch err := protocol.Check(a.list, &j.call); {
 		case cut:
 			j.res = cutOff(j.call)
+		case i >= a.cfg.MaxCallsPerReply:
+			j.res = tooMany(j.call, len(calls), a.cfg.MaxCallsPerReply)
 		case err != nil:
 			malformed = true
 			j.res = protocol.Rejected(j.call, err)
 		default:
 			j.run = true
-			j.writes = a.specs[call.Name].Writes
+			j.writes = a.writes(j.call)
 		}
 		jobs[i] = j
 	}
 	for start := 0; start < len(jobs); {
 		end := batchEnd(jobs, start)
-		if stop == nil {
-			stop = t.runBatch(ctx, jobs[start:end])
-		} else {
+		switch {
+		case stop != nil:
 			t.refuse(jobs[start:end], stop)
+		case t.resultBytes >= a.cfg.MaxResultBytes:
+			t.refuse(jobs[start:end], errResultBytes{a.cfg.MaxResultBytes})
+		default:
+			stop = t.runBatch(ctx, jobs[start:end])
 		}
 		start = end
 	}
@@ -64,6 +71,15 @@ func (t *turn) calls(ctx context.Context, calls []protocol.Call, cut bool, stop 
 		return &LimitError{Name: "max-format-errors", Value: fmt.Sprint(a.cfg.MaxFormatErrors), What: "replies in a row with a malformed call"}
 	}
 	return nil
+}
+
+// writes reports whether call, accepted, may change the workspace: as the
+// Tools say of it when they can tell per call, else as its tool's spec.
+func (a *Agent) writes(call protocol.Call) bool {
+	if w, ok := a.tools.(CallWrites); ok {
+		return w.Writes(call)
+	}
+	return a.specs[call.Name].Writes
 }
 
 // batchEnd returns the end of the batch that starts at jobs[start]: a
@@ -133,8 +149,46 @@ func (t *turn) refuse(jobs []*job, why error) {
 	}
 }
 
-// finish appends a job's result to the conversation and the report.
+// finish appends a job's result to the conversation and the report; the
+// result of a call that ran is cut to what is left of the step's result
+// bytes.
 func (t *turn) finish(j *job) {
+	limit := t.agent.cfg.MaxResultBytes
+	switch left := limit - t.resultBytes; {
+	case !j.run || len(j.res.Body) <= left: // a call that did not run says so briefly
+	case left <= 0:
+		j.res.Body = fmt.Sprintf("[left out: the results of one step may hold %d bytes, and those before this one reached it. Ask for less at a time, such as fewer files or narrower commands]", limit)
+	default:
+		j.res.Body = cutBody(j.res.Body, left) + fmt.Sprintf("\n[cut here: the results of one step may hold %d bytes, and this one reached it. Ask for less at a time, such as fewer files or narrower commands]", limit)
+	}
+	t.resultBytes += len(j.res.Body)
 	t.agent.edit(len(t.agent.msgs), j.res.Message())
 	t.report.add(j, t.agent.cfg)
+}
+
+// cutBody returns the first n bytes of body, or fewer so as not to split
+// a character.
+func cutBody(body string, n int) string {
+	for n > 0 && n < len(body) && !utf8.RuneStart(body[n]) {
+		n--
+	}
+	return body[:n]
+}
+
+// tooMany is the result of a call past the most one reply may make.
+func tooMany(call protocol.Call, calls, limit int) protocol.Result {
+	return protocol.Result{
+		CallID: call.ID,
+		Tool:   call.Name,
+		Body: fmt.Sprintf("Not run: your reply held %d calls, and one reply may make at most %d; the calls after the first %d were not run. Nothing was run for this one. Send the calls that are still needed in your next reply.",
+			calls, limit, limit),
+	}
+}
+
+// errResultBytes refuses the calls of a step whose results reached the
+// most a step may send back.
+type errResultBytes struct{ limit int }
+
+func (e errResultBytes) Error() string {
+	return fmt.Sprintf("the results of this step already hold %d bytes, the most one step may send back; ask for less at a time, and send this call again in your next reply", e.limit)
 }

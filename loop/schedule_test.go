@@ -6,11 +6,14 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"harness/fakemodel"
 	"harness/loop"
+	"harness/protocol"
 	"harness/tools"
 )
 
@@ -229,5 +232,160 @@ func TestInterruptedToolEndsTheTurnWithItsResult(t *testing.T) {
 	}
 	if report == nil || !report.Interrupted || report.Failed != 1 {
 		t.Errorf("report = %+v", report)
+	}
+}
+
+// perCall makes the calls of its tools whose name argument starts with "w"
+// writing, and every other call read-only, whatever the specs say.
+type perCall struct{ *tools.Set }
+
+func (perCall) Writes(c protocol.Call) bool { return strings.HasPrefix(c.Args["name"].(string), "w") }
+
+// TestCallWritesDecidesPerCall: Tools that tell whether each call writes
+// are asked instead of the spec: calls of one tool run together or alone
+// as each call says, and events carry what they said.
+func TestCallWritesDecidesPerCall(t *testing.T) {
+	var mu sync.Mutex
+	running, arrived := 0, 0
+	all := make(chan struct{})
+	// Calls named r* wait for both r* calls to be running; those named w*
+	// fail when anything runs beside them.
+	work := func(ctx context.Context, a nameArgs) (string, error) {
+		mu.Lock()
+		running++
+		n := running
+		if strings.HasPrefix(a.Name, "r") {
+			if arrived++; arrived == 2 {
+				close(all)
+			}
+		}
+		mu.Unlock()
+		defer func() { mu.Lock(); running--; mu.Unlock() }()
+		if strings.HasPrefix(a.Name, "w") {
+			if n != 1 {
+				return "", fmt.Errorf("%d calls ran beside a write", n-1)
+			}
+			return "alone", nil
+		}
+		select {
+		case <-all:
+			return "together", nil
+		case <-time.After(5 * time.Second):
+			return "", errors.New("the other call never came: calls did not run together")
+		}
+	}
+	set, err := tools.NewSet(tools.New("reads", "Read.", false, work), tools.New("writes", "Write.", true, work))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The spec of reads says it reads, that of writes that it writes; the
+	// calls say otherwise.
+	reply := strings.Join([]string{call("writes", "r1"), call("writes", "r2"), call("reads", "w")}, "\n")
+	s, err := fakemodel.Parse("t", []byte(">>>\n"+reply+"\n>>>\ndone\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var writes []string
+	agent := loop.New(fakemodel.New(s), perCall{set}, loop.Config{}, loop.Observe(func(e loop.Event) {
+		if e.Kind == loop.CallStarted {
+			writes = append(writes, fmt.Sprintf("%s %t", e.Call.Args["name"], e.Writes))
+		}
+	}))
+	if _, err := agent.Turn(context.Background(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	equal(t, writes, []string{"r1 false", "r2 false", "w true"})
+	equal(t, contents(agent.Messages()[3:6]), []string{
+		"user: TOOL_RESULT call_1 writes SUCCESS\ntogether",
+		"user: TOOL_RESULT call_2 writes SUCCESS\ntogether",
+		"user: TOOL_RESULT call_3 reads SUCCESS\nalone",
+	})
+}
+
+// countTools returns a read-only tool "echo" and a writing tool "big",
+// whose results are size bytes, and the count of calls that ran.
+func countTools(t *testing.T, size int) (*tools.Set, *atomic.Int64) {
+	var ran atomic.Int64
+	echo := tools.New("echo", "Say a name.", false, func(ctx context.Context, a nameArgs) (string, error) {
+		ran.Add(1)
+		return strings.Repeat("é", size/2), nil
+	})
+	big := tools.New("big", "Write and say much.", true, func(ctx context.Context, a nameArgs) (string, error) {
+		ran.Add(1)
+		return strings.Repeat("é", size/2), nil
+	})
+	set, err := tools.NewSet(echo, big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return set, &ran
+}
+
+// One reply with thousands of calls runs only the first 32; each of the
+// others gets a result saying it was not run.
+func TestCallsPerReplyCapped(t *testing.T) {
+	set, ran := countTools(t, 2)
+	var calls []string
+	for i := range 1000 {
+		calls = append(calls, call("echo", fmt.Sprint(i)))
+	}
+	s, _ := fakemodel.Parse("t", []byte(">>>\n"+strings.Join(calls, "\n")+"\n>>>\ndone\n"))
+	agent := loop.New(fakemodel.New(s), set, loop.Config{})
+	if _, err := agent.Turn(context.Background(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	if n := ran.Load(); n != 32 {
+		t.Errorf("%d calls ran, want 32", n)
+	}
+	msgs := agent.Messages()
+	if len(msgs) != 3+1000+1 {
+		t.Fatalf("%d messages, want a result for each call", len(msgs))
+	}
+	if got := msgs[3+31].Content; !strings.HasPrefix(got, "TOOL_RESULT call_32 echo SUCCESS") {
+		t.Errorf("call 32: %q", got)
+	}
+	want := "TOOL_RESULT call_33 echo ERROR\nNot run: your reply held 1000 calls, and one reply may make at most 32"
+	if got := msgs[3+32].Content; !strings.HasPrefix(got, want) {
+		t.Errorf("call 33: %q, want it to start with %q", got, want)
+	}
+	agent = loop.New(fakemodel.New(s), set, loop.Config{MaxCallsPerReply: 5})
+	ran.Store(0)
+	agent.Turn(context.Background(), "go")
+	if n := ran.Load(); n != 5 {
+		t.Errorf("MaxCallsPerReply 5: %d calls ran", n)
+	}
+}
+
+// The results of one step hold at most MaxResultBytes: the result that
+// reaches it is cut with a note, those of calls that ran with it are left
+// out, and later calls are not run.
+func TestResultBytesPerStep(t *testing.T) {
+	set, ran := countTools(t, 100<<10)
+	reply := strings.Join([]string{call("big", "1"), call("big", "2"), call("big", "3"), call("big", "4"), call("echo", "5"), call("echo", "6")}, "\n")
+	s, _ := fakemodel.Parse("t", []byte(">>>\n"+reply+"\n>>>\ndone\n"))
+	agent := loop.New(fakemodel.New(s), set, loop.Config{})
+	if _, err := agent.Turn(context.Background(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	if n := ran.Load(); n != 3 {
+		t.Errorf("%d calls ran, want 3", n)
+	}
+	msgs := agent.Messages()
+	total := 0
+	for i, m := range msgs[3:9] {
+		total += len(m.Content)
+		switch {
+		case i < 2 && strings.Contains(m.Content, "["):
+			t.Errorf("result %d was cut", i+1)
+		case i == 2 && !strings.Contains(m.Content, "[cut here: the results of one step may hold 262144 bytes"):
+			t.Errorf("result 3 = ...%q", m.Content[max(0, len(m.Content)-200):])
+		case i == 2 && !utf8.ValidString(m.Content):
+			t.Error("result 3 was cut inside a character")
+		case i > 2 && !strings.Contains(m.Content, "Not run: the results of this step already hold 262144 bytes"):
+			t.Errorf("result %d = %q", i+1, m.Content)
+		}
+	}
+	if total > 256<<10+2048 {
+		t.Errorf("the results of the step hold %d bytes", total)
 	}
 }

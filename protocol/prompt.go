@@ -113,3 +113,31 @@ func exampleBlock(specs []ToolSpec) string {
 	}
 	return ""
 }
+
+// Instructions is text the user wrote for every conversation, such as a
+// workspace's AGENTS.md, that the system prompt carries after its fixed
+// part.
+type Instructions struct {
+	// Source names where the text comes from, as the model is told:
+	// "AGENTS.md".
+	Source string
+	Text   string
+}
+
+// WithInstructions returns prompt, as SystemPrompt built it, followed by
+// each of ins in order under a heading naming its source. prompt's bytes
+// are kept as they are, so the instructions change nothing before them;
+// without instructions (or with only empty ones) prompt is returned as it
+// is.
+func WithInstructions(prompt string, ins ...Instructions) string {
+	var b strings.Builder
+	b.WriteString(prompt)
+	for _, in := range ins {
+		text := strings.TrimRight(in.Text, "\n")
+		if strings.TrimSpace(text) == "" {
+			continue
+		}
+		fmt.Fprintf(&b, "\n# Instructions from %s\n%s\n", in.Source, text)
+	}
+	return b.String()
+}

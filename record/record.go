@@ -9,15 +9,23 @@
 //	time  string   when, RFC 3339 with nanoseconds
 //	turn  int      the turn, from 1 (0 on "start")
 //	step  int      the step within the turn, from 1 (0 when none)
+//	origin string  the conversation the line belongs to: absent for the
+//	               main one; for one a call started (a sub-agent), that
+//	               call's id, e.g. "call_3" (see loop.Config.Origin). Its
+//	               turn and step count in that conversation, and its lines
+//	               come between the call's "call" and "result" lines
 //
 // and, by type:
 //
-//	start        version, model, backend, workspace, options (object: the
+//	start        format (int: the version of this schema, now 1; absent
+//	             in records written before it had one, which read as 1),
+//	             version, model, backend, workspace, options (object: the
 //	             settings the backend was configured with, which every
 //	             request carries; the stop sequences are on each request
 //	             line), ignored ([]string: settings asked for that the
 //	             backend ignores; absent when none), tools ([]string),
-//	             system_prompt_bytes
+//	             system_prompt_bytes; in a session, also session (its id)
+//	             and name (when it was saved under one)
 //	turn         input: the user's words
 //	request      messages (count), bytes (of all message contents),
 //	             stop ([]string): one model call is about to be made
@@ -41,16 +49,38 @@
 //	             tests_passed, empty_test_runs (absent when 0),
 //	             unverified, interrupted)
 //	approval     id, tool, question ("run" or "send"), decision ("yes",
-//	             "no", "always", or "nobody" when nobody could be asked)
+//	             "no", "always", or "nobody" when nobody could be asked);
+//	             turn is the main conversation's, and the id of a call of
+//	             a nested conversation is its origin, "/" and its own id
+//	             (call_3/call_1)
+//
+// A session (package session) is a record of the conversation alone: the
+// messages exactly as the model was sent them, and where it stood. It uses
+// the start line, with its session id, and these lines of its own:
+//
+//	message      role ("system", "user" or "assistant"), content: a
+//	             message joins the end of the conversation
+//	replace      keep (int): the conversation keeps only its first keep
+//	             messages; the message lines that follow replace the rest
+//	             (a compaction, or a turn whose first step failed)
+//
+// and, as the points at which the conversation is complete, request lines
+// (before each model call) and turn_end lines (after each turn), which in a
+// session carry messages (count), bytes, calls_so_far (int: the calls
+// numbered so far in the conversation) and usage (of the last reply; null
+// when unknown), and nothing else. Message and replace lines after the last
+// such line belong to a step that never completed.
 //
 // Each line is written with a single write as the event happens, so a run
 // that is killed leaves every line before the kill whole; at worst the last
-// line is cut, and Read reports that rather than failing.
+// line is cut, and Read reports that rather than failing. A start line of a
+// format this package does not know is an error (*FormatError).
 package record
 
 import (
 	"encoding/json"
 	"io"
+	"math"
 	"sync"
 	"time"
 
@@ -58,8 +88,14 @@ import (
 	"harness/protocol"
 )
 
+// Format is the version of the schema this package writes and reads.
+const Format = 1
+
 // Start is what the first line of a record says about the run.
 type Start struct {
+	Format            int            `json:"format"` // set by the writer
+	Session           string         `json:"session,omitempty"`
+	Name              string         `json:"name,omitempty"`
 	Version           string         `json:"version"`
 	Model             string         `json:"model"`
 	Backend           string         `json:"backend"`
@@ -84,6 +120,8 @@ type Line struct {
 	Time time.Time `json:"time"`
 	Turn int       `json:"turn"`
 	Step int       `json:"step"`
+	// Origin is the conversation of the line: "" for the main one.
+	Origin string `json:"origin,omitempty"`
 
 	*Start `json:",omitempty"`
 
@@ -91,6 +129,7 @@ type Line struct {
 	Messages   int            `json:"messages,omitempty"`
 	Bytes      int            `json:"bytes,omitempty"`
 	Stop       []string       `json:"stop,omitempty"`
+	Role       string         `json:"role,omitempty"`
 	Content    string         `json:"content,omitempty"`
 	Thinking   string         `json:"thinking,omitempty"`
 	DoneReason *string        `json:"done_reason,omitempty"`
@@ -113,6 +152,8 @@ type Line struct {
 	Note       string         `json:"note,omitempty"`
 	Question   string         `json:"question,omitempty"`
 	Decision   string         `json:"decision,omitempty"`
+	Keep       *int           `json:"keep,omitempty"`
+	CallsSoFar *int           `json:"calls_so_far,omitempty"`
 }
 
 // Recorder is a loop hook that writes every event as a line.
@@ -129,6 +170,7 @@ func New(w io.Writer) *Recorder { return &Recorder{w: w, now: time.Now} }
 
 // Start writes the first line.
 func (r *Recorder) Start(s Start) error {
+	s.Format = Format
 	return r.write(&Line{Type: "start", Start: &s})
 }
 
@@ -141,7 +183,7 @@ func (r *Recorder) Approval(turn int, id, tool, question, decision string) error
 // whole). After a failed write every later one fails too: a record with a
 // hole would mislead.
 func (r *Recorder) Event(e loop.Event) error {
-	l := &Line{Turn: e.Turn, Step: e.Step}
+	l := &Line{Turn: e.Turn, Step: e.Step, Origin: e.Origin}
 	switch e.Kind {
 	case loop.TurnStarted:
 		l.Type, l.Input = "turn", e.Text
@@ -194,6 +236,24 @@ func (r *Recorder) write(l *Line) error {
 func ptr[T any](v T) *T { return &v }
 
 func ms(d time.Duration) *float64 { return ptr(float64(d.Microseconds()) / 1000) }
+
+// UsageOf is u as recorded: nil when the backend reported none. Durations
+// keep microseconds.
+func UsageOf(u protocol.Usage) *Usage { return usage(u) }
+
+// Protocol is the usage u records: unknown when u is nil.
+func (u *Usage) Protocol() protocol.Usage {
+	if u == nil {
+		return protocol.Usage{}
+	}
+	return protocol.Usage{
+		Known:          true,
+		PromptTokens:   u.PromptTokens,
+		OutputTokens:   u.OutputTokens,
+		PromptDuration: time.Duration(math.Round(u.PromptMS*1e3)) * time.Microsecond,
+		OutputDuration: time.Duration(math.Round(u.OutputMS*1e3)) * time.Microsecond,
+	}
+}
 
 func usage(u protocol.Usage) *Usage {
 	if !u.Known {

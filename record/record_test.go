@@ -3,6 +3,7 @@ package record
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -100,5 +101,147 @@ func TestRecorderStopsAfterAFailedWrite(t *testing.T) {
 	}
 	if err := r.Event(loop.Event{Kind: loop.Noticed}); err == nil {
 		t.Error("a record with a hole went on")
+	}
+}
+
+// TestRecordNested: the lines of a conversation nested in a call say which
+// conversation they belong to, and replay shows them indented under the
+// call, each marked with it.
+func TestRecordNested(t *testing.T) {
+	var buf bytes.Buffer
+	r := New(&buf)
+	agent := protocol.Call{ID: "call_1", Name: "agent", Args: map[string]any{"task": "look"}}
+	read := protocol.Call{ID: "call_1", Name: "read_file", Args: map[string]any{"path": "a"}}
+	events := []loop.Event{
+		{Kind: loop.TurnStarted, Turn: 1, Text: "go"},
+		{Kind: loop.CallStarted, Turn: 1, Step: 1, Call: agent},
+		{Kind: loop.TurnStarted, Turn: 1, Origin: "call_1", Text: "look"},
+		{Kind: loop.Replied, Turn: 1, Step: 1, Origin: "call_1", Reply: protocol.Reply{Content: "reading\nTOOL_CALL ..."}},
+		{Kind: loop.CallStarted, Turn: 1, Step: 1, Origin: "call_1", Call: read},
+		{Kind: loop.CallEnded, Turn: 1, Step: 1, Origin: "call_1", Call: read, Ran: true, Result: protocol.Result{OK: true, Body: "x"}},
+		{Kind: loop.TurnEnded, Turn: 1, Step: 2, Origin: "call_1", Text: "a holds x", Report: &loop.Report{Turn: 1, Steps: 2, Succeeded: 1}},
+		{Kind: loop.CallEnded, Turn: 1, Step: 1, Call: agent, Ran: true, Result: protocol.Result{OK: true, Body: "a holds x"}},
+	}
+	for _, e := range events {
+		if err := r.Event(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lines, err := Read(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var origins []string
+	for _, l := range lines {
+		origins = append(origins, l.Type+":"+l.Origin)
+	}
+	if got, want := strings.Join(origins, " "), "turn: call: turn:call_1 reply:call_1 call:call_1 result:call_1 turn_end:call_1 result:"; got != want {
+		t.Errorf("origins:\n%s\nwant\n%s", got, want)
+	}
+	if strings.Contains(strings.Split(buf.String(), "\n")[0], "origin") {
+		t.Errorf("a line of the main conversation has an origin: %s", strings.Split(buf.String(), "\n")[0])
+	}
+	var out bytes.Buffer
+	if err := Replay(&out, lines); err != nil {
+		t.Fatal(err)
+	}
+	want := `<Turn 1>
+You: go
+tool-call: call_1 agent {"task":"look"}
+  [call_1] <Turn 1>
+  [call_1] Task: look
+  [call_1] Assistant (0 ms, usage unknown, done: ):
+  [call_1]   reading
+  [call_1]   TOOL_CALL ...
+  [call_1] tool-call: call_1 read_file {"path":"a"}
+  [call_1] tool-success: call_1 read_file (0 ms) -> x
+  [call_1] Report: 2 steps, 1 call (1 succeeded, 0 failed); nothing changed; no tests ran
+tool-success: call_1 agent (0 ms) -> a holds x
+`
+	if out.String() != want {
+		t.Errorf("replay:\n%s\nwant\n%s", out.String(), want)
+	}
+}
+
+func TestStartHasTheFormat(t *testing.T) {
+	var buf bytes.Buffer
+	if err := New(&buf).Start(Start{Version: "v1"}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), `"format":1`) {
+		t.Errorf("start line %s", buf.String())
+	}
+}
+
+func TestUnknownFormat(t *testing.T) {
+	for _, tt := range []struct {
+		text string
+		err  bool
+	}{
+		{`{"type":"start","version":"old"}` + "\n", false}, // before formats: 1
+		{`{"type":"start","format":1}` + "\n", false},
+		{`{"type":"start","format":2,"new_field":[1]}` + "\n", true},
+		{`{"type":"start","format":1}` + "\n" + `{"type":"start","format":3}` + "\n", true},
+	} {
+		_, err := Read(strings.NewReader(tt.text))
+		var fe *FormatError
+		if got := errors.As(err, &fe); got != tt.err || got && !errors.Is(err, ErrFormat) {
+			t.Errorf("%q: %v", tt.text, err)
+		}
+	}
+}
+
+func TestScannerEnds(t *testing.T) {
+	text := "{\"type\":\"a\"}\n\n{\"type\":\"b\"}\n{\"type\":\"c\"}"
+	s := NewScanner(strings.NewReader(text))
+	var ends []int64
+	var nums []int
+	for s.Scan() {
+		ends, nums = append(ends, s.End()), append(nums, s.Number())
+	}
+	if s.Err() != nil || fmt.Sprint(ends) != "[13 27 39]" || fmt.Sprint(nums) != "[1 3 4]" {
+		t.Errorf("ends %v, numbers %v, err %v", ends, nums, s.Err())
+	}
+}
+
+func TestUsageRoundTrip(t *testing.T) {
+	for _, u := range []protocol.Usage{
+		{},
+		{Known: true, PromptTokens: 7, OutputTokens: 3, PromptDuration: 1500 * time.Microsecond, OutputDuration: 2 * time.Second},
+	} {
+		if got := UsageOf(u).Protocol(); got != u {
+			t.Errorf("%+v came back as %+v", u, got)
+		}
+	}
+}
+
+func TestReplaySession(t *testing.T) {
+	text := `{"type":"start","format":1,"session":"20260101-000000-abcd","model":"m","backend":"fake","workspace":"/ws","version":"v","tools":["read_file"]}
+{"type":"message","turn":1,"step":1,"role":"system","content":"SYSTEM"}
+{"type":"message","turn":1,"step":1,"role":"user","content":"hi"}
+{"type":"request","turn":1,"step":1,"messages":2,"bytes":8,"calls_so_far":0}
+{"type":"message","turn":1,"step":1,"role":"assistant","content":"hello"}
+{"type":"replace","turn":1,"step":1,"keep":1}
+{"type":"turn_end","turn":1,"step":1,"messages":1,"bytes":6,"calls_so_far":0}
+`
+	lines, err := Read(strings.NewReader(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := Replay(&out, lines); err != nil {
+		t.Fatal(err)
+	}
+	want := `Session 20260101-000000-abcd of m (fake) in /ws, harness v, tools: read_file
+system prompt: 6 bytes
+user:
+  hi
+<Step 1> request: 2 messages, 8 bytes
+assistant:
+  hello
+the conversation was cut to its first 1 messages; what follows replaces the rest
+`
+	if out.String() != want {
+		t.Errorf("replay:\n%s\nwant:\n%s", out.String(), want)
 	}
 }

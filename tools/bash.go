@@ -38,7 +38,7 @@ type Shell interface {
 // and runs what passes with sh in ws.
 func Bash(ws *Workspace, policy *guard.Policy, sh Shell) Tool {
 	return readsWhen(commandReads, New(bashName, strings.TrimSpace(bashDescription), true, func(ctx context.Context, a bashArgs) (string, error) {
-		if err := checkCommand(ws, policy, a.Command); err != nil {
+		if err := checkCommand(ctx, ws, policy, a.Command); err != nil {
 			return "", err
 		}
 		res, err := sh.Run(ctx, sandbox.Command{
@@ -62,25 +62,25 @@ func Bash(ws *Workspace, policy *guard.Policy, sh Shell) Tool {
 // BashCheck returns a function that refuses a bash call as the bash tool
 // would refuse its command, and lets every other call pass. The approval
 // step uses it so that nobody is asked about a command that cannot run.
-func BashCheck(ws *Workspace, policy *guard.Policy) func(protocol.Call) error {
-	return func(call protocol.Call) error {
+func BashCheck(ws *Workspace, policy *guard.Policy) func(context.Context, protocol.Call) error {
+	return func(ctx context.Context, call protocol.Call) error {
 		if call.Name != bashName {
 			return nil
 		}
 		command, _ := call.Args["command"].(string)
-		return checkCommand(ws, policy, command)
+		return checkCommand(ctx, ws, policy, command)
 	}
 }
 
 // checkCommand returns the error, written for the model, that refuses
 // command, or nil.
-func checkCommand(ws *Workspace, policy *guard.Policy, command string) error {
+func checkCommand(ctx context.Context, ws *Workspace, policy *guard.Policy, command string) error {
 	root, err := os.OpenRoot(ws.root)
 	if err != nil {
 		return fmt.Errorf("cannot open the workspace: %w", err)
 	}
 	defer root.Close()
-	err = policy.Check(command, commandPaths{ws: ws, ig: newIgnores(root)})
+	err = policy.Check(ctx, command, commandPaths{ws: ws, ig: newIgnores(root)})
 	if err == nil {
 		return nil
 	}

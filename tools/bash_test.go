@@ -130,13 +130,13 @@ func TestBashResult(t *testing.T) {
 func TestBashCheck(t *testing.T) {
 	ws := secretWorkspace(t)
 	check := BashCheck(ws, policy(t))
-	if err := check(protocol.Call{Name: "bash", Args: map[string]any{"command": "sudo ls"}}); !errors.Is(err, guard.ErrRefused) {
+	if err := check(t.Context(), protocol.Call{Name: "bash", Args: map[string]any{"command": "sudo ls"}}); !errors.Is(err, guard.ErrRefused) {
 		t.Errorf("sudo: err = %v", err)
 	}
-	if err := check(protocol.Call{Name: "bash", Args: map[string]any{"command": "ls"}}); err != nil {
+	if err := check(t.Context(), protocol.Call{Name: "bash", Args: map[string]any{"command": "ls"}}); err != nil {
 		t.Errorf("ls: err = %v", err)
 	}
-	if err := check(protocol.Call{Name: "read_file", Args: map[string]any{"path": "/etc/passwd"}}); err != nil {
+	if err := check(t.Context(), protocol.Call{Name: "read_file", Args: map[string]any{"path": "/etc/passwd"}}); err != nil {
 		t.Errorf("another tool: err = %v", err)
 	}
 }

@@ -92,3 +92,25 @@ func BenchmarkReadFile(b *testing.B) {
 		benchRun(b, ts, protocol.Call{ID: "call_1", Name: readName, Args: map[string]any{"path": "big.go"}})
 	})
 }
+
+// BenchmarkNewWorkspace opens a workspace of 3000 files in 200 folders,
+// each with a .gitignore, reading the ignore rules of the start.
+func BenchmarkNewWorkspace(b *testing.B) {
+	root := b.TempDir()
+	for i := range 200 {
+		dir := filepath.Join(root, fmt.Sprintf("dir_%04d", i))
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			b.Fatal(err)
+		}
+		benchWrite(b, filepath.Join(dir, ".gitignore"), "*.tmp\n")
+		for j := range 15 {
+			benchWrite(b, filepath.Join(dir, fmt.Sprintf("f%02d.go", j)), "")
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := NewWorkspace(root); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

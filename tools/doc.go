@@ -47,10 +47,18 @@
 // wherever they are (fence.SecretName: .env*, *.pem, *.key, SSH keys such
 // as id_rsa*, credential files such as .netrc and .npmrc, folders such as
 // .ssh and .aws), everything in .git, and what the
-// workspace's .gitignore files and .git/info/exclude ignore. list_files
-// leaves them out; read_file and edit_file refuse them with an error
-// wrapping ErrSecret, unless the context comes from WithSecrets because the
-// user approved the read. Nothing is ever written into .git (ErrProtected).
+// workspace's .gitignore files and .git/info/exclude ignore, now or when
+// the workspace was opened: the rules read then keep protecting for the
+// life of the Workspace, so an edit of .gitignore can add protection but
+// never take it away. list_files leaves them out; read_file and edit_file
+// refuse them with an error wrapping ErrSecret, unless the context comes
+// from WithSecrets because the user approved the read. Nothing is ever
+// written into .git (ErrProtected).
+//
+// Sources names the files a call reads (for bash, those whose contents its
+// command reads, as guard.Policy.Reads finds them) and gives their text,
+// so that the approval step can decide secrecy per file; Exposes says
+// which protected files a change of an ignore file would stop ignoring.
 //
 // # Commands
 //

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"io"
+	"io/fs"
 	"os"
 	"path"
 	"strings"
@@ -117,10 +118,46 @@ func matchSegs(pat, name []string) bool {
 }
 
 // ignores holds the .gitignore rules of a workspace as they are read, for
-// the time of one call: files change, so rules are never kept longer.
+// the time of one call: files change, so rules are never kept longer,
+// except those read when the run started (see startIgnores).
 type ignores struct {
 	root  *os.Root
 	rules map[string][]ignoreRule // by folder, "" for the root
+	// frozen rules read no more files: a folder not read yet has none.
+	frozen bool
+}
+
+// startIgnores reads the ignore rules of every folder of the workspace at
+// root, looking at no more than limit entries (not inside .git), and
+// keeps them for the run. A path they ignore stays secret whatever the
+// ignore files say later: an edit of .gitignore, approved or made by a
+// command, can add protection but never take it away during the run.
+func startIgnores(root string, limit int) *ignores {
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return nil
+	}
+	defer r.Close()
+	ig := newIgnores(r)
+	seen := 0
+	fs.WalkDir(r.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+		if seen++; seen > limit {
+			return fs.SkipAll
+		}
+		if err != nil || !d.IsDir() {
+			return nil
+		}
+		if d.Name() == ".git" {
+			return fs.SkipDir
+		}
+		if p == "." {
+			p = ""
+		}
+		ig.forDir(p)
+		return nil
+	})
+	ig.root, ig.frozen = nil, true
+	return ig
 }
 
 func newIgnores(root *os.Root) *ignores {
@@ -130,7 +167,7 @@ func newIgnores(root *os.Root) *ignores {
 // forDir returns the rules that come from folder dir: its .gitignore, and
 // for the root also .git/info/exclude, which comes first.
 func (ig *ignores) forDir(dir string) []ignoreRule {
-	if rules, ok := ig.rules[dir]; ok {
+	if rules, ok := ig.rules[dir]; ok || ig.frozen {
 		return rules
 	}
 	var rules []ignoreRule
@@ -168,6 +205,9 @@ func (ig *ignores) read(name string) []byte {
 // ignored returns the rule that makes rel ignored, or false. A path inside
 // an ignored folder is ignored, as git never looks inside one.
 func (ig *ignores) ignored(rel string, isDir bool) (ignoreRule, bool) {
+	if ig == nil {
+		return ignoreRule{}, false
+	}
 	segs := strings.Split(rel, "/")
 	for i := range segs {
 		prefix := strings.Join(segs[:i+1], "/")

@@ -79,6 +79,14 @@ func (o *Outputs) Run(ctx context.Context, call protocol.Call) protocol.Result {
 	return res
 }
 
+// Kept returns the whole result kept under ref, such as out_3.
+func (o *Outputs) Kept(ref string) (string, bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	body, ok := o.kept[ref]
+	return body, ok
+}
+
 func (o *Outputs) keep(ref, body string) {
 	o.mu.Lock()
 	defer o.mu.Unlock()

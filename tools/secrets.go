@@ -68,6 +68,9 @@ func (w *Workspace) secret(ig *ignores, abs string, isDir bool) string {
 	if rule, ok := ig.ignored(rel, isDir); ok {
 		return fmt.Sprintf("%s ignores it (pattern %q)", rule.source, strings.TrimSpace(rule.text))
 	}
+	if rule, ok := w.start.ignored(rel, isDir); ok {
+		return fmt.Sprintf("%s ignored it when the run started (pattern %q), and protection is never taken away during a run", rule.source, strings.TrimSpace(rule.text))
+	}
 	return ""
 }
 

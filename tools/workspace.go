@@ -23,7 +23,8 @@ const maxPath = 4096
 
 // Workspace is the folder the tools may read and write.
 type Workspace struct {
-	root string
+	root  string
+	start *ignores // the ignore rules when the run started
 }
 
 // NewWorkspace returns the workspace rooted at root, an existing directory.
@@ -44,7 +45,7 @@ func NewWorkspace(root string) (*Workspace, error) {
 	if !fi.IsDir() {
 		return nil, fmt.Errorf("workspace %s is not a directory", root)
 	}
-	return &Workspace{root: real}, nil
+	return &Workspace{root: real, start: startIgnores(real, maxSecretScan)}, nil
 }
 
 // Root returns the absolute path of the workspace, symlinks resolved.

@@ -212,7 +212,7 @@ func session(harness, script, dir string, args func(string) []string, steps int)
 
 	argv := args(strings.TrimSpace(addr))
 	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = append(os.Environ(), "NO_COLOR=1")
+	cmd.Env = append(os.Environ(), "NO_COLOR=1", "XDG_STATE_HOME="+filepath.Join(dir, "state")) // sessions stay in the run's folder
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	begin := time.Now()

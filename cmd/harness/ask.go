@@ -1,8 +1,8 @@
 package main
 
 import (
-	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,59 +13,58 @@ import (
 )
 
 // lineAsker asks the approval questions on out and reads each answer as a
-// line of input: the REPL's own lines, or stdin's when -p runs at a
-// terminal.
+// line of input: the REPL's own input, or stdin's when -p runs at a
+// terminal. A question's detail (the diff of an edit) is shown before it.
 type lineAsker struct {
-	out  io.Writer
-	echo bool // print the answer, which a terminal would already show
-	// start, when set, opens the input at the first question.
-	start func() <-chan string
+	out io.Writer
+	st  style
+	// open, when set, opens the input at the first question.
+	open func() *input
 
-	mu    sync.Mutex
-	lines <-chan string
+	mu sync.Mutex
+	in *input
 }
 
 var _ approve.Asker = (*lineAsker)(nil)
 
-// listen makes the asker read its answers from lines.
-func (a *lineAsker) listen(lines <-chan string) {
+// use makes the asker read its answers from in.
+func (a *lineAsker) use(in *input) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.lines = lines
+	a.in = in
 }
 
-func (a *lineAsker) input() <-chan string {
+func (a *lineAsker) input() *input {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.lines == nil && a.start != nil {
-		a.lines, a.start = a.start(), nil
+	if a.in == nil && a.open != nil {
+		a.in, a.open = a.open(), nil
 	}
-	return a.lines
+	return a.in
 }
 
-// Ask prints "Run bash: go test ./...? [y/N/a(lways)] " and reads the
-// answer: y or yes, a or always; anything else is no. With no input to
-// read from, or at its end, nobody can answer.
+// Ask shows the question's detail, then asks "Run bash: go test ./...?
+// [y/N/a(lways)] " and reads the answer: y or yes, a or always; anything
+// else is no. With no input to read from, or at its end, nobody can
+// answer.
 func (a *lineAsker) Ask(ctx context.Context, q approve.Question) (approve.Answer, error) {
-	lines := a.input()
-	if lines == nil {
+	in := a.input()
+	if in == nil {
 		return approve.No, approve.ErrNobody
 	}
-	fmt.Fprintf(a.out, "%s [y/N/a(lways)] ", q)
-	select {
-	case line, ok := <-lines:
-		if !ok {
-			fmt.Fprintln(a.out)
-			return approve.No, fmt.Errorf("%w: the input ended", approve.ErrNobody)
-		}
-		if a.echo {
-			fmt.Fprintln(a.out, line)
-		}
-		return parseAnswer(line), nil
-	case <-ctx.Done():
-		fmt.Fprintln(a.out)
-		return approve.No, ctx.Err()
+	if q.Detail != "" {
+		fmt.Fprint(a.out, a.st.diffText(q.Detail))
 	}
+	line, err := in.read(ctx, q.String()+" [y/N/a(lways)] ", true)
+	switch {
+	case errors.Is(err, io.EOF):
+		return approve.No, fmt.Errorf("%w: the input ended", approve.ErrNobody)
+	case errors.Is(err, errInterrupt) && ctx.Err() != nil:
+		return approve.No, ctx.Err()
+	case err != nil:
+		return approve.No, err
+	}
+	return parseAnswer(line), nil
 }
 
 func parseAnswer(line string) approve.Answer {
@@ -76,20 +75,6 @@ func parseAnswer(line string) approve.Answer {
 		return approve.Always
 	}
 	return approve.No
-}
-
-// readLines reads r a line at a time into the channel it returns, closed at
-// the end of r.
-func readLines(r io.Reader) <-chan string {
-	lines := make(chan string)
-	go func() {
-		defer close(lines)
-		sc := bufio.NewScanner(r)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-	}()
-	return lines
 }
 
 // interactive reports whether r (a reader or a writer) is a terminal,

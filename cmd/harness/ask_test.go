@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -27,7 +28,7 @@ func replTools(t *testing.T, flags safetyFlags, out *bytes.Buffer) (loop.Tools, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	asker := &lineAsker{out: out, echo: true}
+	asker := &lineAsker{out: out}
 	gated, err := flags.gate(tb, asker, (&approvals{log: out}).decided, &fallback{log: out})
 	if err != nil {
 		t.Fatal(err)
@@ -40,15 +41,12 @@ func writeCall(id, path string) protocol.Call {
 }
 
 // The REPL's input lines answer the questions, and the answers show in its
-// output as typed lines would.
+// output as typed lines would. A question to write a file shows the file
+// it would write first.
 func TestREPLAnswers(t *testing.T) {
 	var out bytes.Buffer
 	ts, asker, dir := replTools(t, safetyFlags{Sandbox: "none"}, &out)
-	lines := make(chan string, 4)
-	asker.listen(lines)
-	lines <- "y"
-	lines <- "no"
-	lines <- "always"
+	asker.use(plainInput(strings.NewReader("y\nno\nalways\n"), &out, true))
 	ctx := context.Background()
 
 	if res := ts.Run(ctx, writeCall("call_1", "b.txt")); !res.OK {
@@ -63,7 +61,12 @@ func TestREPLAnswers(t *testing.T) {
 			t.Errorf("answered always: %+v", res)
 		}
 	}
-	want := "Run write_file: b.txt? [y/N/a(lways)] y\nRun write_file: c.txt? [y/N/a(lways)] no\nRun bash: ls? [y/N/a(lways)] always\n"
+	newFile := func(name string) string {
+		return "--- /dev/null\n+++ b/" + name + "\n@@ -0,0 +1 @@\n+x\n\\ No newline at end of file\n"
+	}
+	want := newFile("b.txt") + "Run write_file: b.txt? [y/N/a(lways)] y\n" +
+		newFile("c.txt") + "Run write_file: c.txt? [y/N/a(lways)] no\n" +
+		"Run bash: ls? [y/N/a(lways)] always\n"
 	if out.String() != want {
 		t.Errorf("the REPL shows:\n%s\nwant:\n%s", out.String(), want)
 	}
@@ -82,9 +85,7 @@ func TestREPLNobody(t *testing.T) {
 	if res := ts.Run(context.Background(), writeCall("call_1", "b.txt")); res.OK || !strings.Contains(res.Body, "nobody could approve it") {
 		t.Errorf("no lines yet: %+v", res)
 	}
-	lines := make(chan string)
-	close(lines)
-	asker.listen(lines)
+	asker.use(plainInput(strings.NewReader(""), &out, true))
 	if res := ts.Run(context.Background(), writeCall("call_2", "b.txt")); res.OK || !strings.Contains(res.Body, "the input ended") {
 		t.Errorf("input ended: %+v", res)
 	}
@@ -94,7 +95,9 @@ func TestREPLNobody(t *testing.T) {
 func TestREPLQuestionInterrupted(t *testing.T) {
 	var out bytes.Buffer
 	ts, asker, _ := replTools(t, safetyFlags{Sandbox: "none"}, &out)
-	asker.listen(make(chan string))
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	asker.use(plainInput(pr, &out, true))
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if res := ts.Run(ctx, writeCall("call_1", "b.txt")); res.OK || res.Body != "interrupted" {

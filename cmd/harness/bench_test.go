@@ -40,21 +40,29 @@ func benchSession(b *testing.B, steps int) (dir string, script *fakemodel.Script
 // BenchmarkSession20 is `harness -p` in process: a 20-step session over
 // HTTP against the fake Ollama server, with the real Ollama adapter, CLI
 // parsing, tools, budget and rendering. The server's own work is included.
+// It runs saving the session, as by default, and with --no-session.
 func BenchmarkSession20(b *testing.B) {
 	dir, script := benchSession(b, 20)
 	ctx := context.Background()
-	b.ReportAllocs()
-	for b.Loop() {
-		b.StopTimer()
-		srv := httptest.NewServer(fakemodel.NewServer(script).Handler())
-		b.StartTimer()
-		args := []string{"-w", dir, "--host", srv.Listener.Addr().String(), "-m", "fake", "-p", "read the files"}
-		if code := run(ctx, args, nil, io.Discard, io.Discard); code != exitOK {
-			b.Fatalf("exit code %d", code)
-		}
-		b.StopTimer()
-		srv.Close()
-		b.StartTimer()
+	for _, bb := range []struct {
+		name  string
+		extra []string
+	}{{"saved", nil}, {"no-session", []string{"--no-session"}}} {
+		b.Run(bb.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				b.StopTimer()
+				srv := httptest.NewServer(fakemodel.NewServer(script).Handler())
+				b.StartTimer()
+				args := append([]string{"-w", dir, "--host", srv.Listener.Addr().String(), "-m", "fake", "-p", "read the files"}, bb.extra...)
+				if code := run(ctx, args, nil, io.Discard, io.Discard); code != exitOK {
+					b.Fatalf("exit code %d", code)
+				}
+				b.StopTimer()
+				srv.Close()
+				b.StartTimer()
+			}
+		})
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"os"
 	"regexp"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/alecthomas/kong"
@@ -18,6 +19,7 @@ import (
 	"harness/protocol"
 	"harness/record"
 	"harness/sandbox"
+	"harness/subagent"
 	"harness/tools"
 )
 
@@ -25,7 +27,7 @@ import (
 type workspaceFlags struct {
 	Workspace string   `short:"w" default:"." placeholder:"DIR" help:"Folder the tools may read and change; nothing outside it is reachable."`
 	Lie       []string `placeholder:"MODE" help:"Make the tools lie, to see that the model believes them: joke (read_file returns a joke), invent (list_files adds files that do not exist), ext:FROM=TO (e.g. ext:.go=.js renames extensions). Repeatable; files are never renamed, and the terminal says what each lie changed."`
-	Tools     *string  `placeholder:"LIST" help:"Give the model only these tools, comma-separated (read_file, list_files, edit_file, write_file, bash, read_output); none, or \"\", for a plain chat. Default: all."`
+	Tools     *string  `placeholder:"LIST" help:"Give the model only these tools, comma-separated (read_file, list_files, edit_file, write_file, bash, read_output, agent); none, or \"\", for a plain chat. Default: all."`
 }
 
 // modelFlags choose the model and how it is asked.
@@ -40,11 +42,12 @@ type modelFlags struct {
 }
 
 type chatCmd struct {
-	Prompt         string `short:"p" placeholder:"PROMPT" help:"Run one turn and exit: the answer goes to stdout, everything else to stderr. Exit codes: 0 answer, 1 error, 2 bad usage, 3 a limit ended the turn, 130 interrupted."`
-	Record         string `placeholder:"FILE" help:"Append a record of the run to FILE, one JSON object a line, written as it happens (read it with: harness replay FILE)."`
-	TestPattern    string `default:"${test_pattern}" placeholder:"REGEXP" help:"Command lines matching this count as test runs in the turn report (by default, a test command at the start of the line or after && or ;)."`
-	ShowWire       bool   `help:"Show every message exactly as sent to and received from the model, with its direction, role and size (stderr with -p)."`
-	Parser         string `default:"tolerant" enum:"tolerant,strict" help:"How replies are read: tolerant forgives prose around calls, fences and the like; strict runs a call only when it is the whole reply, as the simplest harness does."`
+	Prompt         promptText `short:"p" placeholder:"PROMPT" help:"Run one turn and exit: the answer goes to stdout, everything else to stderr. Exit codes: 0 answer, 1 error, 2 bad usage, 3 a limit ended the turn, 130 interrupted."`
+	Record         string     `placeholder:"FILE" help:"Append a record of the run to FILE, one JSON object a line, written as it happens (read it with: harness replay FILE)."`
+	TestPattern    string     `default:"${test_pattern}" placeholder:"REGEXP" help:"Command lines matching this count as test runs in the turn report (by default, a test command at the start of the line or after && or ;)."`
+	ShowWire       bool       `help:"Show every message exactly as sent to and received from the model, with its direction, role and size (stderr with -p)."`
+	Parser         string     `default:"tolerant" enum:"tolerant,strict" help:"How replies are read: tolerant forgives prose around calls, fences and the like; strict runs a call only when it is the whole reply, as the simplest harness does."`
+	sessionFlags   `embed:""`
 	workspaceFlags `embed:""`
 	modelFlags     `embed:""`
 	budgetFlags    `embed:"" group:"Limits"`
@@ -55,12 +58,13 @@ type chatCmd struct {
 // in its own unit. For the run budgets, 0 turns one off; the per-turn
 // limits fall back to their defaults.
 type budgetFlags struct {
-	MaxSteps        int           `default:"25" help:"Most model calls in one turn."`
-	MaxFormatErrors int           `default:"3" help:"Most replies in a row with a malformed tool call."`
+	MaxSteps        int           `default:"25" help:"Most model calls in one turn (0 means the default, 25: a turn always has a limit)."`
+	MaxFormatErrors int           `default:"3" help:"Most replies in a row with a malformed tool call (0 means the default, 3)."`
 	MaxModelCalls   int           `default:"200" help:"Most model calls in the run (all turns)."`
 	MaxTime         time.Duration `default:"30m" help:"Most wall-clock time the run may spend in turns (waiting at the prompt does not count); a model call or tool still running then is interrupted."`
 	MaxOutputTokens int           `default:"200000" help:"Most output tokens the backend may report for the run."`
 	MaxRepeats      int           `default:"3" help:"Stop when the same call with the same arguments gets the same result this many times within the last 8 calls (or the last N, when N is over 8)."`
+	AgentMaxSteps   int           `default:"15" help:"Most model calls in the turn of a helper that the agent tool starts; its calls, time and tokens count in the run's limits too."`
 }
 
 func (c *chatCmd) Run(ctx context.Context, std stdio, k *kong.Context) error {
@@ -70,7 +74,7 @@ func (c *chatCmd) Run(ctx context.Context, std stdio, k *kong.Context) error {
 	}
 	defer r.close()
 	if c.Prompt != "" {
-		return r.oneTurn(ctx, std, c.Prompt)
+		return r.oneTurn(ctx, std, string(c.Prompt))
 	}
 	return r.repl(ctx, std)
 }
@@ -105,12 +109,21 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string) (*runner,
 	if err != nil {
 		return nil, &exitCodeError{code: exitUsage, err: fmt.Errorf("--test-pattern: %w", err)}
 	}
+	specs := c.mainSpecs(tb.set.Specs())
+	var keep string // where /undo's copies go: only the REPL has /undo
+	if inREPL {
+		keep, _ = stateDir()
+	}
+	j := newJournal(tb.set, tb.ws, keep)
+	tb.set = j
 	r := &runner{
 		backend: backend,
 		model:   model,
 		root:    tb.ws.Root(),
+		ws:      tb.ws,
+		journal: j,
 		cfg: loop.Config{
-			System:          protocol.SystemPrompt(tb.ws.Root(), tb.set.Specs()),
+			System:          systemPrompt(tb.ws, specs, log),
 			MaxSteps:        c.MaxSteps,
 			MaxFormatErrors: c.MaxFormatErrors,
 			IsTest:          isTest(tests),
@@ -125,13 +138,24 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string) (*runner,
 			Repeats:      c.MaxRepeats,
 			Window:       8,
 		},
-		close: func() {},
+		close: j.close,
 	}
+	if m, ok := model.(*ollama.Model); ok {
+		r.ollama = m
+	}
+	start := func() record.Start { return r.start(specs, unused) }
+	if err := c.openSession(r, start); err != nil {
+		j.close()
+		return nil, err
+	}
+	r.close = func() { r.conv.close(); j.close() }
 	if c.Record != "" {
-		start := r.start(tb.set, unused)
-		if r.rec, r.close, err = openRecord(c.Record, start); err != nil {
+		rec, closeRec, err := openRecord(c.Record, start())
+		if err != nil {
+			r.close()
 			return nil, err
 		}
+		r.rec, r.close = rec, func() { closeRec(); r.conv.close(); j.close() }
 	}
 	r.approvals = &approvals{log: log, rec: r.rec}
 	// Questions go to the REPL's output in the REPL, answered by its input
@@ -139,20 +163,71 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string) (*runner,
 	var asker approve.Asker // nil: nobody can answer
 	switch {
 	case inREPL:
-		r.answers = &lineAsker{out: std.out, echo: !interactive(std.in)}
+		r.answers = &lineAsker{out: std.out, st: style(colours(std.out))}
 		asker = r.answers
 	case interactive(std.in):
-		asker = &lineAsker{out: std.err, start: func() <-chan string { return readLines(std.in) }}
+		asker = &lineAsker{out: std.err, st: style(colours(std.err)), open: func() *input { return plainInput(std.in, std.err, false) }}
 	}
-	if r.tools, err = c.gate(tb, asker, r.approvals.decided, fb); err != nil {
+	decided := func(d approve.Decision) {
+		r.approvals.decided(d)
+		j.decided(d)
+	}
+	gated, err := c.gate(tb, asker, decided, fb)
+	if err != nil {
 		r.close()
 		return nil, err
 	}
+	// Helpers run their calls through the gate, and their events reach
+	// the hooks the main conversation has, the display indenting them.
+	// They use the model the main conversation uses: /model builds them
+	// again.
+	r.toolsFor = func(m loop.Model) (loop.Tools, error) {
+		if !c.agentChosen() {
+			return gated, nil
+		}
+		return subagent.New(gated, subagent.Config{
+			Model:           m,
+			Root:            tb.ws.Root(),
+			MaxSteps:        c.AgentMaxSteps,
+			MaxFormatErrors: c.MaxFormatErrors,
+			IsTest:          r.cfg.IsTest,
+			Target:          target,
+			Hooks:           r.hooks(newNest(log, style(colours(log))), newWireView(log, style(colours(log)), c.ShowWire)),
+		})
+	}
+	if r.tools, err = r.toolsFor(model); err != nil {
+		r.close()
+		return nil, err
+	}
+	r.attach = &attacher{ws: tb.ws, tools: gated}
 	return r, nil
 }
 
+// withAgent returns specs with the agent tool's, sorted by name: what the
+// main conversation's model is told, as subagent.New's tools say.
+func withAgent(specs []protocol.ToolSpec) []protocol.ToolSpec {
+	specs = append(specs, subagent.Spec())
+	slices.SortFunc(specs, func(a, b protocol.ToolSpec) int { return strings.Compare(a.Name, b.Name) })
+	return specs
+}
+
+// hooks returns the hooks of a conversation of the run, ui last: the
+// budget, the record when there is one, the session (which keeps only the
+// main conversation), the approvals, the journal of file changes.
+func (r *runner) hooks(ui ...loop.Hook) []loop.Hook {
+	hooks := []loop.Hook{r.budget}
+	if r.rec != nil {
+		hooks = append(hooks, r.rec)
+	}
+	if r.conv.writer != nil {
+		hooks = append(hooks, r.conv.writer) // it saves the main conversation only
+	}
+	hooks = append(hooks, r.approvals, r.journal)
+	return append(hooks, ui...)
+}
+
 // start is what the record says about the run before it begins.
-func (r *runner) start(ts loop.Tools, unused []flagSetting) record.Start {
+func (r *runner) start(specs []protocol.ToolSpec, unused []flagSetting) record.Start {
 	s := record.Start{
 		Version:           version(),
 		Model:             r.backend.Model,
@@ -164,7 +239,7 @@ func (r *runner) start(ts loop.Tools, unused []flagSetting) record.Start {
 	for _, fs := range unused {
 		s.Ignored = append(s.Ignored, string(fs.setting))
 	}
-	for _, spec := range ts.Specs() {
+	for _, spec := range specs {
 		s.Tools = append(s.Tools, spec.Name)
 	}
 	return s
@@ -222,9 +297,13 @@ func isTest(re *regexp.Regexp) func(protocol.Call) bool {
 }
 
 // target names what a call that wrote acted on, for the turn report: the
-// path of a file tool, or the command line, since a command may have
-// changed anything in the workspace.
+// path of a file tool, the command line, since a command may have changed
+// anything in the workspace, or the helper, whose own report says what it
+// changed.
 func target(c protocol.Call) string {
+	if c.Name == subagent.Name {
+		return "helper " + c.ID
+	}
 	if cmd, ok := c.Args["command"].(string); ok {
 		return "$ " + cmd
 	}
@@ -241,6 +320,7 @@ type toolbox struct {
 	policy *guard.Policy
 	box    *sandbox.Sandbox
 	set    loop.Tools
+	src    *tools.Sources // what calls read, for the approval gate
 }
 
 // tools builds the tool set explicitly, its bash tool as safety says:
@@ -270,11 +350,11 @@ func (w *workspaceFlags) tools(safety *safetyFlags) (*toolbox, error) {
 			ts[i] = lie.Apply(ts[i])
 		}
 	}
-	set, err := w.toolSet(ts)
+	set, out, err := w.toolSet(ts)
 	if err != nil {
 		return nil, err
 	}
-	return &toolbox{ws: ws, policy: policy, box: box, set: set}, nil
+	return &toolbox{ws: ws, policy: policy, box: box, set: set, src: tools.NewSources(ws, policy, out)}, nil
 }
 
 // backend is a model that says what it is and which settings it honours.
@@ -320,7 +400,7 @@ func (c *promptCmd) Run(std stdio) error {
 	if err != nil {
 		return &exitCodeError{code: exitUsage, err: err}
 	}
-	_, err = fmt.Fprint(std.out, protocol.SystemPrompt(tb.ws.Root(), tb.set.Specs()))
+	_, err = fmt.Fprint(std.out, systemPrompt(tb.ws, c.mainSpecs(tb.set.Specs()), std.err))
 	return err
 }
 

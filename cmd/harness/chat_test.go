@@ -1,7 +1,12 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 
 	"harness/protocol"
@@ -26,5 +31,36 @@ func TestDefaultTestPattern(t *testing.T) {
 	}
 	if is(protocol.Call{Name: "read_file", Args: map[string]any{"path": "go test"}}) {
 		t.Error("a call without a command counted as a test run")
+	}
+}
+
+// TestWiredPromptShowsTheWiredTools: the system prompt a chat starts with,
+// and the one harness prompt prints, describe exactly the tools the chat
+// runs, the agent tool included.
+func TestWiredPromptShowsTheWiredTools(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "model.fake")
+	if err := os.WriteFile(script, []byte(">>>\nhi\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	c := &chatCmd{Prompt: "hi", workspaceFlags: workspaceFlags{Workspace: dir}, modelFlags: modelFlags{Fake: script}, safetyFlags: safetyFlags{Sandbox: "none"}}
+	r, err := c.wire(context.Background(), stdio{in: strings.NewReader(""), out: &out, err: &out}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.close()
+	if want := protocol.SystemPrompt(r.root, r.tools.Specs()); r.cfg.System != want {
+		t.Errorf("the chat's system prompt is not that of its tools:\n%s\nwant\n%s", r.cfg.System, want)
+	}
+	if !strings.Contains(r.cfg.System, "\nagent: ") {
+		t.Error("the agent tool is not in the system prompt")
+	}
+	out.Reset()
+	if err := (&promptCmd{workspaceFlags: c.workspaceFlags}).Run(stdio{out: &out}); err != nil {
+		t.Fatal(err)
+	}
+	if out.String() != r.cfg.System {
+		t.Error("harness prompt prints another prompt than the chat's")
 	}
 }

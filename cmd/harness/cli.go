@@ -26,7 +26,8 @@ type cli struct {
 
 	Chat       chatCmd       `cmd:"" default:"withargs" help:"Work with the model in the workspace: a REPL, or one turn with -p (the default command)."`
 	Prompt     promptCmd     `cmd:"" help:"Print the system prompt that would be sent, and exit."`
-	Replay     replayCmd     `cmd:"" help:"Print a run record (--record FILE) as a readable transcript."`
+	Sessions   sessionsCmd   `cmd:"" help:"List the saved conversations of this workspace (--all: of every workspace), to continue with --resume ID."`
+	Replay     replayCmd     `cmd:"" help:"Print a run record (--record FILE), or a session's file, as a readable transcript."`
 	FakeOllama fakeOllamaCmd `cmd:"" name:"fake-ollama" help:"Serve a fake-model script over Ollama's HTTP API, for tests and demos."`
 	Tour       tourCmd       `cmd:"" help:"Walk through how a harness is built, one layer a stage, offline: harness tour lists the stages, harness tour N runs one."`
 	TinyModel  tinyModelCmd  `cmd:"" name:"tiny-model" help:"Write a tiny model that speaks the tool protocol (a GGUF file and a Modelfile), to try the harness on a real Ollama."`
@@ -70,7 +71,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if exited {
 		return code
 	}
+	if errors.Is(err, errNoPrompt) {
+		err = errNoPrompt // the flag's name is in the message already
+	}
 	if err != nil {
+		if words := strayWords(parser.Model.Node, args); len(words) > 0 {
+			err = fmt.Errorf("%w. %s", err, wordsHint(words))
+		}
 		fmt.Fprintf(stderr, "harness: %v\n", err)
 		return exitUsage
 	}

@@ -44,7 +44,8 @@ func (c *fakeOllamaCmd) Run(ctx context.Context, std stdio) error {
 	if f, ok := std.out.(interface{ Sync() error }); ok {
 		_ = f.Sync()
 	}
-	fmt.Fprintf(std.err, "fake-ollama: serving %s as model %q at http://%s\n", c.Script, c.Model, ln.Addr())
+	fmt.Fprintf(std.err, "fake-ollama: serving %s as model %q at http://%s; use it with: harness --host %s --model %s\n",
+		c.Script, c.Model, ln.Addr(), ln.Addr(), c.Model)
 	srv := fakemodel.NewServer(script, opts...)
 	return srv.Serve(ctx, ln)
 }

@@ -16,6 +16,7 @@ import (
 
 // TestFakeOllamaCommand starts `harness fake-ollama`, reads the address it
 // prints, talks to it with the real client and stops it as Ctrl-C would.
+// Its banner says which --host and --model to pass.
 func TestFakeOllamaCommand(t *testing.T) {
 	dir := t.TempDir()
 	script := filepath.Join(dir, "s.fake")
@@ -50,6 +51,10 @@ func TestFakeOllamaCommand(t *testing.T) {
 	cancel()
 	if c := <-code; c != exitOK {
 		t.Errorf("exit code %d, stderr %q", c, stderr.String())
+	}
+	// The banner says how to use the server: its address and its model.
+	if want := "use it with: harness --host " + strings.TrimSpace(addr) + " --model tiny\n"; !strings.HasSuffix(stderr.String(), want) {
+		t.Errorf("banner %q, want it to end with %q", stderr.String(), want)
 	}
 	logged, err := os.ReadFile(logPath)
 	if err != nil || !bytes.Contains(logged, []byte(`"ping"`)) {

@@ -1,16 +1,22 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/ollama/ollama/api"
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"harness/fakemodel"
@@ -19,9 +25,25 @@ import (
 var update = flag.Bool("u", false, "update testscript files with the actual output")
 
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
+	testscript.Main(privateState{m}, map[string]func(){
 		"harness": func() { os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 	})
+}
+
+// privateState runs the tests with a state folder of their own, so that the
+// sessions of tests that run the harness in process go there and not into
+// the user's; scripts get their own in setup.
+type privateState struct{ m *testing.M }
+
+func (p privateState) Run() int {
+	dir, err := os.MkdirTemp("", "harness-state")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	os.Setenv("XDG_STATE_HOME", dir)
+	return p.m.Run()
 }
 
 // ollamaScript is the file that, when a test script ships it, is served as
@@ -41,9 +63,12 @@ func TestScript(t *testing.T) {
 		RequireUniqueNames:  true,
 		Setup:               setup,
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"mkfile":   cmdMkfile,
 			"prefixes": cmdPrefixes,
 			"reqsize":  cmdReqSize,
 			"waitfile": cmdWaitfile,
+			"capture":  cmdCapture,
+			"tear":     cmdTear,
 		},
 	})
 }
@@ -54,6 +79,9 @@ func setup(e *testscript.Env) error {
 		return err
 	}
 	e.Setenv("HOME", home)
+	// Sessions go here; a hidden folder, so listings of the work folder
+	// leave it out.
+	e.Setenv("XDG_STATE_HOME", filepath.Join(e.WorkDir, ".state"))
 	e.Setenv("NO_COLOR", "1")
 	e.Setenv("HARNESS_MODEL", "fake")
 	// Port 1 on loopback never has an Ollama behind it, so a script that
@@ -89,16 +117,25 @@ func setup(e *testscript.Env) error {
 }
 
 // cmdPrefixes checks a request log: each request's messages must begin with
-// the previous request's messages, byte for byte.
+// the previous request's messages, byte for byte. With a regular
+// expression, only the requests whose system prompt matches it are
+// compared: one conversation's, when helpers' requests are logged too.
 func cmdPrefixes(ts *testscript.TestScript, neg bool, args []string) {
-	if len(args) != 1 {
-		ts.Fatalf("usage: prefixes LOGFILE")
+	if len(args) != 1 && len(args) != 2 {
+		ts.Fatalf("usage: prefixes LOGFILE [SYSTEM-REGEXP]")
 	}
 	f, err := os.Open(ts.MkAbs(args[0]))
 	ts.Check(err)
 	defer f.Close()
 	reqs, err := fakemodel.ReadLog(f)
 	ts.Check(err)
+	if len(args) == 2 {
+		re, err := regexp.Compile(args[1])
+		ts.Check(err)
+		reqs = slices.DeleteFunc(reqs, func(r api.ChatRequest) bool {
+			return len(r.Messages) == 0 || !re.MatchString(r.Messages[0].Content)
+		})
+	}
 	if len(reqs) < 2 && !neg {
 		ts.Fatalf("only %d request(s) logged: nothing to compare", len(reqs))
 	}
@@ -109,6 +146,21 @@ func cmdPrefixes(ts *testscript.TestScript, neg bool, args []string) {
 	case !neg && err != nil:
 		ts.Fatalf("%v", err)
 	}
+}
+
+// cmdMkfile writes a file of N lines, each TEXT and its number, so that a
+// script can have a big file without holding it.
+func cmdMkfile(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: mkfile FILE N TEXT")
+	}
+	n, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "%s %d\n", args[2], i)
+	}
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(b.String()), 0o644))
 }
 
 // cmdWaitfile waits until a file holds a match for a regular expression, so
@@ -130,4 +182,34 @@ func cmdWaitfile(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// cmdCapture sets an environment variable to the first group of a regular
+// expression's first match in the last command's stdout, so that a script
+// can use what a command printed (a session id) in a later command.
+func cmdCapture(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: capture VAR REGEXP")
+	}
+	re, err := regexp.Compile(args[1])
+	ts.Check(err)
+	m := re.FindStringSubmatch(ts.ReadFile("stdout"))
+	if len(m) < 2 {
+		ts.Fatalf("stdout has no match for %q with a group", args[1])
+	}
+	ts.Setenv(args[0], m[1])
+}
+
+// cmdTear cuts a file's last line in half, as a process killed while
+// writing it would leave it.
+func cmdTear(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: tear FILE")
+	}
+	path := ts.MkAbs(args[0])
+	data, err := os.ReadFile(path)
+	ts.Check(err)
+	data = bytes.TrimSuffix(data, []byte("\n"))
+	start := bytes.LastIndexByte(data, '\n') + 1
+	ts.Check(os.WriteFile(path, data[:start+(len(data)-start)/2], 0o600))
 }

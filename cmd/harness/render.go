@@ -113,9 +113,11 @@ func summary(body string) string {
 	return clip(body, 100)
 }
 
+// toolName names the tool of a call; a call too malformed to name one is
+// "(malformed)".
 func toolName(name string) string {
 	if name == "" {
-		return "-"
+		return "(malformed)"
 	}
 	return name
 }

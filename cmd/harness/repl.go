@@ -1,16 +1,20 @@
 package main
 
 import (
-	"bufio"
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 
 	"harness/loop"
+	"harness/ollama"
 	"harness/protocol"
 	"harness/record"
+	"harness/tools"
 )
 
 // runner is a chat's parts, built once from the flags by (*chatCmd).wire
@@ -20,28 +24,54 @@ type runner struct {
 	model     loop.Model
 	tools     loop.Tools // behind the approval gate
 	root      string     // the workspace's
+	ws        *tools.Workspace
 	cfg       loop.Config
 	budget    *loop.Budget
 	rec       *record.Recorder // nil without --record
 	approvals *approvals
+	// journal keeps what the file tools change, under the gate: the
+	// diffs shown after each write, /diff and /undo.
+	journal *journal
+	// attach reads what the @tags of an input name, through the gate.
+	attach *attacher
+	// ollama is the model when the backend is Ollama, nil otherwise:
+	// the REPL checks it at start, and /model renames it.
+	ollama *ollama.Model
+	// toolsFor builds the tools of the main conversation for a model:
+	// those behind the gate, and the agent tool, whose helpers use the
+	// model too.
+	toolsFor func(loop.Model) (loop.Tools, error)
 	// answers is the asker of the gate's questions that the REPL's input
-	// lines answer; nil with -p.
+	// answers; nil with -p.
 	answers *lineAsker
-	close   func() // closes what the run opened
-	wire    bool   // --show-wire
+	conv    conversation // where the conversation comes from and is saved
+	close   func()       // closes what the run opened
+	wire    bool         // --show-wire
 }
 
-// agent returns the agent of the run, rendering its events with v. The
-// UI's hook comes last, so that what it shows has already passed the
-// budget and reached the record.
+// ui are the hooks that show a conversation's events with v: the events,
+// and after each write the diff it made.
+func (r *runner) ui(v *view) []loop.Hook {
+	return []loop.Hook{loop.Observe(v.event), loop.Observe(func(e loop.Event) { r.showDiff(v, e) }),
+		newWireView(v.log, v.st, r.wire)} // notes of lies, and --show-wire
+}
+
+// agent returns the agent of the run, new or resumed, rendering its events
+// with v. The UI's hooks come last, so that what they show has already
+// passed the budget and reached the record and the session.
 func (r *runner) agent(v *view) *loop.Agent {
-	hooks := []loop.Hook{r.budget}
-	if r.rec != nil {
-		hooks = append(hooks, r.rec)
+	return r.begin(v.log, r.hooks(r.ui(v)...))
+}
+
+// showDiff shows, after the result line of a call that wrote a file, the
+// diff it made, shortened.
+func (r *runner) showDiff(v *view, e loop.Event) {
+	if e.Kind != loop.CallEnded || e.Origin != "" || !writesFile(e.Call) {
+		return
 	}
-	hooks = append(hooks, r.approvals, loop.Observe(v.event))
-	hooks = append(hooks, newWireView(v.log, v.st, r.wire)) // notes of lies, and --show-wire
-	return loop.New(r.model, r.tools, r.cfg, hooks...)
+	if d := r.journal.takeDiff(e.Call.ID); d != "" {
+		fmt.Fprint(v.log, v.st.diffText(shorten(d, maxDiffLines)))
+	}
 }
 
 // openRecord appends a run's record to path, starting it with start, and
@@ -64,9 +94,11 @@ func (r *runner) oneTurn(ctx context.Context, std stdio, prompt string) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
 	context.AfterFunc(ctx, stop) // after the first Ctrl-C, a second one quits at once
+	v := &view{out: std.err, log: std.err, st: style(colours(std.err)), final: true}
+	agent := r.agent(v)
+	prompt = r.attach.attach(ctx, prompt, std.err, v.st)
 	ctx, cancel := r.budget.Start(ctx)
 	defer cancel()
-	agent := r.agent(&view{out: std.err, log: std.err, st: style(colours(std.err)), final: true})
 	answer, err := agent.Turn(ctx, prompt)
 	if err != nil {
 		return err
@@ -75,64 +107,134 @@ func (r *runner) oneTurn(ctx context.Context, std stdio, prompt string) error {
 	return err
 }
 
-// repl reads one input a line and runs a turn for each. Ctrl-C stops the
-// running turn (a second one quits); at the prompt Ctrl-C or end of input
-// quits. An error ends the turn, not the conversation.
+// console is the REPL between its inputs: the conversation, and what the
+// commands change.
+type console struct {
+	r     *runner
+	out   io.Writer
+	st    style
+	in    *input
+	view  *view
+	agent *loop.Agent
+	turn  int // the number of the next turn
+	// note is told to the model with the next input: what a command
+	// changed behind its back, such as files put back by /undo.
+	note string
+	cmds []command
+}
+
+// errQuit is returned by a command that ends the REPL.
+var errQuit = errors.New("quit")
+
+// repl reads one input at a time and runs a turn for each, or a command
+// for a line that starts with a slash. Ctrl-C stops the running turn (a
+// second one quits); at the prompt, Ctrl-D, exit, quit and /exit leave.
+// An error ends the turn, not the conversation.
 func (r *runner) repl(ctx context.Context, std stdio) error {
 	st := style(colours(std.out))
-	echo := !interactive(std.in) // typed input is already on the screen
+	in := openInput(std)
+	defer in.close()
+	r.answers.use(in)
 	fmt.Fprintf(std.out, "harness %s: %s model %s, workspace %s\n", version(), r.backend.Name, r.backend.Model, r.root)
-	fmt.Fprintln(std.out, st.dim("Ctrl-C stops a turn; Ctrl-D, or Ctrl-C at the prompt, quits."))
-	agent := r.agent(&view{out: std.out, log: std.out, st: st, stream: true})
-
-	lines := make(chan string)
-	r.answers.listen(lines) // approval questions read their answers from the same input
-	go func() {
-		defer close(lines)
-		sc := bufio.NewScanner(std.in)
-		sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
-		for sc.Scan() {
-			lines <- sc.Text()
+	fmt.Fprintln(std.out, st.dim("Type /help for the commands. Ctrl-C stops a turn; Ctrl-D or /exit leaves."))
+	if r.ollama != nil {
+		if err := checkModel(ctx, r.ollama); err != nil {
+			fmt.Fprintf(std.err, "%s %s\n", st.bad("error:"), modelAdvice(err))
 		}
-	}()
+	}
+	v := &view{out: std.out, log: std.out, st: st, stream: true}
+	c := &console{r: r, out: std.out, st: st, in: in, view: v, agent: r.agent(v), cmds: commands()}
+	c.turn = c.agent.State().Turn + 1 // a resumed conversation goes on counting
+
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt)
 	defer signal.Stop(sigs)
-
-	for turn := 1; ; {
-		fmt.Fprintln(std.out, st.dim(fmt.Sprintf("<Turn %d>", turn)))
-		fmt.Fprint(std.out, st.you("You")+": ")
-		var input string
-		select {
-		case line, ok := <-lines:
-			if !ok {
+	for {
+		fmt.Fprintln(std.out, st.dim(fmt.Sprintf("<Turn %d>", c.turn)))
+		text, err := c.read(ctx, sigs)
+		switch {
+		case errors.Is(err, errInterrupt):
+			fmt.Fprintln(std.out, st.dim("(Ctrl-D, exit or /exit leaves)"))
+			continue
+		case errors.Is(err, io.EOF), errors.Is(err, errQuit):
+			if in.terminal() {
 				fmt.Fprintln(std.out)
-				return nil
 			}
-			input = line
-		case <-sigs:
-			fmt.Fprintln(std.out)
 			return nil
-		case <-ctx.Done():
-			return ctx.Err()
+		case err != nil:
+			return err
 		}
-		if echo {
-			fmt.Fprintln(std.out, input)
-		}
-		if strings.TrimSpace(input) == "" {
+		switch line := strings.TrimSpace(text); {
+		case line == "":
+			continue
+		case line == "exit" || line == "quit":
+			return nil
+		case isCommand(line):
+			if err := c.command(ctx, line); errors.Is(err, errQuit) {
+				return nil
+			} else if err != nil {
+				fmt.Fprintf(std.err, "%s %v\n", st.bad("error:"), err)
+			}
 			continue
 		}
-		turn++
-		if err := r.runTurn(ctx, agent, input, sigs); err != nil {
+		c.turn++
+		if err := c.runTurn(ctx, text, sigs); err != nil && !errors.Is(err, context.Canceled) {
 			fmt.Fprintf(std.err, "%s %v\n", st.bad("error:"), err)
 		}
 	}
 }
 
+// openInput is the REPL's input: the terminal, with line editing and a
+// history, when standard input is one; plain lines otherwise.
+func openInput(std stdio) *input {
+	if f, ok := std.in.(*os.File); ok && f == os.Stdin && interactive(f) {
+		history := ""
+		if dir, err := stateDir(); err == nil {
+			history = filepath.Join(dir, "history")
+		}
+		if in, err := terminalInput(std.out, history); err == nil {
+			return in
+		}
+	}
+	return plainInput(std.in, std.out, !interactive(std.in))
+}
+
+// read reads the next input at the prompt. Ctrl-C there, which is a signal
+// only when the input is not a terminal in raw mode, quits.
+func (c *console) read(ctx context.Context, sigs <-chan os.Signal) (string, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	quit := make(chan struct{})
+	go func() {
+		select {
+		case <-sigs:
+			close(quit)
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	prompt := c.st.you("You") + ": "
+	if c.in.terminal() {
+		prompt = "You: " // the line editor counts the prompt's bytes as columns
+	}
+	text, err := c.in.message(ctx, prompt)
+	select {
+	case <-quit:
+		return "", errQuit
+	default:
+	}
+	return text, err
+}
+
 // runTurn runs one turn that the first Ctrl-C cancels and a second quits.
-func (r *runner) runTurn(parent context.Context, agent *loop.Agent, input string, sigs <-chan os.Signal) error {
+// The input's @tags are attached first, and a note of what commands
+// changed goes before it.
+func (c *console) runTurn(parent context.Context, input string, sigs <-chan os.Signal) error {
+	r := c.r
 	ctx, cancel := r.budget.Start(parent)
 	defer cancel()
+	c.in.setInterrupt(cancel)
+	defer c.in.setInterrupt(nil)
 	done := make(chan struct{})
 	defer close(done)
 	go func() {
@@ -148,6 +250,11 @@ func (r *runner) runTurn(parent context.Context, agent *loop.Agent, input string
 		case <-done:
 		}
 	}()
-	_, err := agent.Turn(ctx, input)
+	input = r.attach.attach(ctx, input, c.out, c.st)
+	if c.note != "" {
+		input = c.note + "\n\n" + input
+		c.note = ""
+	}
+	_, err := c.agent.Turn(ctx, input)
 	return err
 }

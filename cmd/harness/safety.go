@@ -30,7 +30,7 @@ type safetyFlags struct {
 	BashTimeout  time.Duration `default:"2m" group:"Safety" help:"Most time one bash command may take; then it and everything it started are killed."`
 	BashAllow    []string      `placeholder:"NAME" group:"Safety" help:"Add NAME to the commands bash may run (default: read-only tools and common build and test commands). Repeatable."`
 	BashBlock    []string      `placeholder:"NAME" group:"Safety" help:"Refuse the command NAME even when allowed. Repeatable."`
-	Approve      string        `default:"auto" enum:"auto,ask,deny,all" env:"HARNESS_APPROVE" group:"Safety" help:"When to ask you: auto asks before writes and commands, ask before every call, deny refuses every call, all never asks (for tests and throwaway sandboxes). Without a terminal a question counts as no."`
+	Approve      string        `default:"auto" enum:"auto,edits,ask,deny,all" env:"HARNESS_APPROVE" group:"Safety" help:"When to ask you: auto asks before writes and commands, edits before commands only (file edits run; for unattended runs), ask before every call, deny refuses every call, all never asks (for tests and throwaway sandboxes). Secrets are asked about in every mode but all. Without a terminal a question counts as no."`
 }
 
 // commands builds what the bash tool of ws runs commands with: the command
@@ -99,12 +99,17 @@ func (s *safetyFlags) gate(tb *toolbox, asker approve.Asker, decided func(approv
 		return nil, err
 	}
 	g := approve.New(tb.set, approve.Config{
-		Mode:   mode,
-		Asker:  asker,
-		Check:  tools.BashCheck(tb.ws, tb.policy),
-		Secret: tb.ws.SecretRead,
-		Permit: tools.WithSecrets,
-		Record: decided,
+		Mode:    mode,
+		Asker:   asker,
+		Check:   tools.BashCheck(tb.ws, tb.policy),
+		Secret:  tb.ws.SecretRead,
+		Permit:  tools.WithSecrets,
+		Edit:    writesFile,
+		Preview: editPreview(tb.ws),
+		Reads:   tb.src.Reads,
+		Text:    tb.src.Text,
+		Warn:    tb.ws.Exposes,
+		Record:  decided,
 	})
 	return &gated{Gate: g, box: tb.box, fallback: fb}, nil
 }
@@ -133,9 +138,10 @@ type approvals struct {
 	mu   sync.Mutex // calls that only read may run, and be decided, at once
 }
 
-// Event keeps the turn that decisions are made in.
+// Event keeps the turn that decisions are made in: the main
+// conversation's, which a helper's calls run inside.
 func (a *approvals) Event(e loop.Event) error {
-	if e.Kind == loop.TurnStarted {
+	if e.Kind == loop.TurnStarted && e.Origin == "" {
 		a.turn.Store(int64(e.Turn))
 	}
 	return nil
@@ -171,9 +177,9 @@ func decisionWord(d approve.Decision) string {
 		return "yes"
 	case approve.UserAlways, approve.AlwaysBefore:
 		return "always"
-	case approve.UserNo, approve.ModeDenied:
+	case approve.UserNo, approve.ModeDenied, approve.WithheldBefore:
 		return "no"
-	case approve.Unanswered:
+	case approve.Unanswered, approve.Interrupted:
 		return "nobody"
 	}
 	return ""

@@ -22,6 +22,7 @@ func TestDecisionWord(t *testing.T) {
 		{approve.AlwaysBefore, "always", ""},
 		{approve.UserNo, "no", ""},
 		{approve.Unanswered, "nobody", "all runs everything without asking"},
+		{approve.Interrupted, "nobody", ""},
 	}
 	whys := []string{"", "mode deny", "the user said yes", "the user said always", "the user said always before", "the user said no", "nobody could approve it", "reworded entirely"}
 	for _, tt := range tests {

@@ -35,20 +35,29 @@ func fakeScript(source string, start *record.Start, xs []record.Exchange, inputs
 		if trimmed {
 			r.Match = fakemodel.MatchEnd
 		}
+		r.When = x.Task // a helper's replies go to the conversation of its task
 		if x.Reply.DoneReason == protocol.DoneLength {
 			r.Done = protocol.DoneLength
 		}
 		s.Replies = append(s.Replies, r)
 		note := fmt.Sprintf("# reply %d: turn %d, step %d", i+1, x.Turn, x.Step)
+		if x.Origin != "" {
+			note = fmt.Sprintf("# reply %d: the helper started by %s, step %d", i+1, x.Origin, x.Step)
+		}
 		if trimmed {
 			note += fmt.Sprintf("; expects only the last %d of the %d bytes sent", len(expect), len(x.Sent.Content))
 		}
 		notes = append(notes, note)
-		turns[x.Turn] = true
+		if x.Origin == "" {
+			turns[x.Turn] = true
+		}
 	}
 
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Made from %s by harness replay --to-fake: %s in %s.\n", source, count(len(xs), "model call"), count(len(turns), "turn"))
+	if helpers := helperCalls(xs); helpers > 0 {
+		fmt.Fprintf(&b, "# %s of helpers are told apart by their tasks (when=).\n", count(helpers, "model call"))
+	}
 	b.WriteString("# Each reply is the model's own; each expect is the last message the harness\n")
 	b.WriteString("# sent before it, whole, so a rerun stops at the first step where the\n")
 	b.WriteString("# harness now sends something else.\n#\n")
@@ -90,4 +99,15 @@ func expectTail(text string, limit int) (string, bool) {
 		t = t[1:]
 	}
 	return t, true
+}
+
+// helperCalls counts the exchanges of helpers' conversations.
+func helperCalls(xs []record.Exchange) int {
+	n := 0
+	for _, x := range xs {
+		if x.Origin != "" {
+			n++
+		}
+	}
+	return n
 }

@@ -9,6 +9,7 @@ import (
 	"harness/loop"
 	"harness/protocol"
 	"harness/sandbox"
+	"harness/subagent"
 	"harness/tools"
 )
 
@@ -31,19 +32,21 @@ func toolChoice(list *string) []string {
 	return names
 }
 
-// toolSet makes the tool set of ts that --tools asks for. Long results are
-// cut, and kept for read_output, only when read_output is one of them:
-// without it the model could not read what was cut.
-func (w *workspaceFlags) toolSet(ts []tools.Tool) (loop.Tools, error) {
+// toolSet makes the tool set of ts that --tools asks for, and returns it
+// with what keeps its long results (nil when nothing does). Long results
+// are cut, and kept for read_output, only when read_output is one of the
+// tools: without it the model could not read what was cut.
+func (w *workspaceFlags) toolSet(ts []tools.Tool) (loop.Tools, *tools.Outputs, error) {
 	names := toolChoice(w.Tools)
 	if names == nil {
 		set, err := tools.NewSet(ts...)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		return tools.WithOutputs(set), nil
+		out := tools.WithOutputs(set)
+		return out, out, nil
 	}
-	valid := []string{outputsTool}
+	valid := []string{outputsTool, subagent.Name}
 	var picked []tools.Tool
 	for _, t := range ts {
 		valid = append(valid, t.Spec().Name)
@@ -54,17 +57,34 @@ func (w *workspaceFlags) toolSet(ts []tools.Tool) (loop.Tools, error) {
 	for _, n := range names {
 		if !slices.Contains(valid, n) {
 			slices.Sort(valid)
-			return nil, fmt.Errorf("--tools: unknown tool %q; the tools are %s (or none)", n, strings.Join(valid, ", "))
+			return nil, nil, fmt.Errorf("--tools: unknown tool %q; the tools are %s (or none)", n, strings.Join(valid, ", "))
 		}
 	}
 	set, err := tools.NewSet(picked...)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if slices.Contains(names, outputsTool) {
-		return tools.WithOutputs(set), nil
+		out := tools.WithOutputs(set)
+		return out, out, nil
 	}
-	return set, nil
+	return set, nil, nil
+}
+
+// agentChosen reports whether the main conversation has the agent tool,
+// which starts helpers: unless --tools leaves it out.
+func (w *workspaceFlags) agentChosen() bool {
+	names := toolChoice(w.Tools)
+	return names == nil || slices.Contains(names, subagent.Name)
+}
+
+// mainSpecs returns what the main conversation's model is told of the
+// tools: specs, and the agent tool's when it is chosen.
+func (w *workspaceFlags) mainSpecs(specs []protocol.ToolSpec) []protocol.ToolSpec {
+	if w.agentChosen() {
+		return withAgent(specs)
+	}
+	return specs
 }
 
 // commands builds the command guard and the sandbox as safety says, but

@@ -4,6 +4,7 @@ import (
 	"context"
 	"embed"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -14,9 +15,11 @@ import (
 )
 
 // The tour's stages, one txtar archive each, and the workspace they all
-// start from. A stage's comment holds "title:" and "args:" lines; its
-// files are intro and notice (shown before and after the run), input (the
-// lines typed into the REPL), model.fake (the scripted model), want (one
+// start from. A stage's comment holds "title:" and "args:" lines, and a
+// "then:" line for a stage that runs the harness a second time, with
+// these flags added; its files are intro and notice (shown before and
+// after the runs), input (the lines typed into the REPL), model.fake (the
+// scripted model), input2 and model2.fake (for the second run), want (one
 // regular expression a line that the output must match, for the tests)
 // and ws/... (files added to the workspace).
 //
@@ -39,6 +42,10 @@ type stage struct {
 	script string
 	want   []string
 	files  []txtar.File // added to the workspace, their names without ws/
+	// then, input2 and script2 are the second run's, when then is set.
+	then    []string
+	input2  string
+	script2 string
 }
 
 // Run lists the stages, or runs one.
@@ -100,6 +107,8 @@ func parseStage(a *txtar.Archive) (stage, error) {
 			s.title = strings.TrimSpace(value)
 		case "args":
 			s.args = strings.Fields(value)
+		case "then":
+			s.then = strings.Fields(value)
 		}
 	}
 	for _, f := range a.Files {
@@ -113,6 +122,10 @@ func parseStage(a *txtar.Archive) (stage, error) {
 			s.input = text
 		case f.Name == "model.fake":
 			s.script = text
+		case f.Name == "input2":
+			s.input2 = text
+		case f.Name == "model2.fake":
+			s.script2 = text
 		case f.Name == "want":
 			s.want = strings.Split(strings.TrimSpace(text), "\n")
 		case strings.HasPrefix(f.Name, "ws/"):
@@ -124,18 +137,25 @@ func parseStage(a *txtar.Archive) (stage, error) {
 	if s.title == "" || s.script == "" || s.input == "" {
 		return s, fmt.Errorf("a stage needs a title, an input and a model.fake")
 	}
+	if (s.then != nil) != (s.script2 != "" && s.input2 != "") {
+		return s, fmt.Errorf("a second run needs a then: line, an input2 and a model2.fake")
+	}
 	return s, nil
 }
 
 // runStage runs stage n in a new folder that it removes afterwards: the
-// real harness, in its REPL, fed the stage's input.
+// real harness, in its REPL, fed the stage's input. What the harness
+// saves of its own (sessions, copies for /undo) goes to that folder too,
+// through XDG_STATE_HOME, so that the tour leaves nothing behind.
 func runStage(ctx context.Context, std stdio, n, of int, s stage, base []txtar.File) error {
 	dir, err := os.MkdirTemp("", "harness-tour-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	ws, script := filepath.Join(dir, "ws"), filepath.Join(dir, "model.fake")
+	restore := setenv("XDG_STATE_HOME", filepath.Join(dir, "state"))
+	defer restore()
+	ws := filepath.Join(dir, "ws")
 	var names []string
 	for _, f := range append(slices.Clone(base), s.files...) {
 		p := filepath.Join(ws, filepath.FromSlash(f.Name))
@@ -149,20 +169,18 @@ func runStage(ctx context.Context, std stdio, n, of int, s stage, base []txtar.F
 			names = append(names, f.Name)
 		}
 	}
-	if err := os.WriteFile(script, []byte(s.script), 0o644); err != nil {
-		return err
-	}
-	args := append([]string{"--show-wire", "--fake", script, "-w", ws}, s.args...)
 
 	out := std.out
 	fmt.Fprintf(out, "Stage %d of %d: %s\n\n%s\n", n, of, s.title, s.intro)
 	fmt.Fprintf(out, "Running, in %s, whose folder ws holds %s:\n\n", dir, strings.Join(names, ", "))
-	fmt.Fprintf(out, "  harness %s < input\n\nwhere input is what you would type, a line each:\n\n", strings.Join(shownArgs(args, dir), " "))
-	for line := range strings.Lines(s.input) {
-		fmt.Fprintf(out, "  %s", line)
+	code, err := runOnce(ctx, out, dir, ws, "model.fake", s.script, s.args, s.input)
+	if err == nil && code == exitOK && s.then != nil {
+		fmt.Fprintf(out, "\nThen, in the same folder:\n\n")
+		code, err = runOnce(ctx, out, dir, ws, "model2.fake", s.script2, append(slices.Clone(s.args), s.then...), s.input2)
 	}
-	fmt.Fprintf(out, "\nA line starting with => went to the model, one starting with <= came back.\n\n")
-	code := run(ctx, args, strings.NewReader(s.input), out, out)
+	if err != nil {
+		return err
+	}
 	fmt.Fprintf(out, "\nWhat to notice\n\n%s", s.notice)
 	if n < of {
 		fmt.Fprintf(out, "\nNext: harness tour %d\n", n+1)
@@ -171,6 +189,37 @@ func runStage(ctx context.Context, std stdio, n, of int, s stage, base []txtar.F
 		return &exitCodeError{code: code, err: fmt.Errorf("stage %d ended with exit code %d", n, code)}
 	}
 	return nil
+}
+
+// runOnce writes the script named name into dir and runs the harness on
+// ws with it and args, input on its standard input, its output and
+// messages on out. It returns the harness's exit code.
+func runOnce(ctx context.Context, out io.Writer, dir, ws, name, script string, args []string, input string) (int, error) {
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, []byte(script), 0o644); err != nil {
+		return 0, err
+	}
+	args = append([]string{"--show-wire", "--fake", path, "-w", ws}, args...)
+	fmt.Fprintf(out, "  harness %s < input\n\nwhere input is what you would type, a line each:\n\n", strings.Join(shownArgs(args, dir), " "))
+	for line := range strings.Lines(input) {
+		fmt.Fprintf(out, "  %s", line)
+	}
+	fmt.Fprintf(out, "\nA line starting with => went to the model, one starting with <= came back.\n\n")
+	return run(ctx, args, strings.NewReader(input), out, out), nil
+}
+
+// setenv sets the variable key for the stage, and returns what puts the
+// old value back. The tour runs one stage at a time, in its own process.
+func setenv(key, value string) func() {
+	old, had := os.LookupEnv(key)
+	os.Setenv(key, value)
+	return func() {
+		if had {
+			os.Setenv(key, old)
+		} else {
+			os.Unsetenv(key)
+		}
+	}
 }
 
 // shownArgs writes args with the stage's folder left out of its paths.

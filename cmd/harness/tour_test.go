@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -14,6 +15,7 @@ import (
 // stage's want must match a line of the output, and the scripted model
 // must have been sent what it expected at every step.
 func TestTour(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir()) // each stage points it elsewhere and puts this back
 	stages, _, err := loadTour()
 	if err != nil {
 		t.Fatal(err)
@@ -27,9 +29,13 @@ func TestTour(t *testing.T) {
 				t.Fatal("the stage says nothing it must show (no want)")
 			}
 			var out bytes.Buffer
+			before := os.Getenv("XDG_STATE_HOME")
 			code := run(context.Background(), []string{"tour", fmt.Sprint(i + 1)}, strings.NewReader(""), &out, &out)
 			if code != exitOK {
 				t.Fatalf("exit code %d:\n%s", code, out.String())
+			}
+			if state := os.Getenv("XDG_STATE_HOME"); state != before {
+				t.Errorf("the stage left XDG_STATE_HOME at %q", state)
 			}
 			if strings.Contains(out.String(), "fakemodel:") {
 				t.Errorf("the harness did not send what the script expects:\n%s", out.String())

@@ -158,11 +158,3 @@ func quoteAll(ss []string) string {
 	}
 	return strings.Join(q, ", ")
 }
-
-// count is n and a noun, plural unless n is 1.
-func count(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}

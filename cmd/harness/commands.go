@@ -1,0 +1,179 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"harness/loop"
+	"harness/ollama"
+)
+
+// command is one of the REPL's slash commands: the harness runs it, and
+// the model never sees it.
+type command struct {
+	name string // without the slash
+	args string // what it takes, for /help: "NAME", or ""
+	help string // one line
+	// run runs the command with the rest of the line after its name,
+	// trimmed. It returns errQuit to end the REPL; another error is shown
+	// and the REPL goes on.
+	run func(c *console, ctx context.Context, arg string) error
+}
+
+// commands lists the REPL's commands in the order /help shows them. A new
+// command is one more entry here and a method of console.
+func commands() []command {
+	return []command{
+		{"help", "", "list the commands, and what else the prompt takes", (*console).help},
+		{"exit", "", "leave (so do exit, quit and Ctrl-D)", (*console).exit},
+		{"clear", "", "start a new conversation", (*console).clear},
+		{"model", "NAME", "use the model NAME from the next turn on (Ollama)", (*console).model},
+		{"tools", "", "list the tools the model may call", (*console).tools},
+		{"diff", "", "show what this conversation changed in the workspace's files", (*console).diff},
+		{"undo", "", "put back the files the last turn changed, as they were before it", (*console).undo},
+	}
+}
+
+// isCommand reports whether line is a command: a slash and a word with no
+// other slash in it, so that a path such as /usr/bin/env is text.
+func isCommand(line string) bool {
+	name, ok := strings.CutPrefix(line, "/")
+	name, _, _ = strings.Cut(name, " ")
+	return ok && !strings.Contains(name, "/")
+}
+
+// command runs the command line names; an unknown one gets the list.
+func (c *console) command(ctx context.Context, line string) error {
+	name, arg, _ := strings.Cut(strings.TrimPrefix(line, "/"), " ")
+	for _, cmd := range c.cmds {
+		if cmd.name == name {
+			return cmd.run(c, ctx, strings.TrimSpace(arg))
+		}
+	}
+	var names []string
+	for _, cmd := range c.cmds {
+		names = append(names, "/"+cmd.name)
+	}
+	fmt.Fprintf(c.out, "unknown command /%s; the commands are %s (/help says what each does)\n", name, strings.Join(names, " "))
+	return nil
+}
+
+func (c *console) help(context.Context, string) error {
+	width := 0
+	usage := func(cmd command) string { return strings.TrimSpace("/" + cmd.name + " " + cmd.args) }
+	for _, cmd := range c.cmds {
+		width = max(width, len(usage(cmd)))
+	}
+	for _, cmd := range c.cmds {
+		fmt.Fprintf(c.out, "  %-*s  %s\n", width, usage(cmd), cmd.help)
+	}
+	fmt.Fprintln(c.out, `Anything else is sent to the model. @PATH attaches a file of the workspace, @workspace its listing; text between """ lines is one input.`)
+	return nil
+}
+
+func (c *console) exit(context.Context, string) error { return errQuit }
+
+// clear starts a new conversation with the same model, tools and
+// settings, saved as a new session (the last one stays saved), and
+// forgets the changes /diff and /undo knew of.
+func (c *console) clear(context.Context, string) error {
+	r := c.r
+	if r.conv.writer != nil {
+		if err := r.conv.writer.Close(); err != nil {
+			fmt.Fprintf(c.out, "%s %v\n", c.st.bad("warning:"), err)
+		}
+		r.conv.writer = r.conv.store.Create(r.conv.start)
+	}
+	r.conv.resumed = nil
+	c.agent = r.agent(c.view)
+	c.turn, c.note = 1, ""
+	r.journal.reset()
+	fmt.Fprintln(c.out, "A new conversation: the model remembers nothing of the last one.")
+	return nil
+}
+
+// model switches the Ollama model between turns: the conversation goes
+// on with the new one. A model the server does not have is refused.
+func (c *console) model(ctx context.Context, name string) error {
+	r := c.r
+	switch {
+	case name == "":
+		fmt.Fprintf(c.out, "The model is %s; /model NAME changes it.\n", r.backend.Model)
+		return nil
+	case r.ollama == nil:
+		fmt.Fprintf(c.out, "The %s backend has only its model, %s; /model works with Ollama.\n", r.backend.Name, r.backend.Model)
+		return nil
+	}
+	m := r.ollama.Named(name)
+	if err := checkModel(ctx, m); errors.Is(err, ollama.ErrModelNotFound) {
+		fmt.Fprintf(c.out, "%s; the model is still %s.\n", modelAdvice(err), r.backend.Model)
+		return nil
+	} else if err != nil {
+		fmt.Fprintf(c.out, "%s %s\n", c.st.bad("warning:"), modelAdvice(err))
+	}
+	ts, err := r.toolsFor(m)
+	if err != nil {
+		return err
+	}
+	agent, err := loop.Resume(m, ts, r.cfg, c.agent.State(), r.hooks(r.ui(c.view)...)...)
+	if err != nil {
+		return err
+	}
+	if r.conv.writer != nil {
+		r.conv.writer.Follow(agent)
+	}
+	c.agent = agent
+	r.ollama, r.model, r.tools, r.backend = m, m, ts, m.Describe()
+	fmt.Fprintf(c.out, "The model is %s from the next turn on.\n", name)
+	return nil
+}
+
+// tools lists each tool with the first sentence of its description.
+func (c *console) tools(context.Context, string) error {
+	specs := c.r.tools.Specs()
+	width := 0
+	for _, s := range specs {
+		width = max(width, len(s.Name))
+	}
+	for _, s := range specs {
+		fmt.Fprintf(c.out, "  %-*s  %s\n", width, s.Name, firstSentence(s.Description))
+	}
+	return nil
+}
+
+// firstSentence is the text up to its first full stop and space.
+func firstSentence(s string) string {
+	if i := strings.Index(s, ". "); i >= 0 {
+		return s[:i+1]
+	}
+	return s
+}
+
+func (c *console) diff(context.Context, string) error {
+	d := c.r.journal.diff()
+	if d == "" {
+		fmt.Fprintln(c.out, "No file was changed by edit_file or write_file in this conversation.")
+		return nil
+	}
+	fmt.Fprint(c.out, c.st.diffText(d))
+	return nil
+}
+
+// undo puts back what the last turn that wrote files changed, and tells
+// the model so with the next input.
+func (c *console) undo(context.Context, string) error {
+	turn, done := c.r.journal.undo()
+	if len(done) == 0 {
+		fmt.Fprintln(c.out, "Nothing to undo: no turn changed a file with edit_file or write_file.")
+		return nil
+	}
+	fmt.Fprintf(c.out, "Undid the file changes of turn %d:\n", turn)
+	for _, d := range done {
+		fmt.Fprintf(c.out, "  %s\n", d)
+	}
+	note := fmt.Sprintf("[The user undid the file changes of turn %d: %s. Those files are as they were before that turn.]", turn, strings.Join(done, "; "))
+	c.note = strings.TrimSpace(c.note + "\n" + note)
+	return nil
+}

@@ -1,0 +1,368 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"harness/approve"
+	"harness/loop"
+	"harness/protocol"
+	"harness/tools"
+)
+
+// journal is the tool set under the approval gate that remembers what the
+// file tools (edit_file, write_file) change. Before a turn's first write
+// to a file it keeps a copy of the file in the state directory, so that
+// /undo can put the file back and /diff can show what the conversation
+// changed; and it keeps the diff of each write until the screen shows it.
+// Commands may change files too: those changes it does not see.
+//
+// It is also a loop hook, to know which turn a write belongs to.
+type journal struct {
+	tools loop.Tools
+	ws    *tools.Workspace
+	// dir is where the copies go, made at the first copy; "" keeps no
+	// copies (with -p there is no /undo).
+	dir string
+
+	mu    sync.Mutex
+	turn  int               // the main conversation's turn under way
+	turns []changes         // the turns that wrote files, oldest first
+	diffs map[string]string // of each write, by call id, until shown
+	// previewed are the calls whose diff the approval question showed,
+	// by id: it is not shown again after the write.
+	previewed map[string]bool
+	copies    int
+}
+
+// changes are the files one turn wrote, as they were before it.
+type changes struct {
+	turn  int
+	files []snapshot
+}
+
+// snapshot is a file as it was before a turn first wrote it.
+type snapshot struct {
+	name    string // relative to the workspace root
+	abs     string
+	existed bool
+	mode    fs.FileMode
+	copy    string // the copy of its content, when it existed
+	lost    string // why no copy could be kept, if so
+}
+
+var (
+	_ loop.Tools = (*journal)(nil)
+	_ loop.Hook  = (*journal)(nil)
+)
+
+// newJournal returns the journal of ts in ws, keeping its copies in a
+// folder of its own under dir ("" keeps none).
+func newJournal(ts loop.Tools, ws *tools.Workspace, dir string) *journal {
+	if dir != "" {
+		dir = filepath.Join(dir, "undo", fmt.Sprintf("%d-%d", os.Getpid(), time.Now().UnixNano()))
+	}
+	return &journal{tools: ts, ws: ws, dir: dir, diffs: make(map[string]string), previewed: make(map[string]bool)}
+}
+
+func (j *journal) Specs() []protocol.ToolSpec { return j.tools.Specs() }
+
+// Run runs call; a call that writes a file is watched: the file is kept
+// before the turn's first write to it, and diffed before and after.
+func (j *journal) Run(ctx context.Context, call protocol.Call) protocol.Result {
+	if !writesFile(call) {
+		return j.tools.Run(ctx, call)
+	}
+	path, _ := call.Args["path"].(string)
+	abs, err := j.ws.Resolve(path)
+	if err != nil {
+		return j.tools.Run(ctx, call)
+	}
+	before := readState(abs)
+	kept := j.keep(abs)
+	res := j.tools.Run(ctx, call)
+	if !res.Wrote {
+		if kept {
+			j.forget(abs)
+		}
+		return res
+	}
+	after := readState(abs)
+	if why := j.ws.Secret(abs); why != "" {
+		before.unshown = "it is " + why
+	}
+	j.mu.Lock()
+	j.diffs[call.ID] = unified(j.ws.Rel(abs), before, after)
+	j.mu.Unlock()
+	return res
+}
+
+// Event keeps the turn of the main conversation under way: the writes of
+// the conversations its calls start (helpers) belong to it. Their diffs
+// are not shown, and are dropped when their call ends.
+func (j *journal) Event(e loop.Event) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	switch {
+	case e.Kind == loop.TurnStarted && e.Origin == "":
+		j.turn = e.Turn
+	case e.Kind == loop.CallEnded && e.Origin != "":
+		delete(j.diffs, e.Call.ID)
+		delete(j.previewed, e.Call.ID)
+	}
+	return nil
+}
+
+// takeDiff returns the diff of the write of call id, once, unless the
+// approval question already showed it.
+func (j *journal) takeDiff(id string) string {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	d := j.diffs[id]
+	if j.previewed[id] {
+		d = ""
+	}
+	delete(j.diffs, id)
+	delete(j.previewed, id)
+	return d
+}
+
+// decided notes the approval questions that showed a call's diff.
+func (j *journal) decided(d approve.Decision) {
+	if d.Outcome.Asked() && d.Question.Detail != "" {
+		j.mu.Lock()
+		j.previewed[d.Call.ID] = true
+		j.mu.Unlock()
+	}
+}
+
+// keep copies the file at abs before the turn's first write to it, and
+// reports whether this was that first write.
+func (j *journal) keep(abs string) bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.dir == "" {
+		return false
+	}
+	if n := len(j.turns); n == 0 || j.turns[n-1].turn != j.turn {
+		j.turns = append(j.turns, changes{turn: j.turn})
+	}
+	cur := &j.turns[len(j.turns)-1]
+	if slices.ContainsFunc(cur.files, func(s snapshot) bool { return s.abs == abs }) {
+		return false
+	}
+	s := snapshot{name: j.ws.Rel(abs), abs: abs}
+	if fi, err := os.Stat(abs); err == nil {
+		s.existed, s.mode = true, fi.Mode().Perm()
+		j.copies++
+		s.copy = filepath.Join(j.dir, strconv.Itoa(j.copies))
+		if err := copyFile(s.copy, abs); err != nil {
+			s.copy, s.lost = "", err.Error()
+		}
+	}
+	cur.files = append(cur.files, s)
+	return true
+}
+
+// forget drops the copy of abs just kept for a write that wrote nothing.
+func (j *journal) forget(abs string) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	cur := &j.turns[len(j.turns)-1]
+	i := slices.IndexFunc(cur.files, func(s snapshot) bool { return s.abs == abs })
+	if i < 0 {
+		return
+	}
+	if c := cur.files[i].copy; c != "" {
+		os.Remove(c)
+	}
+	cur.files = slices.Delete(cur.files, i, i+1)
+	if len(cur.files) == 0 {
+		j.turns = j.turns[:len(j.turns)-1]
+	}
+}
+
+// diff returns what the file tools changed in the conversation, as one
+// unified diff from each file as it was before its first change to the
+// file as it is now, by file name; "" when nothing changed.
+func (j *journal) diff() string {
+	j.mu.Lock()
+	first := make(map[string]snapshot)
+	for _, t := range j.turns {
+		for _, s := range t.files {
+			if _, ok := first[s.abs]; !ok {
+				first[s.abs] = s
+			}
+		}
+	}
+	j.mu.Unlock()
+	snaps := slices.SortedFunc(func(yield func(snapshot) bool) {
+		for _, s := range first {
+			if !yield(s) {
+				return
+			}
+		}
+	}, func(a, b snapshot) int { return cmp.Compare(a.name, b.name) })
+	var b strings.Builder
+	for _, s := range snaps {
+		before := s.state()
+		if why := j.ws.Secret(s.abs); why != "" {
+			before.unshown = "it is " + why
+		}
+		b.WriteString(unified(s.name, before, readState(s.abs)))
+	}
+	return b.String()
+}
+
+// state is the file as the snapshot kept it.
+func (s snapshot) state() fileState {
+	switch {
+	case !s.existed:
+		return fileState{}
+	case s.lost != "":
+		return fileState{exists: true, unshown: "no copy was kept: " + s.lost}
+	}
+	return readState(s.copy)
+}
+
+// undo puts back the files that the last turn which wrote any changed, as
+// they were before that turn, and forgets that turn, so that the next undo
+// goes one turn further back. It returns the turn and a line for each
+// file: what was done, or why it could not be.
+func (j *journal) undo() (int, []string) {
+	j.mu.Lock()
+	if len(j.turns) == 0 {
+		j.mu.Unlock()
+		return 0, nil
+	}
+	last := j.turns[len(j.turns)-1]
+	j.turns = j.turns[:len(j.turns)-1]
+	j.mu.Unlock()
+	var done []string
+	for _, s := range last.files {
+		what, err := j.restore(s)
+		if err != nil {
+			what = fmt.Sprintf("%s could not be put back: %v", s.name, err)
+		}
+		done = append(done, what)
+		if s.copy != "" {
+			os.Remove(s.copy)
+		}
+	}
+	return last.turn, done
+}
+
+// restore puts the file of s back as it was, through the workspace root,
+// and says what it did.
+func (j *journal) restore(s snapshot) (string, error) {
+	rel, err := filepath.Rel(j.ws.Root(), s.abs)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", fmt.Errorf("it is %w", tools.ErrOutsideWorkspace)
+	}
+	root, err := os.OpenRoot(j.ws.Root())
+	if err != nil {
+		return "", err
+	}
+	defer root.Close()
+	if !s.existed {
+		if err := root.Remove(rel); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return "", err
+		}
+		return "removed " + s.name + " (the turn created it)", nil
+	}
+	if s.lost != "" {
+		return "", errors.New("no copy was kept: " + s.lost)
+	}
+	src, err := os.Open(s.copy)
+	if err != nil {
+		return "", err
+	}
+	defer src.Close()
+	if err := root.MkdirAll(filepath.Dir(rel), 0o755); err != nil {
+		return "", err
+	}
+	tmp := filepath.Join(filepath.Dir(rel), "."+filepath.Base(rel)+".undo-tmp")
+	dst, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, s.mode)
+	if err != nil {
+		return "", err
+	}
+	_, err = io.Copy(dst, src)
+	if cerr := dst.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = root.Chmod(tmp, s.mode)
+	}
+	if err == nil {
+		err = root.Rename(tmp, rel)
+	}
+	if err != nil {
+		root.Remove(tmp)
+		return "", err
+	}
+	return "restored " + s.name, nil
+}
+
+// reset forgets every change, for a new conversation.
+func (j *journal) reset() {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.turns, j.turn = nil, 0
+	clear(j.diffs)
+	clear(j.previewed)
+	if j.dir != "" {
+		os.RemoveAll(j.dir)
+	}
+}
+
+// close removes the copies.
+func (j *journal) close() {
+	if j.dir != "" {
+		os.RemoveAll(j.dir)
+	}
+}
+
+// maxCopy bounds the size of a file the journal keeps a copy of.
+const maxCopy = 64 << 20
+
+// copyFile copies the regular file src to dst, a new file only its owner
+// can read, making dst's folder. It does not block on a named pipe, and
+// copies no file over maxCopy.
+func copyFile(dst, src string) error {
+	in, err := os.OpenFile(src, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	fi, err := in.Stat()
+	switch {
+	case err != nil || !fi.Mode().IsRegular():
+		return errors.New("it is not a regular file")
+	case fi.Size() > maxCopy:
+		return fmt.Errorf("it is over %d MiB", maxCopy>>20)
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
+		return err
+	}
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}

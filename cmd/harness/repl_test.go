@@ -1,0 +1,287 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/alecthomas/kong"
+
+	"harness/loop"
+	"harness/ollama"
+	"harness/protocol"
+	"harness/tools"
+)
+
+func TestTags(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{"no tags", nil},
+		{"@a.go", []string{"a.go"}},
+		{"see @a.go and @b/c.md.", []string{"a.go", "b/c.md."}},
+		{"mail ada@example.com", nil},
+		{"@property\ndef f(): @x", []string{"property", "x"}},
+		{"twice @a @a", []string{"a"}},
+		{"a lone @ sign", nil},
+		{"tab\t@t", []string{"t"}},
+	}
+	for _, tt := range tests {
+		if got := tags(tt.in); !slices.Equal(got, tt.want) {
+			t.Errorf("tags(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// FuzzTags: every tag found is a word of the input that starts with @.
+func FuzzTags(f *testing.F) {
+	for _, s := range []string{"@a.go", "x@y @z", "@@", "@ \n@b\t@c"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, tag := range tags(s) {
+			if tag == "" || !slices.Contains(strings.Fields(s), "@"+tag) {
+				t.Errorf("tags(%q) gave %q, which is no word of it", s, tag)
+			}
+		}
+	})
+}
+
+func TestIsCommand(t *testing.T) {
+	for line, want := range map[string]bool{
+		"/help": true, "/model qwen3:8b": true, "/": true, "/model a/b": true,
+		"/usr/bin/env is where?": false, "help": false, "x /help": false,
+	} {
+		if got := isCommand(line); got != want {
+			t.Errorf("isCommand(%q) = %v, want %v", line, got, want)
+		}
+	}
+}
+
+// The commands table has one entry a name, and each says what it does.
+func TestCommandsTable(t *testing.T) {
+	seen := map[string]bool{}
+	for _, c := range commands() {
+		if seen[c.name] || c.name == "" || c.help == "" || c.run == nil || strings.Contains(c.name, "/") {
+			t.Errorf("bad or repeated command %+v", c)
+		}
+		seen[c.name] = true
+	}
+}
+
+func TestModelAdvice(t *testing.T) {
+	host, _ := url.Parse("http://127.0.0.1:9")
+	tests := []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"real server", &ollama.MissingError{Model: "qwen3", Host: host, Have: []ollama.Available{{Name: "llama3", Family: "llama"}, {Name: "gemma3", Family: "gemma3"}}},
+			`model not found: "qwen3" is not on the Ollama server at http://127.0.0.1:9; get it with: ollama pull qwen3, or type /model NAME with one it has: llama3, gemma3`},
+		{"empty server", &ollama.MissingError{Model: "qwen3", Host: host},
+			`model not found: "qwen3" is not on the Ollama server at http://127.0.0.1:9; get it with: ollama pull qwen3`},
+		{"fake server", &ollama.MissingError{Model: "qwen3", Host: host, Have: []ollama.Available{{Name: "fake", Family: "fake"}}},
+			`model not found: "qwen3" is not on the Ollama server at http://127.0.0.1:9; that server is a harness fake-ollama serving fake: start again with --model fake, or type /model fake`},
+		{"other error", errors.New("cannot reach it"), "cannot reach it"},
+	}
+	for _, tt := range tests {
+		if got := modelAdvice(tt.err); got != tt.want {
+			t.Errorf("%s:\n got %s\nwant %s", tt.name, got, tt.want)
+		}
+	}
+}
+
+// applyCall previews an edit as edit_file makes it: exactly one match, a
+// file's missing final newline kept; an edit that would fail has none.
+func TestApplyCall(t *testing.T) {
+	edit := func(old, repl string) protocol.Call {
+		return protocol.Call{Name: "edit_file", Args: map[string]any{"path": "f", "old_text": old, "new_text": repl}}
+	}
+	file := func(s string) fileState { return fileState{exists: true, text: s} }
+	tests := []struct {
+		name   string
+		call   protocol.Call
+		before fileState
+		want   string
+		ok     bool
+	}{
+		{"replace", edit("b", "B"), file("a\nb\n"), "a\nB\n", true},
+		{"no final newline", edit("b\n", "B\n"), file("a\nb"), "a\nB", true},
+		{"no match", edit("x", "y"), file("a\n"), "", false},
+		{"overlapping matches", edit("aa", "b"), file("aaa\n"), "", false},
+		{"create", edit("", "new\n"), fileState{}, "new\n", true},
+		{"create over a file", edit("", "new\n"), file("old\n"), "", false},
+		{"edit a missing file", edit("a", "b"), fileState{}, "", false},
+		{"write", protocol.Call{Name: "write_file", Args: map[string]any{"path": "f", "content": "c"}}, file("old"), "c", true},
+	}
+	for _, tt := range tests {
+		got, ok := applyCall(tt.call, tt.before)
+		if ok != tt.ok || (ok && got.text != tt.want) {
+			t.Errorf("%s: %q, %v; want %q, %v", tt.name, got.text, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+func TestDiffText(t *testing.T) {
+	diff := "--- a/f\n+++ b/f\n@@ -1 +1 @@\n-old\n+new\x1b[2J\n same\n"
+	if got, want := style(false).diffText(diff), "--- a/f\n+++ b/f\n@@ -1 +1 @@\n-old\n+new\\u001b[2J\n same\n"; got != want {
+		t.Errorf("plain:\n%q\nwant\n%q", got, want)
+	}
+	got := style(true).diffText(diff)
+	for _, want := range []string{"\x1b[1m--- a/f\x1b[0m\n", "\x1b[36m@@ -1 +1 @@\x1b[0m\n", "\x1b[31m-old\x1b[0m\n", "\x1b[32m+new\\u001b[2J\x1b[0m\n", "\n same\n"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("coloured diff %q lacks %q", got, want)
+		}
+	}
+}
+
+func TestShorten(t *testing.T) {
+	diff := "1\n2\n3\n4\n5\n"
+	if got := shorten(diff, 5); got != diff {
+		t.Errorf("shorten kept %q", got)
+	}
+	if got, want := shorten(diff, 2), "1\n2\n[... 3 more lines of the diff]\n"; got != want {
+		t.Errorf("shorten = %q, want %q", got, want)
+	}
+}
+
+func TestCutText(t *testing.T) {
+	tests := []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"one\ntwo\nthree", 10, "one\ntwo\n"},
+		{"no newline at all", 5, "no ne"},
+		{"héllo", 2, "h"},
+	}
+	for _, tt := range tests {
+		if got := cutText(tt.in, tt.n); got != tt.want {
+			t.Errorf("cutText(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.want)
+		}
+	}
+}
+
+// writeTool writes files in a workspace, as write_file does, for the
+// journal to watch.
+type writeTool struct{ root string }
+
+func (w writeTool) Specs() []protocol.ToolSpec {
+	return []protocol.ToolSpec{{Name: "write_file", Writes: true}}
+}
+
+func (w writeTool) Run(_ context.Context, c protocol.Call) protocol.Result {
+	path, content := c.Args["path"].(string), c.Args["content"].(string)
+	if content == "fail" {
+		return protocol.Result{CallID: c.ID, Tool: c.Name, Body: "failed"}
+	}
+	if err := os.WriteFile(filepath.Join(w.root, path), []byte(content), 0o600); err != nil {
+		return protocol.Result{CallID: c.ID, Tool: c.Name, Body: err.Error()}
+	}
+	return protocol.Result{CallID: c.ID, Tool: c.Name, OK: true, Wrote: true, Body: "ok"}
+}
+
+// The journal keeps a file before a turn's first write to it, in the
+// state directory; /undo puts back one turn at a time, mode included; a
+// write that failed is not kept; closing removes the copies.
+func TestJournal(t *testing.T) {
+	dir, state := t.TempDir(), t.TempDir()
+	ws, err := tools.NewWorkspace(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := filepath.Join(dir, "a.txt")
+	if err := os.WriteFile(a, []byte("one\n"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	j := newJournal(writeTool{dir}, ws, state)
+	ctx := context.Background()
+	n := 0
+	write := func(path, content string) {
+		n++
+		j.Run(ctx, protocol.Call{ID: "call_" + string(rune('0'+n)), Name: "write_file", Args: map[string]any{"path": path, "content": content}})
+	}
+	turn := func(n int) { j.Event(loopTurn(n)) }
+
+	turn(1)
+	write("a.txt", "two\n")
+	write("a.txt", "three\n") // the turn's second write keeps nothing more
+	write("b.txt", "fail")    // wrote nothing: nothing to undo
+	turn(2)
+	write("a.txt", "four\n")
+	write("new.txt", "new\n")
+
+	if d := j.diff(); !strings.Contains(d, "-one\n+four\n") || !strings.Contains(d, "--- /dev/null\n+++ b/new.txt\n") || strings.Contains(d, "b.txt") {
+		t.Errorf("diff of the conversation:\n%s", d)
+	}
+	if got := j.takeDiff("call_4"); got != "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-three\n+four\n" {
+		t.Errorf("diff of call_4: %q", got)
+	}
+	if j.takeDiff("call_4") != "" || j.takeDiff("call_3") != "" {
+		t.Error("a diff was given twice, or for a failed write")
+	}
+
+	turnNo, done := j.undo()
+	if want := []string{"restored a.txt", "removed new.txt (the turn created it)"}; turnNo != 2 || !slices.Equal(done, want) {
+		t.Errorf("first undo: turn %d, %q; want 2, %q", turnNo, done, want)
+	}
+	if data, _ := os.ReadFile(a); string(data) != "three\n" {
+		t.Errorf("a.txt after the first undo: %q", data)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "new.txt")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("new.txt was not removed: %v", err)
+	}
+	if turnNo, done = j.undo(); turnNo != 1 || !slices.Equal(done, []string{"restored a.txt"}) {
+		t.Errorf("second undo: turn %d, %q", turnNo, done)
+	}
+	fi, err := os.Stat(a)
+	if data, _ := os.ReadFile(a); err != nil || string(data) != "one\n" || fi.Mode().Perm() != 0o640 {
+		t.Errorf("a.txt after the second undo: %q, %v, %v", data, fi.Mode(), err)
+	}
+	if _, done = j.undo(); done != nil {
+		t.Errorf("a third undo did %q", done)
+	}
+	if entries, _ := os.ReadDir(filepath.Join(state, "undo")); len(entries) != 1 {
+		t.Fatalf("copies kept in %d folders, want 1", len(entries))
+	}
+	j.close()
+	if entries, _ := os.ReadDir(filepath.Join(state, "undo")); len(entries) != 0 {
+		t.Errorf("closing left %d folders of copies", len(entries))
+	}
+}
+
+// loopTurn is the event that starts turn n of the main conversation.
+func loopTurn(n int) loop.Event { return loop.Event{Kind: loop.TurnStarted, Turn: n} }
+
+func TestStrayWords(t *testing.T) {
+	parser, err := kong.New(&cli{}, kong.Vars{"version": "test", "default_model": "m", "test_pattern": "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"hello", "there"}, []string{"hello", "there"}},
+		{[]string{"-m", "qwen3", "hello"}, []string{"hello"}},
+		{[]string{"--model=qwen3", "-w", "dir", "hi"}, []string{"hi"}},
+		{[]string{"--lie", "joke", "--approve", "all", "hi"}, []string{"hi"}},
+		{[]string{"--version", "hi"}, []string{"hi"}},
+		{[]string{"replay", "a", "b"}, nil},
+		{[]string{"-w", "dir", "prompt", "x"}, nil},
+		{[]string{"-p"}, nil},
+		{[]string{"--", "-p"}, []string{"-p"}},
+	}
+	for _, tt := range tests {
+		if got := strayWords(parser.Model.Node, tt.args); !slices.Equal(got, tt.want) {
+			t.Errorf("strayWords(%q) = %q, want %q", tt.args, got, tt.want)
+		}
+	}
+}

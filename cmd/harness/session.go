@@ -1,0 +1,154 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"harness/loop"
+	"harness/record"
+	"harness/session"
+)
+
+// sessionFlags say whether the conversation is saved, and which saved one
+// it continues.
+type sessionFlags struct {
+	Continue  bool   `short:"c" xor:"resume" group:"Sessions" help:"Continue the most recent session of this workspace (in the REPL, or for one turn with -p)."`
+	Resume    string `placeholder:"ID" xor:"resume" group:"Sessions" help:"Continue the session ID, or the one saved under that name (harness sessions lists them)."`
+	NoSession bool   `group:"Sessions" help:"Save nothing of this conversation; with -c or --resume, continue a session without adding to it."`
+}
+
+// conversation is where a chat's conversation comes from and where it is
+// saved.
+type conversation struct {
+	store   *session.Store  // nil with --no-session alone
+	writer  *session.Writer // nil with --no-session
+	resumed *loop.State     // nil for a new conversation
+	start   record.Start    // what a new session of this chat starts with
+	notes   []string        // said once, when the agent is built
+}
+
+// stateDir is the harness's state folder: $XDG_STATE_HOME/harness, or
+// ~/.local/state/harness. It is never inside a workspace.
+func stateDir() (string, error) {
+	if d := os.Getenv("XDG_STATE_HOME"); filepath.IsAbs(d) {
+		return filepath.Join(d, "harness"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("no folder for sessions: %w (set XDG_STATE_HOME, or use --no-session)", err)
+	}
+	return filepath.Join(home, ".local", "state", "harness"), nil
+}
+
+// sessionDir is where sessions are kept.
+func sessionDir() (string, error) {
+	dir, err := stateDir()
+	return filepath.Join(dir, "sessions"), err
+}
+
+// openSession sets up r.conv from the flags: a new session described by
+// start, or the saved one it continues, whose system prompt then replaces
+// r.cfg.System so that the conversation starts with the bytes it started
+// with.
+func (c *chatCmd) openSession(r *runner, start func() record.Start) error {
+	resume := c.Continue || c.Resume != ""
+	if c.NoSession && !resume {
+		return nil
+	}
+	dir, err := sessionDir()
+	if err != nil {
+		return err
+	}
+	store, err := session.Open(dir)
+	if err != nil {
+		return fmt.Errorf("%w; to run without saving the conversation, use --no-session", err)
+	}
+	r.conv.store = store
+	if !resume {
+		r.conv.start = start()
+		r.conv.writer = store.Create(r.conv.start)
+		return nil
+	}
+	var info session.Info
+	if c.Continue {
+		info, err = store.Latest(r.root)
+	} else {
+		info, err = store.Find(r.root, c.Resume)
+	}
+	switch {
+	case errors.Is(err, session.ErrNotFound) && c.Continue:
+		return &exitCodeError{code: exitUsage, err: fmt.Errorf("-c: no saved session of %s to continue (harness sessions --all lists every workspace's)", r.root)}
+	case errors.Is(err, session.ErrNotFound):
+		return &exitCodeError{code: exitUsage, err: fmt.Errorf("--resume: %w", err)}
+	case err != nil:
+		return err
+	case info.Workspace != r.root && info.Err == nil:
+		return &exitCodeError{code: exitUsage, err: fmt.Errorf("session %s is of workspace %s, not %s: continue it with -w %s", info.ID, info.Workspace, r.root, info.Workspace)}
+	}
+	var sv *session.Saved
+	if c.NoSession {
+		sv, err = store.Load(info.ID)
+	} else {
+		r.conv.writer, sv, err = store.Continue(info.ID)
+	}
+	if err != nil {
+		return err
+	}
+	st := sv.State
+	if saved := st.Messages[0].Content; saved != r.cfg.System {
+		r.cfg.System = saved
+		r.conv.notes = append(r.conv.notes, fmt.Sprintf("note: the system prompt has changed since session %s was saved (the tools or the harness changed); it goes on with the saved one, so that the conversation starts as it did", sv.ID()))
+	}
+	r.conv.start = start()
+	if sv.Cut {
+		r.conv.notes = append(r.conv.notes, fmt.Sprintf("note: the last line of session %s was cut off (the harness was stopped while writing it); it is skipped", sv.ID()))
+	}
+	if sv.Dropped > 0 {
+		r.conv.notes = append(r.conv.notes, fmt.Sprintf("note: session %s ends in a step that never completed; it goes on from the last complete one", sv.ID()))
+	}
+	r.conv.notes = append(r.conv.notes, fmt.Sprintf("resumed session %s: %s, %s", sv.ID(), count(st.Turn, "turn"), count(len(st.Messages), "message")))
+	r.conv.resumed = &st
+	return nil
+}
+
+// close lets the session go, synced.
+func (c *conversation) close() {
+	if c.writer != nil {
+		c.writer.Close()
+	}
+}
+
+// begin builds the agent of the conversation with hooks, a new one or the
+// one it continues, has the session follow it, and says what log should
+// know about it.
+func (r *runner) begin(log io.Writer, hooks []loop.Hook) *loop.Agent {
+	var a *loop.Agent
+	if st := r.conv.resumed; st != nil {
+		var err error
+		if a, err = loop.Resume(r.model, r.tools, r.cfg, *st, hooks...); err != nil {
+			// A saved state begins with a system prompt (session checks it)
+			// and openSession made it cfg.System: nothing else can fail.
+			panic(fmt.Sprintf("resume: %v", err))
+		}
+	} else {
+		a = loop.New(r.model, r.tools, r.cfg, hooks...)
+	}
+	if r.conv.writer != nil {
+		r.conv.writer.Follow(a)
+	}
+	for _, n := range r.conv.notes {
+		fmt.Fprintln(log, n)
+	}
+	r.conv.notes = nil
+	return a
+}
+
+func count(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/alecthomas/kong"
+)
+
+// promptText is the value of -p. It is read by its own decoder so that a
+// -p with no text after it says so plainly, rather than as a parser's
+// error about tokens.
+type promptText string
+
+// errNoPrompt is the error of a -p given nothing to send.
+var errNoPrompt = errors.New(`-p needs the text to send after it, as in: harness -p "what does this project do?"`)
+
+func (p *promptText) Decode(ctx *kong.DecodeContext) error {
+	t := ctx.Scan.Pop()
+	if !t.IsValue() {
+		return errNoPrompt
+	}
+	s, ok := t.Value.(string)
+	if !ok {
+		return errNoPrompt
+	}
+	*p = promptText(s)
+	return nil
+}
+
+// strayWords returns the words of args that are neither flags, nor their
+// values, nor a command of root: most likely a question meant for -p, as
+// in "harness hello". It returns nil when the first word names a command,
+// whose own parsing went wrong.
+func strayWords(root *kong.Node, args []string) []string {
+	takesValue := map[string]bool{}
+	for _, node := range append([]*kong.Node{root}, root.Children...) {
+		for _, f := range node.Flags {
+			v := !f.IsBool() && !f.IsCounter()
+			takesValue["--"+f.Name] = v
+			for _, a := range f.Aliases {
+				takesValue["--"+a] = v
+			}
+			if f.Short != 0 {
+				takesValue["-"+string(f.Short)] = v
+			}
+		}
+	}
+	var words []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return append(words, args[i+1:]...)
+		case strings.HasPrefix(a, "-"):
+			if takesValue[a] {
+				i++
+			}
+		case len(words) == 0 && isCommandName(root, a):
+			return nil
+		default:
+			words = append(words, a)
+		}
+	}
+	return words
+}
+
+func isCommandName(root *kong.Node, name string) bool {
+	for _, c := range root.Children {
+		if c.Name == name || slices.Contains(c.Aliases, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// wordsHint says how to ask the model what words given without -p ask.
+func wordsHint(words []string) string {
+	return fmt.Sprintf("To ask the model, use -p: harness -p %s; for a conversation, run harness without words (the REPL); harness --help lists the commands",
+		strconv.Quote(strings.Join(words, " ")))
+}

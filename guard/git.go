@@ -1,0 +1,153 @@
+package guard
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"mvdan.cc/sh/v3/pattern"
+	"mvdan.cc/sh/v3/syntax"
+
+	"harness/fence"
+)
+
+// gitCommand returns the index in args, the arguments of git, of its
+// subcommand: the first argument that is not an option, since every
+// option gitRule lets through before it takes no value. It is len(args)
+// when there is none.
+func gitCommand(args []string) int {
+	i := 0
+	for i < len(args) && strings.HasPrefix(args[i], "-") {
+		i++
+	}
+	return i
+}
+
+// git checks what gitRule cannot, since it reads the workspace: git init
+// inside a repository, git add of a folder, and the paths in the
+// repository an argument names (HEAD:.env, :.env, pathspecs), which need
+// not exist in the working tree to be printed from git's history or
+// index.
+func (c *checker) git(ce *syntax.CallExpr, args []string, text map[int]bool) *Refusal {
+	i := gitCommand(args)
+	if i == len(args) {
+		return nil
+	}
+	sub := args[i]
+	if sub == "init" {
+		if dir, ok := c.repository(); ok {
+			return c.refuse(ce, fmt.Sprintf("git init inside a repository (%s has .git) makes another one, which git may then use in place of the one the workspace protects; use the repository that is there", dir))
+		}
+	}
+	for j := i + 1; j < len(args); j++ {
+		arg := args[j]
+		if text[j] || arg == "--" {
+			continue
+		}
+		if sub == "add" && !strings.HasPrefix(arg, "-") && c.isDir(arg) {
+			return c.refuse(ce, fmt.Sprintf("git add %s adds every file in the folder, secrets included, where git diff --cached and git show would print them; add the files by name", arg))
+		}
+		for _, p := range gitPaths(arg) {
+			if pat, ok := secretInGit(p); ok {
+				return c.refuse(ce, fmt.Sprintf("%s names a secret (%s matches %s), which git would print or store from its history or index; the workspace keeps it from the model: leave it out", arg, p, pat))
+			}
+			if p != arg && !strings.Contains(arg, "://") {
+				if err := c.checkPath(p, false); err != nil {
+					return c.refuse(ce, err.Error())
+				}
+				c.read(p)
+			}
+		}
+	}
+	return nil
+}
+
+// gitPaths returns the paths in the repository an argument of git may
+// name: the argument itself, and what follows each ":" or ")" in it, as in
+// REV:path, :path and :0:path (the index) and pathspecs with magic
+// (:(exclude)path, :!path, :/path), each without the magic characters
+// and a leading "./".
+func gitPaths(arg string) []string {
+	var out []string
+	add := func(p string) {
+		p = strings.TrimLeft(p, "!^/")
+		p = strings.TrimPrefix(p, "./")
+		if p != "" && !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	add(arg)
+	for i := 0; i < len(arg) && len(out) < 16; i++ {
+		if arg[i] == ':' || arg[i] == ')' {
+			add(arg[i+1:])
+		}
+	}
+	return out
+}
+
+// secretInGit reports whether p, a path or a pathspec pattern in the
+// repository, names a secret or is a pattern aimed at secrets.
+func secretInGit(p string) (string, bool) {
+	if pat, ok := fence.SecretPath(p); ok {
+		return pat, true
+	}
+	if pattern.HasMeta(p, 0) {
+		return fence.SecretGlob(p)
+	}
+	return "", false
+}
+
+// repository returns the folder that holds .git, the workspace root or a
+// folder above it, when the workspace is inside a repository.
+func (c *checker) repository() (string, bool) {
+	dir := c.ws.Root()
+	for {
+		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+			return dir, true
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", false
+		}
+		dir = parent
+	}
+}
+
+// isDir reports whether arg, a path from the root, is a folder.
+func (c *checker) isDir(arg string) bool {
+	if !filepath.IsAbs(arg) {
+		arg = filepath.Join(c.ws.Root(), arg)
+	}
+	fi, err := os.Stat(arg)
+	return err == nil && fi.IsDir()
+}
+
+// rewritesTree reports whether the command name, given args, rewrites
+// files of the working tree in a way that can put a symlink, or anything
+// else, where a path of the line was checked: git switch, checkout,
+// merge, pull, reset, restore, stash, rebase, cherry-pick, am, mv and the
+// like, and the copying, linking and unpacking programs a user may allow.
+func rewritesTree(name string, args []string) bool {
+	switch name {
+	case "ln", "link", "cp", "mv", "install", "tar", "unzip", "rsync", "patch":
+		return true
+	case "git":
+	default:
+		return false
+	}
+	i := gitCommand(args)
+	if i == len(args) {
+		return false
+	}
+	switch args[i] {
+	case "switch", "checkout", "merge", "pull", "reset", "restore", "rebase", "cherry-pick", "revert",
+		"am", "apply", "mv", "read-tree", "checkout-index", "worktree", "submodule", "clone", "bisect":
+		return true
+	case "stash":
+		rest := args[i+1:]
+		return len(rest) == 0 || (rest[0] != "list" && rest[0] != "show")
+	}
+	return false
+}

@@ -1,0 +1,69 @@
+// Package session saves conversations as they happen, so that they survive
+// a crash and can be continued later, by this process or another.
+//
+// # Files
+//
+// A Store is a folder (the harness uses $XDG_STATE_HOME/harness/sessions,
+// by default ~/.local/state/harness/sessions), created 0700; never a folder
+// inside a workspace. Each session is one file in it, named by its id and
+// ".jsonl", created 0600 and only ever appended to while it is written. An
+// id is the UTC time the session was started and four random hex digits,
+// "20261201-101500-ab12", so that ids sort by age and stay short.
+//
+// A session file is a run record (package record, format 1) holding only
+// the conversation: a start line naming the session, its workspace (the
+// resolved root), model and backend; one message line for each message
+// the conversation gains, with its role and content exactly as the model
+// is sent it; a replace line when messages are taken away (a compaction, or
+// a turn whose first step failed); and, after the message lines of each
+// step, the line that marks the conversation complete at that point: a
+// request line before each model call, a turn_end line after each turn.
+// Those two carry the turn number, the number of calls numbered so far
+// and the usage of the last reply, so that loop.State comes back exactly
+// (usage durations to the microsecond). The record package's doc states
+// every field.
+//
+// Only what the model was sent or wrote is saved: the messages of the
+// conversation, the system prompt first. No environment, no options beyond
+// the start line's, nothing a tool produced that the approval gate held
+// back (the gate's own text stands in the conversation in its place).
+// Events of nested conversations (a non-empty Origin) are not saved yet;
+// lines with an origin are skipped when a session is read, so that a later
+// harness can save them beside the main conversation in the same format.
+//
+// # Writing
+//
+// A Writer is a loop.Hook. Before each model call (StepStarted) it writes
+// every message the file lacks, and the request line, with one write call
+// to a file opened for appending, so the messages are on disk before the
+// request is sent; at the end of each turn (TurnEnded) it does the same
+// with a turn_end line and syncs the file. The file is created at the
+// first of these, so a conversation that never sent anything leaves no
+// file. While a Writer has its file open it holds an exclusive lock on it
+// (where the system has flock), so two processes never append to the same
+// session.
+//
+// # Reading
+//
+// A file killed at any moment still reads: a last line that was cut off is
+// skipped (Saved.Cut), and message lines after the last request or
+// turn_end line, the part of a step that never completed, are not restored
+// (Saved.Dropped). Continuing a session cuts those off the file before
+// appending. A start line in a format this package does not know is a
+// *record.FormatError; any other line that does not fit is an error
+// wrapping ErrInvalid that names it.
+//
+// Listing (Store.List) reads each file's first lines (for the first prompt)
+// and only the end of the file (for the number of turns), so it stays
+// cheap however long the sessions are.
+//
+// # One schema
+//
+// Sessions and the run record share one schema and one reader: a session
+// file is a record made of start, message, replace, request and turn_end
+// lines, so `harness replay` prints a session too. They stay separate files
+// with separate writers: a record keeps what a session must not resend or
+// need not hold (thinking, the raw reply with any lines the harness
+// dropped from it, timings, approvals, each call's arguments), and a
+// session keeps the conversation the model saw, which a record only counts.
+package session

@@ -1,0 +1,129 @@
+package session
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"time"
+
+	"harness/loop"
+	"harness/protocol"
+	"harness/record"
+)
+
+var (
+	// ErrInvalid is wrapped by the errors about a line that does not fit
+	// in a session.
+	ErrInvalid = errors.New("not a valid session")
+	// ErrEmpty is wrapped when a session holds no complete step: there is
+	// nothing to continue.
+	ErrEmpty = errors.New("the session holds no complete step")
+)
+
+// Saved is a session read back.
+type Saved struct {
+	// Start is its start line: Session is its id; Workspace, Model and
+	// Backend what it was started with.
+	Start   record.Start
+	Started time.Time
+	// State is the conversation as of the last complete step. Its first
+	// message is a system prompt.
+	State loop.State
+	// Cut is set when the last line was cut off (the harness was stopped
+	// while writing it); it was skipped.
+	Cut bool
+	// Dropped counts the lines after the last complete step, which were
+	// not restored.
+	Dropped int
+
+	end int64 // offset just past the last complete step's line
+}
+
+// ID is the session's id.
+func (s *Saved) ID() string { return s.Start.Session }
+
+// read reads a session.
+func read(r io.Reader) (*Saved, error) {
+	sc := record.NewScanner(r)
+	var (
+		sv        Saved
+		started   bool
+		committed bool
+		msgs      []protocol.Message
+		pending   int
+	)
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("line %d: %w: %s", sc.Number(), ErrInvalid, fmt.Sprintf(format, args...))
+	}
+	for sc.Scan() {
+		l := sc.Line()
+		if !started {
+			switch {
+			case l.Type != "start" || l.Start == nil || l.Session == "":
+				return nil, bad("a session begins with a start line that names it, not a %q line", l.Type)
+			case l.Format != record.Format:
+				return nil, &record.FormatError{Line: sc.Number(), Format: l.Format}
+			}
+			sv.Start, sv.Started, started = *l.Start, l.Time, true
+			continue
+		}
+		if l.Origin != "" {
+			continue // a nested conversation's, saved beside the main one
+		}
+		switch l.Type {
+		case "message":
+			switch protocol.Role(l.Role) {
+			case protocol.System, protocol.User, protocol.Assistant:
+			default:
+				return nil, bad("unknown role %q", l.Role)
+			}
+			msgs = append(msgs, protocol.Message{Role: protocol.Role(l.Role), Content: l.Content})
+			pending++
+		case "replace":
+			if l.Keep == nil || *l.Keep < 0 || *l.Keep > len(msgs) {
+				return nil, bad("replace keeps %s of %d messages", show(l.Keep), len(msgs))
+			}
+			// Clipped, so that the next append copies: a state already
+			// taken keeps its messages.
+			msgs = slices.Clip(msgs[:*l.Keep])
+			pending++
+		case "request", "turn_end":
+			switch {
+			case l.Messages != len(msgs):
+				return nil, bad("%s line counts %d messages, but %d come before it", l.Type, l.Messages, len(msgs))
+			case l.CallsSoFar == nil:
+				return nil, bad("%s line lacks calls_so_far", l.Type)
+			case len(msgs) == 0 || msgs[0].Role != protocol.System:
+				return nil, bad("the conversation does not begin with a system prompt")
+			case l.Turn < 0 || *l.CallsSoFar < 0:
+				return nil, bad("%s line counts %d turns and %d calls", l.Type, l.Turn, *l.CallsSoFar)
+			}
+			sv.State = loop.State{Messages: slices.Clip(msgs), Turn: l.Turn, Calls: *l.CallsSoFar, Usage: l.Usage.Protocol()}
+			sv.end, committed, pending = sc.End(), true, 0
+		default:
+			return nil, bad("a session has no %q lines", l.Type)
+		}
+	}
+	err := sc.Err()
+	switch {
+	case errors.Is(err, record.ErrCutLine):
+		sv.Cut = true
+	case err != nil:
+		return nil, err
+	case !started:
+		return nil, fmt.Errorf("%w: the file is empty", ErrEmpty)
+	}
+	if !committed {
+		return nil, ErrEmpty
+	}
+	sv.Dropped = pending
+	return &sv, nil
+}
+
+func show(p *int) string {
+	if p == nil {
+		return "none"
+	}
+	return fmt.Sprint(*p)
+}

@@ -1,0 +1,272 @@
+package session
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+
+	"harness/loop"
+	"harness/protocol"
+	"harness/record"
+)
+
+// ErrInUse is wrapped when another process has the session open.
+var ErrInUse = errors.New("the session is open in another harness")
+
+// ErrNoSource is returned by a Writer that was never given the
+// conversation to follow.
+var ErrNoSource = errors.New("session: the writer follows no conversation")
+
+// Source is the conversation a Writer saves: a *loop.Agent.
+type Source interface {
+	State() loop.State
+}
+
+// Writer saves one conversation into its session file as it goes: it is
+// the loop.Hook of the Agent it follows (see the package doc for when it
+// writes). After a failed write every later one fails too.
+type Writer struct {
+	mu    sync.Mutex
+	store *Store
+	id    string
+	start *record.Start // to write first, until the file exists
+	f     *os.File
+	src   Source
+	saved []protocol.Message // the conversation as the file has it
+	dirty bool               // written since the last sync
+	err   error
+}
+
+// Create starts a new session for a conversation described by start (its
+// Session and Format are set here). Its file is created when the first
+// request is about to be sent.
+func (s *Store) Create(start record.Start) *Writer {
+	return &Writer{store: s, id: newID(s.now()), start: &start}
+}
+
+// Continue opens the session id to continue it: it returns what it holds,
+// and a Writer that appends to it, once its incomplete last step (if any)
+// is cut off. The Writer holds the session until it is closed; while
+// another does, Continue returns an error wrapping ErrInUse.
+func (s *Store) Continue(id string) (*Writer, *Saved, error) {
+	if !IsID(id) {
+		return nil, nil, fmt.Errorf("%w: %q is not a session id", ErrNotFound, id)
+	}
+	f, err := os.OpenFile(s.Path(id), os.O_RDWR|os.O_APPEND, 0)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil, fmt.Errorf("%w: %s", ErrNotFound, id)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	sv, err := continueFile(f)
+	if err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("session %s: %w", id, err)
+	}
+	return &Writer{store: s, id: id, f: f, saved: sv.State.Messages}, sv, nil
+}
+
+// continueFile locks and reads a session file, and cuts it back to its
+// last complete step.
+func continueFile(f *os.File) (*Saved, error) {
+	if err := lock(f); err != nil {
+		return nil, err
+	}
+	sv, err := read(f)
+	if err != nil {
+		return nil, err
+	}
+	if err := f.Truncate(sv.end); err != nil {
+		return nil, err
+	}
+	last := make([]byte, 1)
+	if _, err := f.ReadAt(last, sv.end-1); err != nil {
+		return nil, err
+	}
+	if last[0] != '\n' { // a complete line cut just before its newline
+		if _, err := f.Write([]byte("\n")); err != nil {
+			return nil, err
+		}
+	}
+	return sv, nil
+}
+
+// Save writes st as a new session of its own, named name, described by
+// start, and returns it. The conversation goes on being saved where it
+// was: Save copies it, it does not move it.
+func (s *Store) Save(name string, start record.Start, st loop.State) (Info, error) {
+	start.Name = name
+	w := s.Create(start)
+	w.Follow(staticSource(st))
+	if err := w.commit("turn_end", st.Turn, 0, true); err != nil {
+		w.Close()
+		return Info{}, err
+	}
+	if err := w.Close(); err != nil {
+		return Info{}, err
+	}
+	info, _ := s.info(w.id, "")
+	return info, info.Err
+}
+
+type staticSource loop.State
+
+func (s staticSource) State() loop.State { return loop.State(s) }
+
+// ID is the session's id.
+func (w *Writer) ID() string { return w.id }
+
+// Follow sets the conversation w saves: the Agent w is a hook of, once it
+// is built.
+func (w *Writer) Follow(src Source) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.src = src
+}
+
+// Event saves the conversation before each request and at the end of each
+// turn, and syncs it at the end of each turn.
+func (w *Writer) Event(e loop.Event) error {
+	if e.Origin != "" {
+		return nil // a nested conversation's
+	}
+	switch e.Kind {
+	case loop.StepStarted:
+		return w.commit("request", e.Turn, e.Step, false)
+	case loop.TurnEnded:
+		return w.commit("turn_end", e.Turn, e.Step, true)
+	}
+	return nil
+}
+
+// Close syncs and closes the file, if it was created, and lets the
+// session go.
+func (w *Writer) Close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err == nil {
+		w.err = fmt.Errorf("session %s: %w", w.id, os.ErrClosed)
+	}
+	if w.f == nil {
+		return nil
+	}
+	var err error
+	if w.dirty {
+		err = w.f.Sync()
+	}
+	if cerr := w.f.Close(); err == nil {
+		err = cerr
+	}
+	w.f = nil
+	return err
+}
+
+// commit writes, in one write, the lines that bring the file to the
+// followed conversation and the line typ that marks it complete.
+func (w *Writer) commit(typ string, turn, step int, sync bool) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err != nil {
+		return w.err
+	}
+	if w.src == nil {
+		return ErrNoSource
+	}
+	w.err = w.write(typ, turn, step, sync)
+	return w.err
+}
+
+func (w *Writer) write(typ string, turn, step int, sync bool) error {
+	st := w.src.State()
+	now := w.store.now().UTC()
+	var buf []byte
+	add := func(l *record.Line) error {
+		l.Time = now
+		b, err := json.Marshal(l)
+		buf = append(append(buf, b...), '\n')
+		return err
+	}
+	if w.f == nil {
+		if err := w.create(); err != nil {
+			return err
+		}
+		w.start.Session, w.start.Format = w.id, record.Format
+		if err := add(&record.Line{Type: "start", Start: w.start}); err != nil {
+			return err
+		}
+		w.start = nil
+	}
+	keep := 0
+	for keep < len(w.saved) && keep < len(st.Messages) && w.saved[keep] == st.Messages[keep] {
+		keep++
+	}
+	if keep < len(w.saved) {
+		if err := add(&record.Line{Type: "replace", Turn: turn, Step: step, Keep: &keep}); err != nil {
+			return err
+		}
+	}
+	size := 0
+	for i, m := range st.Messages {
+		size += len(m.Content)
+		if i < keep {
+			continue
+		}
+		if err := add(&record.Line{Type: "message", Turn: turn, Step: step, Role: string(m.Role), Content: m.Content}); err != nil {
+			return err
+		}
+	}
+	calls := st.Calls
+	if err := add(&record.Line{Type: typ, Turn: st.Turn, Step: step, Messages: len(st.Messages), Bytes: size,
+		CallsSoFar: &calls, Usage: record.UsageOf(st.Usage)}); err != nil {
+		return err
+	}
+	if _, err := w.f.Write(buf); err != nil {
+		return fmt.Errorf("saving session %s: %w", w.id, err)
+	}
+	w.saved, w.dirty = st.Messages, true
+	if sync {
+		if err := w.f.Sync(); err != nil {
+			return fmt.Errorf("saving session %s: %w", w.id, err)
+		}
+		w.dirty = false
+	}
+	return nil
+}
+
+// create creates the file of a new session, under a new id if its own is
+// taken.
+func (w *Writer) create() error {
+	for range 10 {
+		f, err := os.OpenFile(w.store.Path(w.id), os.O_CREATE|os.O_EXCL|os.O_WRONLY|os.O_APPEND, 0o600)
+		if errors.Is(err, os.ErrExist) {
+			w.id = newID(w.store.now())
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("creating session %s: %w", w.id, err)
+		}
+		if err := lock(f); err != nil {
+			f.Close()
+			return fmt.Errorf("creating session %s: %w", w.id, err)
+		}
+		syncDir(w.store.dir)
+		w.f = f
+		return nil
+	}
+	return fmt.Errorf("creating a session in %s: %w", w.store.dir, os.ErrExist)
+}
+
+// syncDir makes a new file's name in dir durable, where the system can.
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+}
+
+var _ loop.Hook = (*Writer)(nil)
+var _ io.Closer = (*Writer)(nil)

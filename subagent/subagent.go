@@ -1,0 +1,266 @@
+// Package subagent gives an agent the agent tool: a call of it hands a part
+// of the job to a child conversation that starts fresh, and returns the
+// child's answer and a report of what it did.
+//
+// A child gets its own system prompt: the protocol and the definitions of
+// its tools, as any conversation's, and one line saying that it works for
+// another agent and must end with a concise report. The same tool set
+// always gives the same bytes. Its first message is the task; it sees none
+// of the parent's conversation. It runs one turn, under its own step limit
+// (Config.MaxSteps) and inside the run's budgets, which its hooks count.
+//
+// # Tools of a child
+//
+// The call's tools argument chooses them:
+//
+//	read   (the default) the tools whose spec says they do not write
+//	all    every tool of the parent but agent
+//
+// A child never has the agent tool: children are one level deep. Its calls
+// go through the parent's tools, so the approval gate, the secrets and the
+// sandbox apply to them exactly as to the parent's. They reach those tools
+// with their id prefixed by the parent's call, as in call_3/call_1, so that
+// what records a call (an approval) can tell them from the parent's own;
+// the result keeps the child's id.
+//
+// # Scheduling
+//
+// A child that only reads may run beside other reads, and children that
+// only read asked for in one reply run in parallel; a child that may write
+// runs alone. Tools tells the loop so per call (loop.CallWrites). The
+// children's events reach the hooks one at a time, even when children run
+// in parallel, each with Origin set to the id of the call that started it.
+//
+// # Results
+//
+// A child that answers gives a SUCCESS result: its answer, then its report
+// (steps, calls, what changed, whether tests ran). A child that hits a
+// limit, is interrupted or fails gives an ERROR result that says why, in
+// the limit's own words (agent-max-steps for its step limit), and what it
+// had found so far: the text of its replies and the calls it made. The
+// result says the call wrote when the child's calls did.
+package subagent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"harness/loop"
+	"harness/protocol"
+)
+
+// Name is the agent tool's name.
+const Name = "agent"
+
+// DefaultMaxSteps is a child's step limit when Config.MaxSteps is not set.
+const DefaultMaxSteps = 15
+
+// Which tools a child gets (the tools argument).
+const (
+	Read = "read"
+	All  = "all"
+)
+
+// Config says how children are made.
+type Config struct {
+	// Model answers the children.
+	Model loop.Model
+	// Root is the workspace root, as the children's system prompts show it.
+	Root string
+	// MaxSteps bounds the steps of a child's turn (default
+	// DefaultMaxSteps); reaching it is the limit agent-max-steps.
+	MaxSteps int
+	// MaxFormatErrors, IsTest and Target are as in loop.Config, for the
+	// children.
+	MaxFormatErrors int
+	IsTest          func(protocol.Call) bool
+	Target          func(protocol.Call) string
+	// Hooks see every event of the children, one at a time: give them the
+	// parent's (the budget, the record, the display), so that a child's
+	// steps count and show as the parent's do.
+	Hooks []loop.Hook
+	// Done, when set, is given each child's conversation when its turn is
+	// over, with the id of the call that started it: for a session to keep
+	// it beside the parent's.
+	Done func(origin string, st loop.State)
+}
+
+// Tools is a parent's tool set with the agent tool added: it runs agent
+// calls itself and hands every other call to the tools it wraps.
+type Tools struct {
+	inner loop.Tools
+	cfg   Config
+	specs []protocol.ToolSpec // inner's and agent's, sorted by name
+	kinds map[string]*kind    // by the tools argument
+
+	mu sync.Mutex // the children's events go to the hooks one at a time
+}
+
+// kind is the tool set of one kind of child.
+type kind struct {
+	specs  []protocol.ToolSpec
+	system string // the system prompt of a child with these tools
+	writes bool   // some of the tools may write
+}
+
+var (
+	_ loop.Tools      = (*Tools)(nil)
+	_ loop.CallWrites = (*Tools)(nil)
+)
+
+// ErrName is wrapped by New's error when the tools it is given already
+// hold a tool named agent.
+var ErrName = errors.New("subagent: the tools already have a tool named " + Name)
+
+// New returns inner with the agent tool added, whose children cfg makes.
+func New(inner loop.Tools, cfg Config) (*Tools, error) {
+	if cfg.MaxSteps <= 0 {
+		cfg.MaxSteps = DefaultMaxSteps
+	}
+	all := inner.Specs()
+	if slices.ContainsFunc(all, func(s protocol.ToolSpec) bool { return s.Name == Name }) {
+		return nil, ErrName
+	}
+	reads := slices.DeleteFunc(slices.Clone(all), func(s protocol.ToolSpec) bool { return s.Writes })
+	t := &Tools{
+		inner: inner,
+		cfg:   cfg,
+		specs: append(slices.Clone(all), Spec()),
+		kinds: map[string]*kind{
+			Read: newKind(cfg.Root, reads),
+			All:  newKind(cfg.Root, all),
+		},
+	}
+	slices.SortFunc(t.specs, func(a, b protocol.ToolSpec) int { return strings.Compare(a.Name, b.Name) })
+	return t, nil
+}
+
+func newKind(root string, specs []protocol.ToolSpec) *kind {
+	return &kind{
+		specs:  specs,
+		system: System(root, specs),
+		writes: slices.ContainsFunc(specs, func(s protocol.ToolSpec) bool { return s.Writes }),
+	}
+}
+
+// Spec returns what the model is told about the agent tool.
+func Spec() protocol.ToolSpec {
+	return protocol.ToolSpec{
+		Name:        Name,
+		Description: "Give a task to a helper that sees only the task and returns its answer and a report; keeps this conversation short. Helpers that only read run together.",
+		Args: []protocol.Arg{
+			{Name: "task", Type: protocol.String, Required: true, Description: "What to do and report"},
+			{Name: "tools", Type: protocol.String, Description: "read (default) or all (may write)"},
+		},
+		Writes: true, // with tools=all; Tools.Writes tells per call
+	}
+}
+
+// note is the line a child's system prompt adds to the protocol's.
+const note = "\nYou work for another agent, not a person: the first message is the task it gave you, and your final answer is all it will see. Do that task, then answer with a concise report: what you found or did, which files you changed, and whether tests ran.\n"
+
+// System returns the system prompt of a child whose tools are specs, in
+// the workspace root: the protocol's, and a line saying whom it works for.
+// The same root and tools always give the same bytes.
+func System(root string, specs []protocol.ToolSpec) string {
+	return protocol.SystemPrompt(root, specs) + note
+}
+
+// Specs returns what the parent's model is told about the tools: those
+// wrapped and agent, sorted by name.
+func (t *Tools) Specs() []protocol.ToolSpec {
+	specs := slices.Clone(t.specs)
+	for i := range specs {
+		specs[i].Args = slices.Clone(specs[i].Args)
+	}
+	return specs
+}
+
+// Writes reports whether call may change the workspace: an agent call when
+// its child may write, any other as its tool's spec says.
+func (t *Tools) Writes(call protocol.Call) bool {
+	if call.Name == Name {
+		k, err := t.kind(call)
+		return err == nil && k.writes
+	}
+	i := slices.IndexFunc(t.specs, func(s protocol.ToolSpec) bool { return s.Name == call.Name })
+	return i >= 0 && t.specs[i].Writes
+}
+
+// kind returns the kind of child call asks for.
+func (t *Tools) kind(call protocol.Call) (*kind, error) {
+	which := Read
+	if v, ok := call.Args["tools"]; ok {
+		s, _ := v.(string)
+		which = s
+	}
+	k, ok := t.kinds[which]
+	if !ok {
+		return nil, fmt.Errorf("tools must be %q or %q, not %q", Read, All, which)
+	}
+	return k, nil
+}
+
+// Run runs an agent call as a child conversation, and hands any other call
+// to the tools wrapped.
+func (t *Tools) Run(ctx context.Context, call protocol.Call) protocol.Result {
+	if call.Name != Name {
+		return t.inner.Run(ctx, call)
+	}
+	k, err := t.kind(call)
+	if err != nil {
+		return protocol.Rejected(call, err)
+	}
+	task, _ := call.Args["task"].(string)
+	if strings.TrimSpace(task) == "" {
+		return protocol.Rejected(call, errors.New("the task is empty; write what the helper should do"))
+	}
+	if ctx.Err() != nil {
+		return protocol.Result{CallID: call.ID, Tool: call.Name, Body: "interrupted before the call started; nothing was run"}
+	}
+	return t.child(ctx, call, k, task)
+}
+
+// event passes a child's event to the hooks, one event at a time.
+func (t *Tools) event(e loop.Event) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var first error
+	for _, h := range t.cfg.Hooks {
+		if err := h.Event(e); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// childTools are the tools of one child: those of its kind, run through
+// the parent's, with the child's call ids prefixed by its origin.
+type childTools struct {
+	inner  loop.Tools
+	kind   *kind
+	origin string
+}
+
+func (c *childTools) Specs() []protocol.ToolSpec {
+	specs := slices.Clone(c.kind.specs)
+	for i := range specs {
+		specs[i].Args = slices.Clone(specs[i].Args)
+	}
+	return specs
+}
+
+func (c *childTools) Run(ctx context.Context, call protocol.Call) protocol.Result {
+	if !slices.ContainsFunc(c.kind.specs, func(s protocol.ToolSpec) bool { return s.Name == call.Name }) {
+		return protocol.Rejected(call, fmt.Errorf("this helper has no tool named %q", call.Name))
+	}
+	id := call.ID
+	call.ID = c.origin + "/" + id
+	res := c.inner.Run(ctx, call)
+	res.CallID = id
+	return res
+}

@@ -1,0 +1,132 @@
+package tools
+
+import (
+	"context"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"syscall"
+
+	"harness/guard"
+	"harness/protocol"
+)
+
+// Bounds of what Sources reads.
+const (
+	// maxScan bounds the bytes of one file whose text is checked for
+	// secrets before a call reads it.
+	maxScan = 4 << 20
+	// maxReads bounds the files named as read by one command.
+	maxReads = 256
+)
+
+// outputPrefix starts the name Sources gives a kept result, which no path
+// from the root starts with in practice; a kept result wins over a file
+// of the same name.
+const outputPrefix = "output:"
+
+// Sources names what a call reads, and gives their text, so that the
+// approval step can decide secrecy for a whole file once, whichever part
+// or transformation of it a call would send (approve.Config's Reads and
+// Text).
+type Sources struct {
+	ws     *Workspace
+	policy *guard.Policy
+	out    *Outputs
+}
+
+// NewSources returns the Sources of the tools of ws, whose commands
+// policy checks, and whose long results out keeps (out may be nil).
+func NewSources(ws *Workspace, policy *guard.Policy, out *Outputs) *Sources {
+	return &Sources{ws: ws, policy: policy, out: out}
+}
+
+// Reads names what call would read: the file of read_file and edit_file,
+// as a path from the root with symlinks resolved; for bash, the regular
+// files among the paths whose contents the guard finds its command may
+// read (guard.Policy.Reads: rev .env, xxd key, tr a b < x, not ls x); for
+// read_output, the kept result it pages, as "output:" and its reference.
+// Folders a command searches (grep -r) are not named: their files reach
+// the model only through the check of the command's output.
+func (s *Sources) Reads(ctx context.Context, call protocol.Call) []string {
+	switch call.Name {
+	case readName, editName:
+		p, _ := call.Args["path"].(string)
+		if old, _ := call.Args["old_text"].(string); call.Name == editName && old == "" {
+			return nil // creates a file; reads none
+		}
+		abs, err := s.ws.Resolve(p)
+		if err != nil {
+			return nil
+		}
+		return []string{s.ws.Rel(abs)}
+	case outputName:
+		ref, _ := call.Args["ref"].(string)
+		return []string{outputPrefix + ref}
+	case bashName:
+		command, _ := call.Args["command"].(string)
+		return s.commandReads(ctx, command)
+	}
+	return nil
+}
+
+func (s *Sources) commandReads(ctx context.Context, command string) []string {
+	if s.policy == nil {
+		return nil
+	}
+	root, err := os.OpenRoot(s.ws.root)
+	if err != nil {
+		return nil
+	}
+	defer root.Close()
+	// A refused command reads nothing: the approval step's check refuses
+	// it before anyone would be asked.
+	paths, err := s.policy.Reads(ctx, command, commandPaths{ws: s.ws, ig: newIgnores(root)})
+	if err != nil {
+		return nil
+	}
+	var files []string
+	for _, p := range paths {
+		abs, err := s.ws.Resolve(p)
+		if err != nil {
+			continue
+		}
+		if fi, err := os.Stat(abs); err == nil && fi.Mode().IsRegular() && !slices.Contains(files, s.ws.Rel(abs)) {
+			files = append(files, s.ws.Rel(abs))
+		}
+		if len(files) == maxReads {
+			break
+		}
+	}
+	return files
+}
+
+// Text returns the text of a name Reads gave, up to its first 4 MiB, or
+// "" when it cannot be read. It never blocks on a named pipe.
+func (s *Sources) Text(name string) string {
+	if ref, ok := strings.CutPrefix(name, outputPrefix); ok && s.out != nil {
+		if text, ok := s.out.Kept(ref); ok {
+			return text
+		}
+	}
+	abs, err := s.ws.Resolve(name)
+	if err != nil {
+		return ""
+	}
+	root, rel, err := s.ws.within(abs)
+	if err != nil {
+		return ""
+	}
+	defer root.Close()
+	f, err := root.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return ""
+	}
+	data, _ := io.ReadAll(io.LimitReader(f, maxScan))
+	return string(data)
+}

@@ -1,0 +1,140 @@
+package tools
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+
+	"harness/protocol"
+)
+
+func TestSourcesReads(t *testing.T) {
+	ws := newWorkspace(t, map[string]string{
+		"notes.txt": "aws_access_key_id = AKIAIOSFODNN7EXAMPLE\n",
+		"sub/a.txt": "a\n",
+		"main.go":   "package main\n",
+	})
+	if err := os.Symlink("notes.txt", filepath.Join(ws.Root(), "innocent")); err != nil {
+		t.Fatal(err)
+	}
+	src := NewSources(ws, policy(t), nil)
+	tests := []struct {
+		call protocol.Call
+		want []string
+	}{
+		{protocol.Call{Name: readName, Args: map[string]any{"path": "notes.txt", "offset": 2}}, []string{"notes.txt"}},
+		{protocol.Call{Name: readName, Args: map[string]any{"path": "innocent"}}, []string{"notes.txt"}},
+		{protocol.Call{Name: editName, Args: map[string]any{"path": "notes.txt", "old_text": "a", "new_text": "b"}}, []string{"notes.txt"}},
+		{protocol.Call{Name: editName, Args: map[string]any{"path": "new.txt", "old_text": "", "new_text": "b"}}, nil},
+		{protocol.Call{Name: listName, Args: map[string]any{"path": "."}}, nil},
+		{protocol.Call{Name: outputName, Args: map[string]any{"ref": "out_3"}}, []string{"output:out_3"}},
+		{protocol.Call{Name: bashName, Args: map[string]any{"command": "rev notes.txt"}}, []string{"notes.txt"}},
+		{protocol.Call{Name: bashName, Args: map[string]any{"command": "xxd -g1 notes.txt | head"}}, []string{"notes.txt"}},
+		{protocol.Call{Name: bashName, Args: map[string]any{"command": "od -c innocent"}}, []string{"notes.txt"}},
+		{protocol.Call{Name: bashName, Args: map[string]any{"command": "cut -c1-9 notes.txt sub/a.txt"}}, []string{"notes.txt", "sub/a.txt"}},
+		{protocol.Call{Name: bashName, Args: map[string]any{"command": "tr a b < notes.txt"}}, []string{"notes.txt"}},
+		{protocol.Call{Name: bashName, Args: map[string]any{"command": "cat *.txt"}}, []string{"notes.txt"}},
+		{protocol.Call{Name: bashName, Args: map[string]any{"command": "echo x > out.txt; ls sub"}}, nil},
+		{protocol.Call{Name: bashName, Args: map[string]any{"command": "ls -l notes.txt && wc -l notes.txt"}}, nil}, // names and counts only
+		{protocol.Call{Name: bashName, Args: map[string]any{"command": "git show HEAD:notes.txt | rev"}}, []string{"notes.txt"}},
+		{protocol.Call{Name: bashName, Args: map[string]any{"command": "rm notes.txt"}}, nil}, // refused
+		{protocol.Call{Name: bashName, Args: map[string]any{"command": "grep -r x ."}}, nil},
+	}
+	for _, tt := range tests {
+		got := src.Reads(context.Background(), tt.call)
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("%s %v: reads %q, want %q", tt.call.Name, tt.call.Args, got, tt.want)
+		}
+	}
+}
+
+func TestSourcesText(t *testing.T) {
+	ws := newWorkspace(t, map[string]string{"notes.txt": "milk\n"})
+	if err := syscall.Mkfifo(filepath.Join(ws.Root(), "pipe"), 0o644); err != nil {
+		t.Skip("no named pipes:", err)
+	}
+	out := WithOutputs(mustSet(t))
+	out.keep("out_3", "kept text")
+	src := NewSources(ws, policy(t), out)
+	for name, want := range map[string]string{
+		"notes.txt":    "milk\n",
+		"pipe":         "", // never blocks
+		"missing":      "",
+		"../x":         "",
+		"output:out_3": "kept text",
+		"output:out_4": "",
+	} {
+		if got := src.Text(name); got != want {
+			t.Errorf("Text(%q) = %q, want %q", name, got, want)
+		}
+	}
+}
+
+func mustSet(t *testing.T) *Set {
+	t.Helper()
+	s, err := NewSet()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// The ignore rules read when the run started keep protecting what they
+// ignored, whatever .gitignore says later; new rules add to them.
+func TestIgnoreRulesOnlyGrow(t *testing.T) {
+	ws := newWorkspace(t, map[string]string{
+		".gitignore":     "config.local\n",
+		"sub/.gitignore": "*.tmp\n",
+		"config.local":   "password = hunter2hunter2\n",
+		"sub/x.tmp":      "tmp\n",
+		"later.txt":      "later\n",
+	})
+	writeFiles(t, ws.Root(), map[string]string{".gitignore": "!config.local\nlater.txt\n", "sub/.gitignore": ""})
+	for _, name := range []string{"config.local", "sub/x.tmp", "later.txt"} {
+		if ws.Secret(filepath.Join(ws.Root(), name)) == "" {
+			t.Errorf("%s is no longer secret", name)
+		}
+	}
+	if why := ws.Secret(filepath.Join(ws.Root(), "config.local")); !strings.Contains(why, "when the run started") {
+		t.Errorf("config.local: %q", why)
+	}
+}
+
+func TestExposes(t *testing.T) {
+	ws := newWorkspace(t, map[string]string{
+		".gitignore":   "config.local\n*.log\nbuild/\n",
+		"config.local": "secret\n",
+		"app.log":      "log\n",
+		"build/out":    "out\n",
+		"main.go":      "package main\n",
+	})
+	write := func(path, content string) protocol.Call {
+		return protocol.Call{Name: writeName, Args: map[string]any{"path": path, "content": content}}
+	}
+	edit := func(old, new string) protocol.Call {
+		return protocol.Call{Name: editName, Args: map[string]any{"path": ".gitignore", "old_text": old, "new_text": new}}
+	}
+	tests := []struct {
+		call protocol.Call
+		want string // "" for no warning
+	}{
+		{write(".gitignore", "*.log\n"), "would stop ignoring build/out, config.local, which are protected"},
+		{write(".gitignore", "*.log\n!app.log\nconfig.local\nbuild/\n"), "would stop ignoring app.log,"},
+		{edit("config.local\n", ""), "would stop ignoring config.local,"},
+		{edit("config.local\n", "config.local\nmore\n"), ""},
+		{edit("no such text", ""), ""},
+		{write(".gitignore", "config.local\n*.log\nbuild/\nmore\n"), ""},
+		{write("notes.txt", ""), ""},
+		{protocol.Call{Name: readName, Args: map[string]any{"path": ".gitignore"}}, ""},
+	}
+	for _, tt := range tests {
+		got := ws.Exposes(tt.call)
+		if tt.want == "" && got != "" || !strings.Contains(got, tt.want) {
+			t.Errorf("%v: %q, want %q", tt.call.Args, got, tt.want)
+		}
+	}
+}
