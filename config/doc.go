@@ -53,8 +53,8 @@
 //
 // A model is written PROVIDER/MODEL: "lms/qwen3-8b", "ollama/hf.co/org/m:Q4".
 // Everything after the first "/" is the model's name on that provider. A
-// name with no "/" runs on the default provider: the one the file's model
-// names, or else ollama. A name whose part before the first "/" is no
+// name with no "/" runs on the provider Flags.Provider names, else on the
+// default provider: the one the file's model names, or else ollama. A name whose part before the first "/" is no
 // provider is an error wrapping [ErrUnknownProvider], which lists the
 // providers there are (an Ollama model whose name holds a "/" is written
 // ollama/NAME).
@@ -67,13 +67,19 @@
 //
 //	setting       flag            environment                        file                      default
 //	model         Flags.Model     HARNESS_MODEL                      model                     qwen2.5-coder:7b
+//	provider      Flags.Model's,  HARNESS_MODEL's                    model's                   ollama
+//	              Flags.Provider
 //	base_url      Flags.BaseURL   OLLAMA_HOST (provider ollama),     providers.NAME.base_url   by provider, above
 //	                              OPENAI_BASE_URL (provider openai)
 //	num_ctx       Flags.NumCtx    -                                  providers.NAME.num_ctx    16384
 //	api_key_env   -               -                                  providers.NAME.api_key_env OPENAI_API_KEY (provider openai)
 //	api_key       -               the variable api_key_env names     -                         none
 //
-// The provider and its type follow from the model. The environment's
+// The provider is the one the model names as PROVIDER/MODEL, unless the
+// model came from the environment or the file and Flags.Provider names
+// another: a flag beats the environment and the file there too, and a
+// flag's PROVIDER/MODEL beats Flags.Provider. The type follows from the
+// provider. The environment's
 // addresses apply only to the built-in providers they belong to, so that a
 // variable set for other programs never redirects a provider the file
 // defines. num_ctx is resolved for ollama providers only, api_key_env and

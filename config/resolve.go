@@ -97,9 +97,11 @@ func (s Secret) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 // Flags are the settings given on the command line; a zero field was not
 // given.
 type Flags struct {
-	Model   string // PROVIDER/MODEL or MODEL
-	BaseURL string // the provider's address
-	NumCtx  int    // the context window, for ollama providers
+	Model string // PROVIDER/MODEL or MODEL
+	// Provider names the provider of a Model that names none.
+	Provider string
+	BaseURL  string // the provider's address
+	NumCtx   int    // the context window, for ollama providers
 }
 
 // Input is everything Resolve decides from.
@@ -189,7 +191,16 @@ func Resolve(in Input) (Settings, error) {
 	}
 	s.Model.Value = model
 	s.Provider = Setting[string]{provider, s.Model.Source}
-	if provider == "" {
+	switch {
+	case provider != "" && s.Model.Source.Kind == FromFlag:
+		// -m PROVIDER/MODEL says the most.
+	case in.Flags.Provider != "":
+		if !slices.Contains(f.providers(), in.Flags.Provider) {
+			return Settings{}, fmt.Errorf("provider %q (flag): %w", in.Flags.Provider, f.unknown(in.Flags.Provider))
+		}
+		s.Provider = Setting[string]{in.Flags.Provider, Source{Kind: FromFlag, Name: "provider"}}
+	case provider != "":
+	default:
 		s.Provider = Setting[string]{DefaultProvider, Source{}}
 		if p, _, _ := f.splitModel(f.Model); p != "" {
 			s.Provider = Setting[string]{p, fileAt("model")}
@@ -252,6 +263,10 @@ func Resolve(in Input) (Settings, error) {
 	return s, nil
 }
 
+// ProviderNames lists the names of every provider there is, the built-in
+// ones and the file's, sorted. f may be nil.
+func (f *File) ProviderNames() []string { return f.providers() }
+
 // providers lists the names of every provider there is, sorted.
 func (f *File) providers() []string {
 	names := sortedKeys(builtin)
@@ -274,11 +289,16 @@ func (f *File) splitModel(s string) (provider, model string, err error) {
 		return "", s, nil
 	}
 	if !slices.Contains(f.providers(), provider) {
-		return "", "", fmt.Errorf("%w %q: the providers are %s (an Ollama model whose name holds a / is written ollama/NAME)",
-			ErrUnknownProvider, provider, strings.Join(f.providers(), ", "))
+		return "", "", fmt.Errorf("%w (an Ollama model whose name holds a / is written ollama/NAME)", f.unknown(provider))
 	}
 	if model == "" {
 		return "", "", fmt.Errorf("%w: no model after %q", ErrInvalid, provider+"/")
 	}
 	return provider, model, nil
+}
+
+// unknown is the error for a provider there is not: it lists those there
+// are.
+func (f *File) unknown(provider string) error {
+	return fmt.Errorf("%w %q: the providers are %s", ErrUnknownProvider, provider, strings.Join(f.providers(), ", "))
 }

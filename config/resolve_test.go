@@ -126,6 +126,38 @@ func TestResolvePrecedence(t *testing.T) {
 			},
 		},
 		{
+			name:  "--provider picks the provider of a bare model",
+			file:  file,
+			flags: config.Flags{Provider: "lms"},
+			env:   map[string]string{"HARNESS_MODEL": "qwen3-8b"},
+			want: map[string]string{
+				"provider": "lms@flag", "type": "openai@/cfg/config.toml:9", "model": "qwen3-8b@env HARNESS_MODEL",
+				"base_url": "http://127.0.0.1:1234/v1@/cfg/config.toml:10",
+			},
+		},
+		{
+			name:  "--provider beats the provider the environment names",
+			file:  file,
+			flags: config.Flags{Provider: "ollama"},
+			env:   map[string]string{"HARNESS_MODEL": "lms/qwen3-8b"},
+			want:  map[string]string{"provider": "ollama@flag", "model": "qwen3-8b@env HARNESS_MODEL", "base_url": "http://127.0.0.1:11434@default"},
+		},
+		{
+			name:  "--provider beats the file's",
+			file:  file,
+			flags: config.Flags{Provider: "openai"},
+			want: map[string]string{
+				"provider": "openai@flag", "type": "openai@default", "model": "qwen2.5-coder:7b@/cfg/config.toml:1",
+				"base_url": "https://api.openai.com/v1@default", "api_key_env": "OPENAI_API_KEY@default",
+			},
+		},
+		{
+			name:  "-m PROVIDER/MODEL beats --provider",
+			file:  file,
+			flags: config.Flags{Model: "local/llama3", Provider: "lms"},
+			want:  map[string]string{"provider": "local@flag", "type": "ollama@/cfg/config.toml:4", "model": "llama3@flag"},
+		},
+		{
 			name: "an empty variable is unset",
 			env:  map[string]string{"HARNESS_MODEL": "", "OLLAMA_HOST": ""},
 			want: map[string]string{"model": "qwen2.5-coder:7b@default", "base_url": "http://127.0.0.1:11434@default"},
@@ -162,6 +194,7 @@ func TestResolveErrors(t *testing.T) {
 		{"unknown provider from a flag", config.Flags{Model: "lsm/qwen"}, nil, config.ErrUnknownProvider, `model "lsm/qwen" (flag): unknown provider "lsm": the providers are lms, local, ollama, openai`},
 		{"unknown provider from the environment", config.Flags{}, map[string]string{"HARNESS_MODEL": "hf.co/x/y"}, config.ErrUnknownProvider, "(env HARNESS_MODEL)"},
 		{"no model", config.Flags{Model: "lms/"}, nil, config.ErrInvalid, "no model after"},
+		{"unknown provider flag", config.Flags{Provider: "lsm"}, nil, config.ErrUnknownProvider, `provider "lsm" (flag): unknown provider "lsm": the providers are lms, local, ollama, openai`},
 		{"bad address from the environment", config.Flags{Model: "ollama/m"}, map[string]string{"OLLAMA_HOST": "ftp://x"}, config.ErrInvalid, "base_url (env OLLAMA_HOST)"},
 		{"bad address from a flag", config.Flags{Model: "lms/m", BaseURL: "http://"}, nil, config.ErrInvalid, "base_url (flag)"},
 		{"negative num_ctx", config.Flags{NumCtx: -5}, nil, config.ErrInvalid, "num_ctx (flag)"},
@@ -253,5 +286,15 @@ num_ctx=16384 (/cfg/config.toml:6)
 `
 	if b.String() != want {
 		t.Errorf("rows:\n%s\nwant:\n%s", b.String(), want)
+	}
+}
+
+func TestProviderNames(t *testing.T) {
+	var none *config.File
+	if got := fmt.Sprint(none.ProviderNames()); got != "[ollama openai]" {
+		t.Errorf("without a file: %s", got)
+	}
+	if got := fmt.Sprint(parse(t, example).ProviderNames()); got != "[lms local ollama openai]" {
+		t.Errorf("with the example: %s", got)
 	}
 }

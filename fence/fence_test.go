@@ -242,3 +242,39 @@ func TestURLUserinfo(t *testing.T) {
 		}
 	}
 }
+
+func TestStripUserinfo(t *testing.T) {
+	tests := []struct{ s, want string }{
+		{"https://user:pass@proxy.example", "https://proxy.example"},
+		{"url = https://x-access-token:ghp_abc@github.com/o/r.git", "url = https://github.com/o/r.git"},
+		{"https://TOKEN@github.com/o/r.git", "https://github.com/o/r.git"},
+		{"https://u:p@ss@host/x", "https://host/x"}, // everything to the last @ goes
+		{"a https://u:1@h b postgres://a:b@db/x c", "a https://h b postgres://db/x c"},
+		{`{"url":"https://x.org","mail":"a@x.org"}`, `{"url":"https://x.org"}`}, // as URLUserinfo reads it
+		{"https://go.dev/doc", "https://go.dev/doc"},
+		{"git@github.com:o/r.git", "git@github.com:o/r.git"},
+		{"", ""},
+	}
+	for _, tt := range tests {
+		if got := StripUserinfo(tt.s); got != tt.want {
+			t.Errorf("StripUserinfo(%q) = %q, want %q", tt.s, got, tt.want)
+		}
+	}
+}
+
+// FuzzStripUserinfo: what StripUserinfo returns holds no user
+// information, and text without any comes back unchanged.
+func FuzzStripUserinfo(f *testing.F) {
+	for _, s := range []string{"https://u:p@h/x", "a://b@c://d@e/f", "https://go.dev", "://@", "x://@@/"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got := StripUserinfo(s)
+		if user, _ := URLUserinfo(got); user {
+			t.Errorf("StripUserinfo(%q) = %q, which still holds user information", s, got)
+		}
+		if user, _ := URLUserinfo(s); !user && got != s {
+			t.Errorf("StripUserinfo(%q) = %q, changed text without user information", s, got)
+		}
+	})
+}

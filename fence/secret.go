@@ -123,3 +123,30 @@ func URLUserinfo(s string) (user, password bool) {
 }
 
 func endsAuthority(r rune) bool { return r == '/' || unicode.IsSpace(r) }
+
+// StripUserinfo returns s with the user information of every URL in it
+// removed, as URLUserinfo finds it: "https://user:token@host/x" becomes
+// "https://host/x". Text holding no URL with user information is returned
+// as it is, so URLUserinfo reports nothing in what StripUserinfo returns.
+func StripUserinfo(s string) string {
+	if user, _ := URLUserinfo(s); !user {
+		return s
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "://")
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		b.WriteString(s[:i+len("://")])
+		s = s[i+len("://"):]
+		end := strings.IndexFunc(s, endsAuthority)
+		if end < 0 {
+			end = len(s)
+		}
+		if at := strings.LastIndexByte(s[:end], '@'); at >= 0 {
+			s = s[at+1:]
+		}
+	}
+}

@@ -131,6 +131,34 @@ func New(base *url.URL, name string, opts Options) *Model {
 	return &Model{http: http.DefaultClient, base: base, name: name, opts: opts, sleep: sleep}
 }
 
+// Describe says what the model is: a model served over the chat
+// completions API, which honours max tokens, temperature, seed and the
+// stop sequences of each request, but not num_ctx: the API has no context
+// size, which the server fixes when it loads the model. Options are keyed
+// by the protocol's setting names, as for every backend; neither the key
+// nor the base URL is among them.
+func (m *Model) Describe() protocol.Backend {
+	o := map[string]any{}
+	if m.opts.MaxTokens > 0 {
+		o[string(protocol.NumPredict)] = m.opts.MaxTokens
+	}
+	if m.opts.Temperature != nil {
+		o[string(protocol.Temperature)] = *m.opts.Temperature
+	}
+	if m.opts.Seed != nil {
+		o[string(protocol.Seed)] = *m.opts.Seed
+	}
+	if len(o) == 0 {
+		o = nil
+	}
+	return protocol.Backend{
+		Name:     "openai",
+		Model:    m.name,
+		Settings: []protocol.Setting{protocol.NumPredict, protocol.Temperature, protocol.Seed, protocol.Stop},
+		Options:  o,
+	}
+}
+
 // ParseBaseURL reads the root of an OpenAI-compatible API: a URL such as
 // http://127.0.0.1:1234/v1, or host:port for plain HTTP. A URL without a
 // path gets /v1, where every such server has it. An empty string means

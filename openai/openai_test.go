@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -239,6 +240,53 @@ func TestParseBaseURL(t *testing.T) {
 	for _, bad := range []string{"ftp://x", "http://", "://", "http://[::1"} {
 		if _, err := openai.ParseBaseURL(bad); err == nil {
 			t.Errorf("ParseBaseURL(%q) accepted", bad)
+		}
+	}
+}
+
+// Describe reports the options every request carries, by the protocol's
+// names, and neither the key nor num_ctx, which the API cannot send.
+func TestDescribe(t *testing.T) {
+	temp, seed := 0.5, 7
+	wire := map[string]protocol.Setting{"max_tokens": protocol.NumPredict, "temperature": protocol.Temperature, "seed": protocol.Seed, "stop": protocol.Stop}
+	for _, opts := range []openai.Options{
+		{},
+		{APIKey: "sk-SECRET", KeyVar: "K", MaxTokens: 99, Temperature: &temp, Seed: &seed},
+	} {
+		f := serve(t, ">>>\nok\n")
+		m := openai.New(f.base, "tiny", opts)
+		req := conversation("x")
+		req.Stop = []string{"\nSTOP"}
+		if _, err := m.Chat(context.Background(), req, nil); err != nil {
+			t.Fatal(err)
+		}
+		b := m.Describe()
+		if b.Name != "openai" || b.Model != "tiny" || b.Honours(protocol.NumCtx) {
+			t.Errorf("described as %+v", b)
+		}
+		sent := f.body(t)
+		described := 0
+		for key, setting := range wire {
+			v, ok := sent[key]
+			if !ok {
+				continue
+			}
+			if !b.Honours(setting) {
+				t.Errorf("sent %s, which Describe does not honour", key)
+			}
+			if setting == protocol.Stop {
+				continue
+			}
+			described++
+			if got, ok := b.Options[string(setting)]; !ok || fmt.Sprint(got) != fmt.Sprint(v) {
+				t.Errorf("option %s: described %v, sent %v", setting, got, v)
+			}
+		}
+		if len(b.Options) != described {
+			t.Errorf("described %v, sent %v", b.Options, sent)
+		}
+		if strings.Contains(fmt.Sprintf("%#v", b), "SECRET") {
+			t.Errorf("the key is in the description: %#v", b)
 		}
 	}
 }

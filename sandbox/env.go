@@ -38,10 +38,12 @@ var fixedVars = []string{
 // Env returns the environment commands run with, made from environ (as
 // os.Environ gives it): the variables in a short list of harmless ones,
 // none whose name suggests a secret (fence.SecretVar) nor whose value holds
-// a URL with a user name or password in it (fence.URLUserinfo), a PATH
-// without relative entries or entries inside dir (where a command could
-// plant a program named like an allowed one), and settings that keep tools
-// from waiting for a terminal.
+// one (a URL with a user name or password in it, fence.URLUserinfo, or
+// text shaped like a key, a token or a password assignment, fence.Leak, as
+// a token in GOFLAGS' -ldflags or in GOPROXY's query is), a PATH without
+// relative entries or entries inside dir (where a command could plant a
+// program named like an allowed one), and settings that keep tools from
+// waiting for a terminal.
 func Env(environ []string, dir string) []string {
 	var out []string
 	for _, kv := range environ {
@@ -49,7 +51,7 @@ func Env(environ []string, dir string) []string {
 		if !ok || !keepVars[name] || fence.SecretVar(name) {
 			continue
 		}
-		if user, _ := fence.URLUserinfo(value); user {
+		if user, _ := fence.URLUserinfo(value); user || fence.Leak(value) != "" {
 			continue
 		}
 		if name == "PATH" {

@@ -1,14 +1,30 @@
 // Package sandbox runs the harness's bash commands: in the workspace, with a
-// clean environment, no input, a time limit and a cap on output, and with
-// the whole process group killed when the command ends, times out or is
-// cancelled, so nothing it started lives on.
+// clean environment, no input, a time limit, a cap on output and on the
+// size of any file written, and with the whole process group killed when
+// the command ends, times out or is cancelled, so nothing it started lives
+// on.
 //
 // With bubblewrap (bwrap) the command also runs in its own namespaces: it
 // sees the filesystem read-only, an empty private /tmp, the workspace
 // writable at its own path, extra writable paths only when named, known
-// secret locations hidden, no network, its own process IDs, and it dies
-// with the harness. Mode Auto uses bwrap where it works and otherwise runs
-// the command without it; Fallback says why.
+// secret locations hidden, the paths a Command hides hidden, the paths it
+// keeps read-only (the git directory) read-only, the files it replaces
+// (the git configuration without credentials) replaced, no network, its
+// own process IDs, and it dies with the harness.
+//
+// With Landlock, the Linux security module that lets a process restrict
+// itself, the command may read only the system's folders, the toolchains
+// its environment names, the workspace and a private temporary folder;
+// may write only the workspace (never what it keeps read-only) and that
+// folder; may neither read nor write what it hides; and may open no TCP
+// connection where the kernel's Landlock can stop that (ABI 4 and later).
+// Go cannot run code between fork and exec, so the command is started
+// through a launcher, this program started again, whose main calls Launch
+// first: Launch restricts the process and then replaces it with the
+// command.
+//
+// Mode Auto uses bwrap where it works, else Landlock where the kernel has
+// it, else runs the command with the limits alone; Fallback says why.
 package sandbox
 
 import (
@@ -16,9 +32,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -32,9 +51,10 @@ import (
 type Mode string
 
 const (
-	Auto  Mode = "auto"  // bwrap when it works, else none
-	Bwrap Mode = "bwrap" // bwrap or nothing
-	None  Mode = "none"  // no namespaces; the guard and the limits only
+	Auto     Mode = "auto"     // bwrap when it works, else Landlock when the kernel has it, else none
+	Bwrap    Mode = "bwrap"    // bwrap or nothing
+	Landlock Mode = "landlock" // Landlock or nothing
+	None     Mode = "none"     // no sandbox; the guard and the limits only
 )
 
 // Defaults of a Config.
@@ -45,11 +65,13 @@ const (
 	// keep the whole for read_output to page through.
 	DefaultMaxOutput = 1 << 20
 	DefaultFlood     = 8 << 20 // bytes of output after which the command is stopped
+	// DefaultMaxFileSize bounds the size of a file a command writes.
+	DefaultMaxFileSize = 1 << 30
 )
 
-// ErrUnavailable is wrapped by the error of Start when bwrap was asked for
-// and cannot run.
-var ErrUnavailable = errors.New("bubblewrap cannot run here")
+// ErrUnavailable is wrapped by the error of Start when the sandbox asked
+// for (bwrap or Landlock) cannot run.
+var ErrUnavailable = errors.New("the sandbox cannot run here")
 
 // Config says how commands run.
 type Config struct {
@@ -73,8 +95,16 @@ type Config struct {
 	MaxOutput int
 	// Flood is how much output stops the command; zero means DefaultFlood.
 	Flood int64
+	// MaxFileSize bounds, in bytes, the size of any file a command writes
+	// (RLIMIT_FSIZE, in steps of 1024 bytes); zero means
+	// DefaultMaxFileSize.
+	MaxFileSize int64
 	// Bwrap and Shell name the programs; empty means "bwrap" and "bash".
 	Bwrap, Shell string
+	// Launcher is the program that starts commands under Landlock: one
+	// whose main calls Launch before anything else. Empty means this
+	// program (os.Executable).
+	Launcher string
 }
 
 // Command is one command line to run.
@@ -83,9 +113,19 @@ type Command struct {
 	// Hide lists paths to hide from this command only, such as the secret
 	// files in the workspace. Ignored without bwrap.
 	Hide []string
-	// ReadOnly lists paths inside Dir this command may read but not change,
-	// such as .git/config. Ignored without bwrap.
+	// ReadOnly lists paths this command may read but not change, such as
+	// the git directory. Ignored without bwrap or Landlock.
 	ReadOnly []string
+	// Replace lists files this command sees with other content,
+	// read-only, such as the git configuration without its credentials.
+	// Ignored without bwrap: Landlock cannot show a file other than it is.
+	Replace []File
+}
+
+// File is a path and the content a command sees there.
+type File struct {
+	Path string
+	Data []byte
 }
 
 // Result is what a command did.
@@ -98,11 +138,16 @@ type Result struct {
 	// Exit is the exit status, or -1 when the command was killed.
 	Exit int
 	// TimedOut is set when the command ran out of time, Flooded when it was
-	// stopped for writing more than Flood bytes.
-	TimedOut, Flooded bool
-	Elapsed           time.Duration
-	// Notice, on the first command only, says why it ran without bwrap
-	// when that was found out only then (see Installed).
+	// stopped for writing more than Flood bytes, FileTooLarge when it (or
+	// the last program it ran) was stopped for writing a file past
+	// MaxFileSize.
+	TimedOut, Flooded, FileTooLarge bool
+	Elapsed                         time.Duration
+	// Tier is how the command ran: Bwrap, Landlock or None.
+	Tier Mode
+	// Notice, on the first command only, says how it and later commands
+	// run when mode Auto found out only then that bwrap does not work
+	// (see Installed), for the model to read.
 	Notice string
 }
 
@@ -111,7 +156,9 @@ type Sandbox struct {
 	cfg   Config
 	start sync.Once
 	// Set by Start.
-	isolated bool
+	tier     Mode
+	abi      int    // the kernel's Landlock ABI, with tier Landlock
+	launcher string // the launcher's path, with tier Landlock
 	fallback string
 	err      error
 	noticed  atomic.Bool // the fallback was told
@@ -121,11 +168,11 @@ type Sandbox struct {
 // nothing; Start finds out whether bwrap works.
 func New(cfg Config) (*Sandbox, error) {
 	switch cfg.Mode {
-	case Auto, Bwrap, None:
+	case Auto, Bwrap, Landlock, None:
 	case "":
 		cfg.Mode = Auto
 	default:
-		return nil, fmt.Errorf("sandbox: unknown mode %q; use auto, bwrap or none", cfg.Mode)
+		return nil, fmt.Errorf("sandbox: unknown mode %q; use auto, bwrap, landlock or none", cfg.Mode)
 	}
 	if !filepath.IsAbs(cfg.Dir) {
 		return nil, fmt.Errorf("sandbox: the workspace %q is not an absolute path", cfg.Dir)
@@ -151,6 +198,9 @@ func New(cfg Config) (*Sandbox, error) {
 	}
 	if cfg.Flood <= 0 {
 		cfg.Flood = DefaultFlood
+	}
+	if cfg.MaxFileSize <= 0 {
+		cfg.MaxFileSize = DefaultMaxFileSize
 	}
 	if cfg.Bwrap == "" {
 		cfg.Bwrap = "bwrap"
@@ -184,24 +234,41 @@ func absolute(flag string, paths []string) ([]string, error) {
 	return out, nil
 }
 
-// Start finds out, once, whether commands will run inside bwrap, by running
-// an empty command there. In mode Bwrap it fails with an error wrapping
-// ErrUnavailable when bwrap cannot run; in mode Auto it then falls back.
+// Start finds out, once, how commands will run: inside bwrap, found out by
+// running an empty command there, or under Landlock, found out by asking
+// the kernel and starting the launcher once. In mode Bwrap or Landlock it
+// fails with an error wrapping ErrUnavailable when that cannot run; in
+// mode Auto it falls back, from bwrap to Landlock to none.
 func (s *Sandbox) Start(ctx context.Context) error {
 	s.start.Do(func() {
-		if s.cfg.Mode == None {
-			return
-		}
 		// The outcome is kept for the run, so the caller's cancelling (a
 		// Ctrl-C during the first command) must not decide it.
-		why := s.probe(context.WithoutCancel(ctx))
+		ctx := context.WithoutCancel(ctx)
+		s.tier = None
+		switch s.cfg.Mode {
+		case None:
+			return
+		case Landlock:
+			if why := s.probeLandlock(ctx); why != "" {
+				s.err = fmt.Errorf("%w: %s", ErrUnavailable, why)
+				return
+			}
+			s.tier = Landlock
+			return
+		}
+		why := s.probe(ctx)
 		switch {
 		case why == "":
-			s.isolated = true
+			s.tier = Bwrap
 		case s.cfg.Mode == Bwrap:
 			s.err = fmt.Errorf("%w: %s", ErrUnavailable, why)
 		default:
 			s.fallback = why
+			if lwhy := s.probeLandlock(ctx); lwhy == "" {
+				s.tier = Landlock
+			} else {
+				s.fallback += "; " + lwhy
+			}
 		}
 	})
 	return s.err
@@ -215,8 +282,14 @@ func (s *Sandbox) probe(ctx context.Context) string {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, path, s.bwrapArgs(Command{Script: "true"})...)
-	cmd.Env = s.env(true)
+	args, files, err := s.bwrapArgs(Command{Script: "true"})
+	if err != nil {
+		return "bwrap cannot be set up: " + err.Error()
+	}
+	defer closeAll(files)
+	cmd := exec.CommandContext(ctx, path, args...)
+	cmd.Env = s.env(Bwrap, "")
+	cmd.ExtraFiles = files
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		msg := strings.TrimSpace(string(out))
@@ -237,20 +310,29 @@ func (s *Sandbox) Installed() bool {
 	return err == nil
 }
 
-// TakeNotice returns, once, why commands run without bwrap in mode Auto,
-// or "" when they do not or this was already taken.
+// TakeNotice returns, once, a sentence for the model saying how commands
+// run when mode Auto runs them without bwrap, or "" when it does not or
+// this was already taken.
 func (s *Sandbox) TakeNotice() string {
 	if s.fallback == "" || s.noticed.Swap(true) {
 		return ""
 	}
-	return s.fallback
+	if s.tier == Landlock {
+		return "this and later commands run under Landlock instead of the bubblewrap sandbox: " + s.fallback
+	}
+	return "this and later commands run without the bubblewrap sandbox: " + s.fallback
 }
 
 // Isolated reports whether commands run inside bwrap. It is known after
 // Start.
-func (s *Sandbox) Isolated() bool { return s.isolated }
+func (s *Sandbox) Isolated() bool { return s.tier == Bwrap }
 
-// Fallback says why mode Auto runs commands without bwrap, or is empty.
+// Tier reports how commands run: Bwrap, Landlock or None. It is known
+// after Start.
+func (s *Sandbox) Tier() Mode { return s.tier }
+
+// Fallback says why mode Auto runs commands without bwrap (and, when
+// Landlock cannot run either, why not), or is empty.
 func (s *Sandbox) Fallback() string { return s.fallback }
 
 // Run runs c and reports what it did. The error is for a command that could
@@ -262,14 +344,11 @@ func (s *Sandbox) Run(ctx context.Context, c Command) (Result, error) {
 	}
 	runCtx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
 	defer cancel()
-	var cmd *exec.Cmd
-	if s.isolated {
-		cmd = exec.CommandContext(runCtx, s.cfg.Bwrap, s.bwrapArgs(c)...)
-	} else {
-		cmd = exec.CommandContext(runCtx, s.cfg.Shell, "--noprofile", "--norc", "-o", "pipefail", "-c", c.Script)
+	cmd, cleanup, err := s.command(runCtx, c)
+	if err != nil {
+		return Result{}, fmt.Errorf("sandbox: cannot set the command up: %w", err)
 	}
-	cmd.Dir = s.cfg.Dir
-	cmd.Env = s.env(s.isolated)
+	defer cleanup()
 	out := newCapture(s.cfg.MaxOutput, s.cfg.Flood)
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
@@ -288,13 +367,14 @@ func (s *Sandbox) Run(ctx context.Context, c Command) (Result, error) {
 		case <-done:
 		}
 	}()
-	err := cmd.Wait()
+	err = cmd.Wait()
 	close(done)
 	killGroup(cmd) // whatever it left running in its group goes too
-	res := Result{Elapsed: time.Since(began), Exit: -1, Notice: s.TakeNotice()}
+	res := Result{Elapsed: time.Since(began), Exit: -1, Tier: s.tier, Notice: s.TakeNotice()}
 	res.Output, res.Omitted = out.result()
 	if cmd.ProcessState != nil {
 		res.Exit = cmd.ProcessState.ExitCode()
+		res.FileTooLarge = fileTooLarge(cmd.ProcessState)
 	}
 	res.Flooded = out.isFlooded()
 	switch {
@@ -323,10 +403,52 @@ func killGroup(cmd *exec.Cmd) error {
 	return err
 }
 
-// env returns the environment of a command.
-func (s *Sandbox) env(isolated bool) []string {
+// command returns the command that runs c as the sandbox's tier says,
+// its environment set, and what to do once it has ended.
+func (s *Sandbox) command(ctx context.Context, c Command) (*exec.Cmd, func(), error) {
+	var cmd *exec.Cmd
+	cleanup := func() {}
+	switch s.tier {
+	case Bwrap:
+		args, files, err := s.bwrapArgs(c)
+		if err != nil {
+			return nil, nil, err
+		}
+		cmd = exec.CommandContext(ctx, s.cfg.Bwrap, args...)
+		cmd.Env = s.env(Bwrap, "")
+		cmd.ExtraFiles = files
+		cleanup = func() { closeAll(files) }
+	case Landlock:
+		return s.landlockCommand(ctx, c)
+	default:
+		args := s.shellArgs(c.Script)
+		cmd = exec.CommandContext(ctx, args[0], args[1:]...)
+		cmd.Env = s.env(None, "")
+	}
+	cmd.Dir = s.cfg.Dir
+	return cmd, cleanup, nil
+}
+
+// shellArgs returns the command line that runs script with the shell: a
+// first shell lowers the limit on the size of files written
+// (RLIMIT_FSIZE, which every program it starts inherits), then replaces
+// itself with the shell that runs script, as it was given. The limit is
+// in place before anything of script runs, and cannot be raised again. A
+// lower limit already in place stays.
+func (s *Sandbox) shellArgs(script string) []string {
+	blocks := max(s.cfg.MaxFileSize/1024, 1) // bash counts in 1024-byte blocks
+	limit := fmt.Sprintf(`ulimit -f %d 2>/dev/null; exec "$0" --noprofile --norc -o pipefail -c "$1"`, blocks)
+	return []string{s.cfg.Shell, "--noprofile", "--norc", "-c", limit, s.cfg.Shell, script}
+}
+
+// env returns the environment of a command run in tier, with tmp as its
+// temporary folder when not empty.
+func (s *Sandbox) env(tier Mode, tmp string) []string {
 	env := s.cfg.Env
-	if !isolated {
+	if tier == Bwrap {
+		tmp = "/tmp"
+	}
+	if tmp == "" {
 		return env
 	}
 	out := make([]string, 0, len(env)+1)
@@ -335,11 +457,13 @@ func (s *Sandbox) env(isolated bool) []string {
 			out = append(out, kv)
 		}
 	}
-	return append(out, "TMPDIR=/tmp")
+	return append(out, "TMPDIR="+tmp)
 }
 
-// bwrapArgs returns the arguments of bwrap that run c.
-func (s *Sandbox) bwrapArgs(c Command) []string {
+// bwrapArgs returns the arguments of bwrap that run c, and the files whose
+// content bwrap shows at the paths c replaces, to be given to it as
+// descriptors 3 and up; the caller closes them.
+func (s *Sandbox) bwrapArgs(c Command) ([]string, []*os.File, error) {
 	dir := s.cfg.Dir
 	args := []string{
 		"--die-with-parent", "--new-session", "--unshare-all",
@@ -357,22 +481,83 @@ func (s *Sandbox) bwrapArgs(c Command) []string {
 			args = append(args, "--ro-bind", p, p)
 		}
 	}
-	hide := append(fence.SecretPlaces(s.cfg.Home), s.cfg.Hide...)
-	for _, p := range append(hide, c.Hide...) {
-		real, err := filepath.EvalSymlinks(p)
-		if err != nil || fence.Within(real, dir) {
-			continue // missing, or the workspace is inside it
+	var files []*os.File
+	for _, f := range c.Replace {
+		if fi, err := os.Stat(f.Path); err != nil || !fi.Mode().IsRegular() {
+			continue
 		}
-		fi, err := os.Stat(real)
+		file, err := dataFile(f.Data)
+		if err != nil {
+			closeAll(files)
+			return nil, nil, err
+		}
+		files = append(files, file)
+		args = append(args, "--ro-bind-data", strconv.Itoa(2+len(files)), f.Path)
+	}
+	for _, p := range s.hidden(c) {
+		fi, err := os.Stat(p)
 		switch {
 		case err != nil:
 		case fi.IsDir():
-			args = append(args, "--tmpfs", real, "--remount-ro", real)
+			args = append(args, "--tmpfs", p, "--remount-ro", p)
 		default:
-			args = append(args, "--ro-bind", "/dev/null", real)
+			args = append(args, "--ro-bind", "/dev/null", p)
 		}
 	}
-	return append(args, "--chdir", dir, "--", s.cfg.Shell, "--noprofile", "--norc", "-o", "pipefail", "-c", c.Script)
+	args = append(args, "--chdir", dir, "--")
+	return append(args, s.shellArgs(c.Script)...), files, nil
+}
+
+// hidden returns the paths to hide from c, resolved: the secret places
+// of the home folder, those of the Config and those of c. A path the
+// workspace lies in is not hidden, nor one of c's inside a path the user
+// made writable in the workspace (as a build's output folder that
+// .gitignore ignores), which would undo that.
+func (s *Sandbox) hidden(c Command) []string {
+	dir := s.cfg.Dir
+	var out []string
+	add := func(p string, own bool) {
+		real, err := filepath.EvalSymlinks(p)
+		if err != nil || fence.Within(real, dir) || slices.Contains(out, real) {
+			return // missing, or the workspace is inside it
+		}
+		if own && slices.ContainsFunc(s.cfg.Write, func(w string) bool { return w != dir && fence.Within(dir, w) && fence.Within(w, real) }) {
+			return
+		}
+		out = append(out, real)
+	}
+	for _, p := range append(fence.SecretPlaces(s.cfg.Home), s.cfg.Hide...) {
+		add(p, false)
+	}
+	for _, p := range c.Hide {
+		add(p, true)
+	}
+	return out
+}
+
+// dataFile returns a file holding data, read from its start, that exists
+// nowhere else: its name is removed at once.
+func dataFile(data []byte) (*os.File, error) {
+	f, err := os.CreateTemp("", "harness-data-")
+	if err != nil {
+		return nil, err
+	}
+	os.Remove(f.Name())
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return nil, err
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+func closeAll(files []*os.File) {
+	for _, f := range files {
+		f.Close()
+	}
 }
 
 // capture keeps the start and the end of a command's output and notices a

@@ -73,6 +73,22 @@ func isolated(t *testing.T, cfg Config) *Sandbox {
 	return s
 }
 
+// landlocked returns a sandbox that runs commands under Landlock, or
+// skips the test where the kernel cannot, unless HARNESS_REQUIRE_LANDLOCK
+// is set, as CI sets it where the kernel has Landlock.
+func landlocked(t *testing.T, cfg Config) *Sandbox {
+	t.Helper()
+	cfg.Mode = Landlock
+	s := newSandbox(t, cfg)
+	if err := s.Start(context.Background()); err != nil {
+		if os.Getenv("HARNESS_REQUIRE_LANDLOCK") != "" {
+			t.Fatalf("HARNESS_REQUIRE_LANDLOCK is set and %v", err)
+		}
+		t.Skipf("skipped: this test needs Landlock, and %v", err)
+	}
+	return s
+}
+
 func run(t *testing.T, s *Sandbox, script string) Result {
 	t.Helper()
 	res, err := s.Run(context.Background(), Command{Script: script})
@@ -148,6 +164,12 @@ func TestEnvVariables(t *testing.T) {
 		{"GOPROXY=https://TOKEN@proxy.example", false}, // a user name alone can be a token
 		{"GOPROXY=https://proxy.example,https://u:p@other.example", false},
 		{"GONOSUMDB=example.com/*", true},
+		{"GOFLAGS=-mod=mod -trimpath", true},
+		{"GOFLAGS=-ldflags=-X=main.token=ghp_abcdefghijklmnopqrstuvwxyz0123456789", false},
+		{"GOFLAGS=-ldflags=-X=main.apiKey=sk-live-abcdefghijklmnopqrstuv", false},
+		{"GOPROXY=https://proxy.example/?access_token=abcdefgh12345", false},
+		{"GONOSUMDB=glpat-abcdefghij0123456789", false},
+		{"GOPRIVATE=*.corp.example.com", true},
 		{"GITHUB_TOKEN=ghp_x", false},
 		{"EDITOR=vi", false},
 		{"PATH", false}, // no "=": not a variable
@@ -316,26 +338,35 @@ func TestBwrapArgs(t *testing.T) {
 	os.WriteFile(filepath.Join(ws, ".env"), []byte("X=1"), 0o600)
 	os.MkdirAll(filepath.Join(ws, ".git"), 0o755)
 	os.WriteFile(filepath.Join(ws, ".git", "config"), nil, 0o644)
-	s := newSandbox(t, Config{Mode: Bwrap, Dir: ws, Home: home, Write: []string{outside}, Hide: []string{filepath.Dir(ws)}})
-	args := strings.Join(s.bwrapArgs(Command{
+	s := newSandbox(t, Config{Mode: Bwrap, Dir: ws, Home: home, Write: []string{outside}, Hide: []string{filepath.Dir(ws)}, MaxFileSize: 1 << 20})
+	list, files, err := s.bwrapArgs(Command{
 		Script:   "go test ./...",
 		Hide:     []string{filepath.Join(ws, ".env"), filepath.Join(ws, "missing")},
-		ReadOnly: []string{filepath.Join(ws, ".git", "config"), "/etc/passwd"},
-	}), " ")
+		ReadOnly: []string{filepath.Join(ws, ".git"), "/etc/passwd"},
+		Replace:  []File{{Path: filepath.Join(ws, ".git", "config"), Data: []byte("[core]\n")}, {Path: filepath.Join(ws, "nothing")}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeAll(files)
+	if len(files) != 1 {
+		t.Fatalf("%d files for bwrap, want the one that exists", len(files))
+	}
+	args := strings.Join(list, " ")
 	for _, want := range []string{
 		"--die-with-parent --new-session --unshare-all --ro-bind / / --dev /dev --proc /proc --tmpfs /tmp --bind " + ws + " " + ws,
 		"--bind " + outside + " " + outside,
 		"--tmpfs " + filepath.Join(home, ".ssh") + " --remount-ro " + filepath.Join(home, ".ssh"),
 		"--ro-bind /dev/null " + filepath.Join(home, ".netrc"),
 		"--ro-bind /dev/null " + filepath.Join(ws, ".env"),
-		"--ro-bind " + filepath.Join(ws, ".git", "config") + " " + filepath.Join(ws, ".git", "config"),
-		"--chdir " + ws + " -- bash --noprofile --norc -o pipefail -c go test ./...",
+		"--ro-bind " + filepath.Join(ws, ".git") + " " + filepath.Join(ws, ".git") + " --ro-bind-data 3 " + filepath.Join(ws, ".git", "config"),
+		"--chdir " + ws + ` -- bash --noprofile --norc -c ulimit -f 1024 2>/dev/null; exec "$0" --noprofile --norc -o pipefail -c "$1" bash go test ./...`,
 	} {
 		if !strings.Contains(args, want) {
 			t.Errorf("args lack %q:\n%s", want, args)
 		}
 	}
-	for _, bad := range []string{"missing", "/etc/passwd", ".aws", "--tmpfs " + filepath.Dir(ws) + " "} {
+	for _, bad := range []string{"missing", "nothing", "/etc/passwd", ".aws", "--tmpfs " + filepath.Dir(ws) + " "} {
 		if strings.Contains(args, bad) {
 			t.Errorf("args hold %q:\n%s", bad, args)
 		}
@@ -564,5 +595,110 @@ func TestChildHoldingOutput(t *testing.T) {
 	}
 	if res.Exit != 0 || !strings.Contains(res.Output, "started") {
 		t.Errorf("result %+v", res)
+	}
+}
+
+// A file written past MaxFileSize stops at the limit, in every tier, and
+// the result says so; a command that writes less is not stopped.
+func TestFileSizeLimit(t *testing.T) {
+	ws, _ := dirs(t)
+	for _, mode := range []Mode{None, Bwrap, Landlock} {
+		t.Run(string(mode), func(t *testing.T) {
+			s := tiered(t, mode, Config{Dir: ws, MaxFileSize: 64 << 10})
+			res := run(t, s, "seq 1 1000000 > big.txt; echo after")
+			fi, err := os.Stat(filepath.Join(ws, "big.txt"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fi.Size() > 64<<10 {
+				t.Errorf("big.txt is %d bytes, more than the limit", fi.Size())
+			}
+			if !strings.Contains(res.Output, "after") {
+				t.Errorf("the shell itself was stopped: %q", res.Output)
+			}
+			if res := run(t, s, "seq 1 1000000 > big.txt"); !res.FileTooLarge || res.Exit == 0 {
+				t.Errorf("the result does not tell of the limit: %+v", res)
+			}
+			if res := run(t, s, "seq 1 1000 > small.txt"); res.FileTooLarge || res.Exit != 0 {
+				t.Errorf("a small file was stopped: %+v", res)
+			}
+		})
+	}
+}
+
+// tiered returns a sandbox of mode, skipping the test where that cannot
+// run (unless CI requires it, see isolated and landlocked).
+func tiered(t *testing.T, mode Mode, cfg Config) *Sandbox {
+	t.Helper()
+	switch mode {
+	case Bwrap:
+		return isolated(t, cfg)
+	case Landlock:
+		return landlocked(t, cfg)
+	}
+	cfg.Mode = mode
+	return newSandbox(t, cfg)
+}
+
+// Under bwrap the whole git directory is read-only when the command says
+// so: nothing can be made in it, not even where nothing was.
+func TestBwrapGitDirReadOnly(t *testing.T) {
+	ws, _ := dirs(t)
+	git := filepath.Join(ws, ".git")
+	os.MkdirAll(git, 0o755)
+	os.WriteFile(filepath.Join(git, "config"), []byte("[core]\n"), 0o644)
+	s := isolated(t, Config{Dir: ws})
+	script := "mkdir -p .git/hooks && echo id > .git/hooks/post-checkout; echo ../evil > .git/commondir; mv .git gd; echo ok > inside.txt"
+	if _, err := s.Run(context.Background(), Command{Script: script, ReadOnly: []string{git}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"hooks", "commondir"} {
+		if _, err := os.Lstat(filepath.Join(git, p)); err == nil {
+			t.Errorf(".git/%s was made", p)
+		}
+	}
+	if fi, err := os.Lstat(git); err != nil || !fi.IsDir() {
+		t.Errorf(".git was moved: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "inside.txt")); err != nil {
+		t.Errorf("the workspace was not writable: %v", err)
+	}
+}
+
+// A replaced file is what the command reads; the real one is untouched.
+func TestBwrapReplace(t *testing.T) {
+	ws, _ := dirs(t)
+	cfg := filepath.Join(ws, "config")
+	os.WriteFile(cfg, []byte("url = https://u:hunter2@example.com\n"), 0o644)
+	s := isolated(t, Config{Dir: ws})
+	res, err := s.Run(context.Background(), Command{Script: "cat config; echo x >> config", Replace: []File{{Path: cfg, Data: []byte("url = https://example.com\n")}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(res.Output, "url = https://example.com\n") || strings.Contains(res.Output, "hunter2") {
+		t.Errorf("the command read %q", res.Output)
+	}
+	if b, _ := os.ReadFile(cfg); string(b) != "url = https://u:hunter2@example.com\n" {
+		t.Errorf("the real file changed: %q", b)
+	}
+}
+
+// A hidden path inside a folder the user made writable in the workspace
+// (a build's output, ignored by .gitignore) stays visible and writable.
+func TestBwrapWriteUnhides(t *testing.T) {
+	ws, _ := dirs(t)
+	target := filepath.Join(ws, "target")
+	os.MkdirAll(target, 0o755)
+	os.WriteFile(filepath.Join(ws, "ignored.txt"), []byte("IGNORED-CONTENT"), 0o644)
+	s := isolated(t, Config{Dir: ws, Write: []string{target}})
+	res, err := s.Run(context.Background(), Command{Script: "echo built > target/out; cat ignored.txt", Hide: []string{target, filepath.Join(ws, "ignored.txt")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(target, "out")); string(b) != "built\n" {
+		t.Errorf("target was not writable: %q", res.Output)
+	}
+	if strings.Contains(res.Output, "IGNORED-CONTENT") {
+		t.Errorf("a hidden file outside target was shown: %q", res.Output)
 	}
 }

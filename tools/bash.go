@@ -5,11 +5,12 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
+	"harness/gitdir"
 	"harness/guard"
 	"harness/protocol"
 	"harness/sandbox"
@@ -19,10 +20,6 @@ const bashName = "bash"
 
 //go:embed bash.md
 var bashDescription string
-
-// maxSecretScan bounds the entries looked at to find the secret files a
-// sandbox hides from a command.
-const maxSecretScan = 50000
 
 type bashArgs struct {
 	Command string `arg:"command" help:"The command line, e.g. go test ./..."`
@@ -35,28 +32,80 @@ type Shell interface {
 }
 
 // Bash returns the bash tool, which checks each command line with policy
-// and runs what passes with sh in ws.
+// and runs what passes with sh in ws. The command cannot see the paths
+// ws.Hidden lists, sees the repository's git directory read-only and its
+// configuration without credentials (where sh can do that), and
+// afterwards .git, the configuration, commondir and hooks are checked:
+// what the command changed there is put back, and the result is an ERROR
+// that names it.
 func Bash(ws *Workspace, policy *guard.Policy, sh Shell) Tool {
 	return readsWhen(commandReads, New(bashName, strings.TrimSpace(bashDescription), true, func(ctx context.Context, a bashArgs) (string, error) {
 		if err := checkCommand(ctx, ws, policy, a.Command); err != nil {
 			return "", err
 		}
+		snap := gitdir.Snap(ws.root)
+		layout := snap.Layout()
 		res, err := sh.Run(ctx, sandbox.Command{
-			Script: a.Command,
-			Hide:   ws.SecretFiles(maxSecretScan),
-			ReadOnly: []string{
-				filepath.Join(ws.root, ".git", "config"),
-				filepath.Join(ws.root, ".git", "hooks"),
-			},
+			Script:   a.Command,
+			Hide:     ws.Hidden(),
+			ReadOnly: layout.Paths(),
+			Replace:  redactedConfigs(layout),
 		})
+		changes, restoreErr := snap.Restore()
 		switch {
 		case err != nil && ctx.Err() != nil:
 			return "", fmt.Errorf("%w: %w", ErrMayHaveChanged, ctx.Err())
 		case err != nil:
 			return "", fmt.Errorf("the command could not be started: %w", err)
+		case len(changes) > 0:
+			return "", gitChanged(res, changes, restoreErr)
 		}
 		return bashResult(res)
 	}))
+}
+
+// maxConfig bounds the size of a git configuration shown to commands
+// without its credentials; a larger one is shown empty.
+const maxConfig = 1 << 20
+
+// redactedConfigs returns the configuration files of the repository that
+// hold credentials, with the credentials taken out (gitdir.Redact), for
+// the sandbox to show commands instead.
+func redactedConfigs(l gitdir.Layout) []sandbox.File {
+	var out []sandbox.File
+	for _, p := range l.Configs() {
+		f, err := os.Open(p)
+		if err != nil {
+			continue
+		}
+		data, err := io.ReadAll(io.LimitReader(f, maxConfig+1))
+		f.Close()
+		if err != nil || len(data) > maxConfig {
+			out = append(out, sandbox.File{Path: p})
+			continue
+		}
+		if text, changed := gitdir.Redact(string(data)); changed {
+			out = append(out, sandbox.File{Path: p, Data: []byte(text)})
+		}
+	}
+	return out
+}
+
+// gitChanged is the error of a command that changed what git runs: what
+// it printed, what it changed, and that it was put back.
+func gitChanged(res sandbox.Result, changes []gitdir.Change, restoreErr error) error {
+	text, _ := bashText(res)
+	names := make([]string, len(changes))
+	for i, c := range changes {
+		names[i] = c.String()
+	}
+	msg := fmt.Sprintf("%s\nThe command changed the repository's git directory, which no command may change, since git runs what it finds there: %s.", text, strings.Join(names, ", "))
+	if restoreErr != nil {
+		msg += fmt.Sprintf(" Not everything could be put back (%v): tell the user to look at .git before running git.", restoreErr)
+	} else {
+		msg += " It was put back as it was; do not try again."
+	}
+	return fail(errors.Join(ErrMayHaveChanged, ErrProtected), "%s", msg)
 }
 
 // BashCheck returns a function that refuses a bash call as the bash tool
@@ -96,8 +145,10 @@ func checkCommand(ctx context.Context, ws *Workspace, policy *guard.Policy, comm
 }
 
 // commandPaths tells the guard which paths a command may use: those inside
-// the workspace, but none in .git, no secret that exists, and nothing with
-// a secret's name to write.
+// the workspace, but none in .git or the git directory wherever it is
+// (Workspace.InGit), no secret that exists, and nothing with a secret's
+// name to write. It is the guard's one way to ask whether a path is the
+// git directory.
 type commandPaths struct {
 	ws *Workspace
 	ig *ignores
@@ -120,8 +171,8 @@ func (p commandPaths) CheckPath(path string, write bool) error {
 		}
 		return nil
 	}
-	if inGit(name) { // read or not: what is made there, git runs
-		return fail(ErrSecret, "%s is inside .git, which is %s; use git commands such as git log or git show", name, ErrSecret)
+	if p.ws.InGit(abs) { // read or not: what is made there, git runs
+		return fail(ErrSecret, "%s is in the repository's git directory (.git, or where it points), which is %s; use git commands such as git log or git show", name, ErrSecret)
 	}
 	fi, err := os.Lstat(abs)
 	if err != nil {
@@ -136,6 +187,15 @@ func (p commandPaths) CheckPath(path string, write bool) error {
 // bashResult formats what a command did for the model. A command that did
 // not exit with status 0 gives an ERROR result.
 func bashResult(res sandbox.Result) (string, error) {
+	text, ok := bashText(res)
+	if ok {
+		return text, nil
+	}
+	return "", fail(ErrMayHaveChanged, "%s", text)
+}
+
+// bashText is the text of a command's result, and whether it succeeded.
+func bashText(res sandbox.Result) (string, bool) {
 	var b strings.Builder
 	switch {
 	case res.Output == "":
@@ -153,14 +213,18 @@ func bashResult(res sandbox.Result) (string, error) {
 	default:
 		fmt.Fprintf(&b, "[exit status %d]", res.Exit)
 	}
+	if res.FileTooLarge {
+		b.WriteString(" [a file the command wrote reached the size limit, and the writing stopped there; write less, or ask the user to raise --bash-max-file-size]")
+	}
 	if res.Notice != "" {
-		fmt.Fprintf(&b, " [this and later commands run without the bubblewrap sandbox: %s]", res.Notice)
+		fmt.Fprintf(&b, " [%s]", res.Notice)
 	}
-	if res.Exit != 0 && strings.Contains(res.Output, "ead-only file system") {
-		b.WriteString(" Commands may write only inside the workspace and /tmp; the user can allow more with --sandbox-write.")
+	switch {
+	case res.Exit == 0:
+	case res.Tier == sandbox.Bwrap && strings.Contains(res.Output, "ead-only file system"):
+		b.WriteString(" Commands may write only inside the workspace and /tmp, never in .git, and cannot change files hidden from them; the user can allow more with --sandbox-write.")
+	case res.Tier == sandbox.Landlock && strings.Contains(res.Output, "ermission denied"):
+		b.WriteString(" Commands run under Landlock: they may write only inside the workspace and $TMPDIR, never in .git, may not make, rename or remove files in a folder that holds .git or a hidden file (use write_file there), and may not read files hidden from them nor use the network; the user can allow more with --sandbox-write.")
 	}
-	if res.Exit == 0 && !res.TimedOut && !res.Flooded {
-		return b.String(), nil
-	}
-	return "", fail(ErrMayHaveChanged, "%s", b.String())
+	return b.String(), res.Exit == 0 && !res.TimedOut && !res.Flooded
 }

@@ -15,15 +15,20 @@ import (
 	"harness/sandbox"
 )
 
-// fakeShell records the commands it is given and returns res.
+// fakeShell records the commands it is given, does what do does, and
+// returns res.
 type fakeShell struct {
 	got []sandbox.Command
 	res sandbox.Result
 	err error
+	do  func()
 }
 
 func (s *fakeShell) Run(_ context.Context, c sandbox.Command) (sandbox.Result, error) {
 	s.got = append(s.got, c)
+	if s.do != nil {
+		s.do()
+	}
 	return s.res, s.err
 }
 
@@ -52,11 +57,11 @@ func TestBashRefusesBeforeRunning(t *testing.T) {
 		{"cat .npmrc", ".npmrc"},
 		{"cat ops/.ssh/config", ".ssh"},
 		{"echo x > .netrc", ".netrc"},
-		{"echo x > .git/config", "inside .git"},
+		{"echo x > .git/config", "git directory"},
 		{"echo A=1 > .env.local", "protected as a secret"},
-		{"ls -R .git", "inside .git"},
-		{"touch .git/hooks/pre-commit", "inside .git"},
-		{"mkdir -p sub/.git/hooks", "inside .git"},
+		{"ls -R .git", "git directory"},
+		{"touch .git/hooks/pre-commit", "git directory"},
+		{"mkdir -p sub/.git/hooks", "git directory"},
 		{"cat $HOME/.ssh/id_rsa", "variable expansion"},
 	}
 	for _, tt := range tests {
@@ -91,8 +96,66 @@ func TestBashRunsWithHiddenSecrets(t *testing.T) {
 			t.Errorf("%s is not hidden from the command: %q", secret, got.Hide)
 		}
 	}
-	if !slices.Contains(got.ReadOnly, filepath.Join(ws.Root(), ".git", "config")) || !slices.Contains(got.ReadOnly, filepath.Join(ws.Root(), ".git", "hooks")) {
-		t.Errorf("read-only paths %q", got.ReadOnly)
+	for _, ignored := range []string{"app.log", "build", "local.txt", "sub/x.tmp", "excluded.txt"} {
+		if !slices.Contains(got.Hide, filepath.Join(ws.Root(), ignored)) {
+			t.Errorf("%s, which .gitignore ignores, is not hidden from the command: %q", ignored, got.Hide)
+		}
+	}
+	if !slices.Equal(got.ReadOnly, []string{filepath.Join(ws.Root(), ".git")}) {
+		t.Errorf("read-only paths %q, want the whole git directory", got.ReadOnly)
+	}
+	if len(got.Replace) != 0 {
+		t.Errorf("a configuration without credentials was replaced: %+v", got.Replace)
+	}
+}
+
+// The command sees the git configuration without the password of its
+// remote; the file itself is untouched.
+func TestBashRedactsGitConfig(t *testing.T) {
+	config := "[remote \"origin\"]\n\turl = https://user:hunter2@example.com/repo\n"
+	ws := newWorkspace(t, map[string]string{".git/config": config, ".git/HEAD": "ref: refs/heads/main\n"})
+	sh := &fakeShell{}
+	run(t, Bash(ws, policy(t), sh), map[string]any{"command": "git remote -v"})
+	got := sh.got[0].Replace
+	if len(got) != 1 || got[0].Path != filepath.Join(ws.Root(), ".git", "config") || strings.Contains(string(got[0].Data), "hunter2") || !strings.Contains(string(got[0].Data), "https://example.com/repo") {
+		t.Errorf("replaced %+v", got)
+	}
+	if readString(t, filepath.Join(ws.Root(), ".git", "config")) != config {
+		t.Error("the configuration itself changed")
+	}
+}
+
+// What a command changes in the git directory is put back, and the result
+// is an ERROR that names it: here test code that made a hook where there
+// was no hooks folder, and a commondir pointing to a repository of its
+// own (holes 1a and 1c of the second security round).
+func TestBashPutsBackTheGitDir(t *testing.T) {
+	ws := newWorkspace(t, map[string]string{".git/config": "[core]\n", ".git/HEAD": "ref: refs/heads/main\n", "main.go": "package main\n"})
+	sh := &fakeShell{res: sandbox.Result{Output: "ok\n"}, do: func() {
+		writeFiles(t, ws.Root(), map[string]string{
+			".git/hooks/post-checkout": "#!/bin/sh\nid\n",
+			".git/commondir":           "../evil\n",
+			"evil/config":              "[core]\n\tfsmonitor = ./pwn\n",
+		})
+	}}
+	_, err := run(t, Bash(ws, policy(t), sh), map[string]any{"command": "go test ./..."})
+	if !errors.Is(err, ErrProtected) || !errors.Is(err, ErrMayHaveChanged) {
+		t.Fatalf("err = %v, want one wrapping ErrProtected and ErrMayHaveChanged", err)
+	}
+	for _, want := range []string{"ok\n[exit status 0]", ".git/commondir (created)", ".git/hooks (created)", "put back"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the result does not say %q:\n%v", want, err)
+		}
+	}
+	for _, p := range []string{".git/hooks", ".git/commondir"} {
+		if _, err := os.Lstat(filepath.Join(ws.Root(), p)); err == nil {
+			t.Errorf("%s is still there", p)
+		}
+	}
+	// A command that leaves the git directory alone succeeds as before.
+	sh.do = nil
+	if body, err := run(t, Bash(ws, policy(t), sh), map[string]any{"command": "go test ./..."}); err != nil || body != "ok\n[exit status 0]" {
+		t.Errorf("body %q, err %v", body, err)
 	}
 }
 
@@ -109,7 +172,10 @@ func TestBashResult(t *testing.T) {
 		{"failure", sandbox.Result{Output: "FAIL\n", Exit: 1}, "FAIL\n[exit status 1]", false},
 		{"timeout", sandbox.Result{Output: "slow\n", Exit: -1, TimedOut: true, Elapsed: 2 * time.Minute}, "slow\n[killed after 2m0s: the command ran out of time", false},
 		{"flood", sandbox.Result{Output: "y\n", Exit: -1, Flooded: true}, "y\n[stopped: the command wrote more output than the limit", false},
-		{"read-only", sandbox.Result{Output: "mkdir /root/.cache: read-only file system\n", Exit: 1}, "--sandbox-write", false},
+		{"read-only", sandbox.Result{Output: "mkdir /root/.cache: read-only file system\n", Exit: 1, Tier: sandbox.Bwrap}, "--sandbox-write", false},
+		{"landlock", sandbox.Result{Output: "touch: cannot touch 'x': Permission denied\n", Exit: 1, Tier: sandbox.Landlock}, "under Landlock", false},
+		{"too large", sandbox.Result{Output: "File size limit exceeded\n", Exit: 153, FileTooLarge: true}, "[exit status 153] [a file the command wrote reached the size limit", false},
+		{"notice", sandbox.Result{Output: "ok\n", Notice: "this and later commands run under Landlock instead of the bubblewrap sandbox: why"}, "ok\n[exit status 0] [this and later commands run under Landlock instead of the bubblewrap sandbox: why]", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

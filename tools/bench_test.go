@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"harness/protocol"
 )
@@ -91,6 +92,66 @@ func BenchmarkReadFile(b *testing.B) {
 	b.Run("5000lines", func(b *testing.B) {
 		benchRun(b, ts, protocol.Call{ID: "call_1", Name: readName, Args: map[string]any{"path": "big.go"}})
 	})
+}
+
+// hiddenTree builds a workspace of 250 folders of 20 files each, with a
+// .gitignore and a few secrets, aged so that a walk trusts what it sees.
+func hiddenTree(b *testing.B) *Workspace {
+	b.Helper()
+	root := b.TempDir()
+	benchWrite(b, filepath.Join(root, ".gitignore"), "*.log\nbuild/\n")
+	for i := range 250 {
+		dir := filepath.Join(root, fmt.Sprintf("pkg%03d", i))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			b.Fatal(err)
+		}
+		for j := range 20 {
+			benchWrite(b, filepath.Join(dir, fmt.Sprintf("f%02d.go", j)), "")
+		}
+		if i%50 == 0 {
+			benchWrite(b, filepath.Join(dir, ".env"), "")
+			benchWrite(b, filepath.Join(dir, "run.log"), "")
+		}
+	}
+	ws, err := NewWorkspace(root)
+	if err != nil {
+		b.Fatal(err)
+	}
+	old := time.Now().Add(-time.Hour)
+	filepath.Walk(root, func(p string, _ os.FileInfo, err error) error {
+		if err == nil {
+			os.Chtimes(p, old, old)
+		}
+		return nil
+	})
+	return ws
+}
+
+// BenchmarkHiddenWalk is what finding the hidden paths costs a command
+// when anything in the workspace changed: a walk of every folder.
+func BenchmarkHiddenWalk(b *testing.B) {
+	ws := hiddenTree(b)
+	for b.Loop() {
+		ws.hidden.walked = false
+		if len(ws.Hidden()) != 10 {
+			b.Fatal("wrong list")
+		}
+	}
+}
+
+// BenchmarkHiddenUnchanged is what it costs when nothing changed: a look
+// at the times of the folders and ignore files the last walk saw.
+func BenchmarkHiddenUnchanged(b *testing.B) {
+	ws := hiddenTree(b)
+	ws.Hidden()
+	for b.Loop() {
+		if len(ws.Hidden()) != 10 {
+			b.Fatal("wrong list")
+		}
+	}
+	if ws.hidden.walks != 1 {
+		b.Fatalf("%d walks", ws.hidden.walks)
+	}
 }
 
 // BenchmarkNewWorkspace opens a workspace of 3000 files in 200 folders,

@@ -46,14 +46,15 @@
 // The workspace keeps some paths from the model: names that hold secrets
 // wherever they are (fence.SecretName: .env*, *.pem, *.key, SSH keys such
 // as id_rsa*, credential files such as .netrc and .npmrc, folders such as
-// .ssh and .aws), everything in .git, and what the
-// workspace's .gitignore files and .git/info/exclude ignore, now or when
-// the workspace was opened: the rules read then keep protecting for the
-// life of the Workspace, so an edit of .gitignore can add protection but
-// never take it away. list_files leaves them out; read_file and edit_file
-// refuse them with an error wrapping ErrSecret, unless the context comes
-// from WithSecrets because the user approved the read. Nothing is ever
-// written into .git (ErrProtected).
+// .ssh and .aws), everything in .git and in the git directory wherever .git
+// points (gitdir.Find), and what the workspace's .gitignore files and
+// .git/info/exclude ignore, now or when the workspace was opened: the
+// rules read then keep protecting for the life of the Workspace, so an
+// edit of .gitignore can add protection but never take it away. list_files
+// leaves them out; read_file and edit_file refuse them with an error
+// wrapping ErrSecret, unless the context comes from WithSecrets because
+// the user approved the read. Nothing is ever written into .git or the git
+// directory (ErrProtected).
 //
 // Sources names the files a call reads (for bash, those whose contents its
 // command reads, as guard.Policy.Reads finds them) and gives their text,
@@ -64,8 +65,12 @@
 //
 // The bash tool checks each command line with a guard.Policy, refusing it
 // before anything runs, and runs what passes through a Shell, normally a
-// sandbox.Sandbox, which hides the workspace's secret files from it and
-// keeps .git/config and .git/hooks read-only when it can.
+// sandbox.Sandbox, which hides the workspace's secret and ignored files
+// from it (Workspace.Hidden), keeps the git directory read-only and shows
+// the git configuration without credentials, when it can. After every
+// command .git, the configuration, commondir and hooks are compared with
+// what they were: a change is put back, and the result is an ERROR that
+// names it, wrapping ErrProtected.
 //
 // # Lies
 //

@@ -9,6 +9,8 @@ import (
 	"path"
 	"strings"
 	"syscall"
+
+	"harness/gitdir"
 )
 
 // maxIgnoreFile bounds how much of one .gitignore file is read.
@@ -125,6 +127,7 @@ type ignores struct {
 	rules map[string][]ignoreRule // by folder, "" for the root
 	// frozen rules read no more files: a folder not read yet has none.
 	frozen bool
+	layout *gitdir.Layout // the repository's, found on first use
 }
 
 // startIgnores reads the ignore rules of every folder of the workspace at
@@ -162,6 +165,16 @@ func startIgnores(root string, limit int) *ignores {
 
 func newIgnores(root *os.Root) *ignores {
 	return &ignores{root: root, rules: make(map[string][]ignoreRule)}
+}
+
+// git returns the layout of the repository of the workspace at root,
+// found once for the rules' lifetime.
+func (ig *ignores) git(root string) gitdir.Layout {
+	if ig.layout == nil {
+		l := gitdir.Find(root)
+		ig.layout = &l
+	}
+	return *ig.layout
 }
 
 // forDir returns the rules that come from folder dir: its .gitignore, and

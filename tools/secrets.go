@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"harness/fence"
+	"harness/gitdir"
 	"harness/protocol"
 )
 
@@ -38,10 +38,11 @@ func secretsAllowed(ctx context.Context) bool {
 
 // Secret returns why the workspace keeps abs, a path inside it that
 // Resolve returned, from the model, or "" when it does not. A path is
-// secret when it is or lies inside .git, when it or a folder above it has a
-// name that holds secrets (fence.SecretName: .env*, *.pem, *.key, SSH keys,
-// .netrc, ...), or when the workspace's .gitignore files (and
-// .git/info/exclude) ignore it.
+// secret when it is or lies inside .git or the git directory wherever
+// .git points (gitdir.Find), when it or a folder above it has a name that
+// holds secrets (fence.SecretName: .env*, *.pem, *.key, SSH keys, .netrc,
+// ...), or when the workspace's .gitignore files (and .git/info/exclude)
+// ignore it.
 func (w *Workspace) Secret(abs string) string {
 	root, err := os.OpenRoot(w.root)
 	if err != nil {
@@ -64,6 +65,9 @@ func (w *Workspace) secret(ig *ignores, abs string, isDir bool) string {
 	}
 	if why := secretName(rel); why != "" {
 		return why
+	}
+	if ig.git(w.root).Holds(abs) {
+		return "it is in the repository's git directory, where .git points, which holds its configuration and history"
 	}
 	if rule, ok := ig.ignored(rel, isDir); ok {
 		return fmt.Sprintf("%s ignores it (pattern %q)", rule.source, strings.TrimSpace(rule.text))
@@ -105,13 +109,24 @@ func (w *Workspace) checkRead(ctx context.Context, abs, name string) error {
 	return nil
 }
 
-// checkWrite refuses writes into .git: a hook or a configuration written
-// there would run outside any sandbox, the next time anyone uses git.
+// checkWrite refuses writes into .git and into the git directory
+// wherever .git points: a hook or a configuration written there would run
+// outside any sandbox, the next time anyone uses git.
 func (w *Workspace) checkWrite(abs, name string) error {
-	if inGit(w.Rel(abs)) {
-		return fail(ErrProtected, "%s is inside .git, which is %s: git runs the hooks and configuration kept there. Nothing was written", name, ErrProtected)
+	if w.InGit(abs) {
+		return fail(ErrProtected, "%s is in the repository's git directory (.git, or where it points), which is %s: git runs the hooks and configuration kept there. Nothing was written", name, ErrProtected)
 	}
 	return nil
+}
+
+// InGit reports whether abs, an absolute path with its symlinks resolved
+// (as Resolve returns it), is or lies in a folder named .git, or in the
+// git directory or common directory of the workspace's repository,
+// wherever its .git points (gitdir.Find). Nothing may write there, and
+// what is there is kept from the model. The command guard's paths reach
+// this rule through the bash tool.
+func (w *Workspace) InGit(abs string) bool {
+	return inGit(w.Rel(abs)) || gitdir.Find(w.root).Holds(abs)
 }
 
 // inGit reports whether rel, a slash-separated path from the root, is a
@@ -139,32 +154,4 @@ func (w *Workspace) SecretRead(call protocol.Call) string {
 		return w.Rel(abs) + " is " + ErrSecret.Error() + ": " + why
 	}
 	return ""
-}
-
-// SecretFiles lists the files and folders in the workspace whose names
-// hold secrets (fence.SecretName), for a sandbox to hide from commands. It
-// does not look inside .git or node_modules, and stops after looking at
-// limit entries.
-func (w *Workspace) SecretFiles(limit int) []string {
-	var out []string
-	seen := 0
-	filepath.WalkDir(w.root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || p == w.root {
-			return nil
-		}
-		if seen++; seen > limit {
-			return filepath.SkipAll
-		}
-		if d.IsDir() && (d.Name() == ".git" || d.Name() == "node_modules") {
-			return filepath.SkipDir
-		}
-		if secretName(d.Name()) != "" {
-			out = append(out, p)
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-		}
-		return nil
-	})
-	return out
 }

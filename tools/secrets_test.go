@@ -3,12 +3,15 @@ package tools
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"harness/guard"
 	"harness/protocol"
 )
 
@@ -223,6 +226,54 @@ func TestWritesIntoGitRefused(t *testing.T) {
 	}
 }
 
+// The git directory is protected wherever .git points: here to gd, as
+// git init --separate-git-dir leaves it, and through a commondir file to
+// a folder of the workspace (hole 1b of the second security round).
+func TestGitDirFollowsThePointer(t *testing.T) {
+	ws := newWorkspace(t, map[string]string{
+		".git":           "gitdir: gd\n",
+		"gd/config":      "[core]\n",
+		"gd/HEAD":        "ref: refs/heads/main\n",
+		"gd/commondir":   "../common\n",
+		"common/config":  "[core]\n",
+		"common/hooks/x": "",
+		"gdx/ok.txt":     "",
+		"main.go":        "package main\n",
+	})
+	ctx := WithSecrets(context.Background())
+	for _, tt := range []struct {
+		tool Tool
+		args map[string]any
+	}{
+		{WriteFile(ws), map[string]any{"path": "gd/config", "content": "[core]\n\tfsmonitor = ./pwn\n"}},
+		{WriteFile(ws), map[string]any{"path": "gd/hooks/post-checkout", "content": "#!/bin/sh\nid\n"}},
+		{EditFile(ws), map[string]any{"path": "common/config", "old_text": "[core]", "new_text": "[core]\n\tfsmonitor = ./pwn"}},
+		{WriteFile(ws), map[string]any{"path": "common/hooks/pre-commit", "content": "id\n"}},
+		{WriteFile(ws), map[string]any{"path": ".git", "content": "gitdir: elsewhere\n"}},
+	} {
+		_, err := tt.tool.run(ctx, tt.args)
+		checkErr(t, err, ErrProtected)
+	}
+	if readString(t, filepath.Join(ws.Root(), "gd", "config")) != "[core]\n" || readString(t, filepath.Join(ws.Root(), "common", "config")) != "[core]\n" {
+		t.Error("a configuration was written")
+	}
+	if _, err := run(t, WriteFile(ws), map[string]any{"path": "gdx/ok.txt", "content": "fine"}); err != nil {
+		t.Errorf("a folder whose name starts like the git directory's: %v", err)
+	}
+	for _, p := range []string{"gd/config", "common/hooks/x"} {
+		abs, _ := ws.Resolve(p)
+		if !ws.InGit(abs) || !strings.Contains(ws.Secret(abs), "git directory") {
+			t.Errorf("%s: InGit %v, Secret %q", p, ws.InGit(abs), ws.Secret(abs))
+		}
+	}
+	bash := Bash(ws, policy(t), &fakeShell{})
+	for _, cmd := range []string{"echo x > gd/config", "cat gd/config", "cat common/config", "touch common/hooks/post-checkout"} {
+		if _, err := run(t, bash, map[string]any{"command": cmd}); !errors.Is(err, guard.ErrRefused) {
+			t.Errorf("%s: err = %v, want a refusal", cmd, err)
+		}
+	}
+}
+
 func TestSecretRead(t *testing.T) {
 	ws := secretWorkspace(t)
 	tests := []struct {
@@ -244,20 +295,94 @@ func TestSecretRead(t *testing.T) {
 	}
 }
 
-func TestSecretFiles(t *testing.T) {
+func TestHidden(t *testing.T) {
 	ws := secretWorkspace(t)
 	writeFiles(t, ws.Root(), map[string]string{"node_modules/x/test.pem": "", "a/b/.env.local": ""})
 	var got []string
-	for _, p := range ws.SecretFiles(1000) {
+	for _, p := range ws.Hidden() {
 		got = append(got, ws.Rel(p))
 	}
 	slices.Sort(got)
-	want := []string{".env", ".env.production", ".npmrc", "a/b/.env.local", "certs/server.pem", "deploy.key", "deploy/id_ed25519", "id_rsa", "ops/.ssh"}
+	want := []string{".env", ".env.production", ".npmrc", "a/b/.env.local", "app.log", "build", "certs/server.pem", "deploy.key", "deploy/id_ed25519", "excluded.txt", "id_rsa", "local.txt", "ops/.ssh", "sub/x.tmp"}
 	if !slices.Equal(got, want) {
-		t.Errorf("SecretFiles = %q, want %q", got, want)
+		t.Errorf("Hidden = %q, want %q", got, want)
 	}
-	if n := len(ws.SecretFiles(2)); n > 2 {
-		t.Errorf("the limit was not kept: %d files", n)
+}
+
+// The folders a walk saw are old: the list is not walked again until one
+// of them, or an ignore file, changes.
+func TestHiddenWalksOnlyOnChange(t *testing.T) {
+	ws := secretWorkspace(t)
+	age(t, ws.Root())
+	ws.Hidden()
+	ws.Hidden()
+	if n := ws.hidden.walks; n != 1 {
+		t.Fatalf("%d walks for two calls on a workspace that did not change", n)
+	}
+	for _, change := range []struct {
+		name  string
+		do    func()
+		shown string
+	}{
+		{"a new secret in a subfolder", func() { writeFiles(t, ws.Root(), map[string]string{"sub/.env.new": "x"}) }, "sub/.env.new"},
+		{"an ignore file changed in place", func() {
+			f, err := os.OpenFile(filepath.Join(ws.Root(), "sub", ".gitignore"), os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.WriteString("local.txt\n")
+			f.Close()
+		}, "sub/local.txt"},
+		{".git/info/exclude", func() { writeFiles(t, ws.Root(), map[string]string{".git/info/exclude": "main.go\n"}) }, "main.go"},
+	} {
+		age(t, ws.Root())
+		before := ws.hidden.walks
+		change.do()
+		var rel []string
+		for _, p := range ws.Hidden() {
+			rel = append(rel, ws.Rel(p))
+		}
+		if ws.hidden.walks != before+1 || !slices.Contains(rel, change.shown) {
+			t.Errorf("after %s: %d walks, hidden %q", change.name, ws.hidden.walks-before, rel)
+		}
+	}
+}
+
+// age makes every folder and file under root an hour old, as if the
+// workspace had not changed for that long.
+func age(t *testing.T, root string) {
+	t.Helper()
+	old := time.Now().Add(-time.Hour)
+	filepath.Walk(root, func(p string, _ os.FileInfo, err error) error {
+		if err == nil {
+			os.Chtimes(p, old, old)
+		}
+		return nil
+	})
+}
+
+// A folder changed just before a walk might change again within the same
+// tick of the file system's clock, unseen: the list is walked again.
+func TestHiddenDistrustsRecentChanges(t *testing.T) {
+	ws := secretWorkspace(t)
+	ws.Hidden()
+	ws.Hidden()
+	if ws.hidden.walks != 2 {
+		t.Errorf("%d walks; a folder changed just now was trusted", ws.hidden.walks)
+	}
+}
+
+// Many ignored files: secrets by name are all kept, and the list stops at
+// its bound, the shallowest first.
+func TestHiddenBound(t *testing.T) {
+	files := map[string]string{".gitignore": "*.o\n", "deep/down/.env": "x", "top.o": ""}
+	for i := range maxHidden + 50 {
+		files[fmt.Sprintf("deep/obj%03d.o", i)] = ""
+	}
+	ws := newWorkspace(t, files)
+	got := ws.Hidden()
+	if len(got) != maxHidden || ws.Rel(got[0]) != "deep/down/.env" || ws.Rel(got[1]) != "top.o" {
+		t.Errorf("%d hidden, starting %q", len(got), got[:2])
 	}
 }
 
@@ -265,5 +390,19 @@ func TestSecretErrorsWrap(t *testing.T) {
 	err := secretError("x", "why")
 	if !errors.Is(err, ErrSecret) {
 		t.Error("secretError does not wrap ErrSecret")
+	}
+}
+
+// What the ignore rules of the start ignored stays hidden from commands
+// after .gitignore stops ignoring it, as it stays secret to the tools.
+func TestHiddenKeepsTheStartRules(t *testing.T) {
+	ws := secretWorkspace(t)
+	writeFiles(t, ws.Root(), map[string]string{".gitignore": "build/\n"})
+	var got []string
+	for _, p := range ws.Hidden() {
+		got = append(got, ws.Rel(p))
+	}
+	if !slices.Contains(got, "app.log") || !slices.Contains(got, "local.txt") {
+		t.Errorf("what the start rules ignored is no longer hidden: %q", got)
 	}
 }

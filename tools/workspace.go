@@ -23,8 +23,9 @@ const maxPath = 4096
 
 // Workspace is the folder the tools may read and write.
 type Workspace struct {
-	root  string
-	start *ignores // the ignore rules when the run started
+	root   string
+	start  *ignores    // the ignore rules when the run started
+	hidden *hiddenList // what commands must not see
 }
 
 // NewWorkspace returns the workspace rooted at root, an existing directory.
@@ -45,7 +46,7 @@ func NewWorkspace(root string) (*Workspace, error) {
 	if !fi.IsDir() {
 		return nil, fmt.Errorf("workspace %s is not a directory", root)
 	}
-	return &Workspace{root: real, start: startIgnores(real, maxSecretScan)}, nil
+	return &Workspace{root: real, start: startIgnores(real, maxSecretScan), hidden: new(hiddenList)}, nil
 }
 
 // Root returns the absolute path of the workspace, symlinks resolved.

@@ -17,7 +17,10 @@
 // extending the one before.
 //
 // -compare BIN adds a row for another harness binary, such as one built
-// with a change, to weigh the change on the same runs.
+// with a change, to weigh the change on the same runs. -backend openai
+// runs the same session over the OpenAI-compatible API the fake server
+// also serves (/v1/chat/completions, server-sent events), the harness
+// with --backend openai and the reference client speaking that API too.
 package main
 
 import (
@@ -45,21 +48,25 @@ func main() {
 	steps := flag.Int("steps", 20, "steps of the session: steps-1 read_file calls, then the answer")
 	fileSize := flag.Int("size", 2560, "bytes of each file read")
 	keep := flag.Bool("keep", false, "keep the temporary folder and print its path")
+	backend := flag.String("backend", "ollama", "the API the clients speak: ollama (/api/chat) or openai (/v1/chat/completions)")
 	var others []string
 	flag.Func("compare", "also time this harness binary, e.g. one built with a change (repeatable)", func(s string) error {
 		others = append(others, s)
 		return nil
 	})
 	flag.Parse()
-	if err := run(*runs, *steps, *fileSize, *keep, others); err != nil {
+	if err := run(*runs, *steps, *fileSize, *keep, *backend, others); err != nil {
 		fmt.Fprintln(os.Stderr, "e2e:", err)
 		os.Exit(1)
 	}
 }
 
-func run(runs, steps, fileSize int, keep bool, others []string) error {
+func run(runs, steps, fileSize int, keep bool, backend string, others []string) error {
 	if runs < 1 || steps < 2 {
 		return errors.New("need -runs >= 1 and -steps >= 2")
+	}
+	if backend != "ollama" && backend != "openai" {
+		return fmt.Errorf("-backend %s: want ollama or openai", backend)
 	}
 	dir, err := os.MkdirTemp("", "harness-e2e-")
 	if err != nil {
@@ -83,15 +90,20 @@ func run(runs, steps, fileSize int, keep bool, others []string) error {
 		return err
 	}
 	const prompt = "read every file in the folder"
+	// server gives the harness the server's address, in the API asked for.
+	server := func(addr string) []string { return []string{"--host", addr} }
+	if backend == "openai" {
+		server = func(addr string) []string { return []string{"--backend", "openai", "--base-url", addr} }
+	}
 	clients := []client{
 		{name: "reference client", args: func(addr string) []string {
-			return []string{ref, "-host", addr, "-model", "fake", "-result", filepath.Join(ws, "file_01.go"), "-p", prompt}
+			return []string{ref, "-api", backend, "-host", addr, "-model", "fake", "-result", filepath.Join(ws, "file_01.go"), "-p", prompt}
 		}},
 		{name: "harness -p", args: func(addr string) []string {
-			return []string{harness, "-w", ws, "--host", addr, "-m", "fake", "-p", prompt}
+			return append([]string{harness, "-w", ws, "-m", "fake", "-p", prompt}, server(addr)...)
 		}},
 		{name: "harness -p --record", args: func(addr string) []string {
-			return []string{harness, "-w", ws, "--host", addr, "-m", "fake", "--record", filepath.Join(dir, "run.jsonl"), "-p", prompt}
+			return append([]string{harness, "-w", ws, "-m", "fake", "--record", filepath.Join(dir, "run.jsonl"), "-p", prompt}, server(addr)...)
 		}},
 	}
 	for _, bin := range others {
@@ -100,7 +112,7 @@ func run(runs, steps, fileSize int, keep bool, others []string) error {
 			return err
 		}
 		clients = append(clients, client{name: filepath.Base(bin) + " -p", args: func(addr string) []string {
-			return []string{bin, "-w", ws, "--host", addr, "-m", "fake", "-p", prompt}
+			return append([]string{bin, "-w", ws, "-m", "fake", "-p", prompt}, server(addr)...)
 		}})
 	}
 	for i := range runs {
@@ -123,6 +135,7 @@ func run(runs, steps, fileSize int, keep bool, others []string) error {
 	if err != nil {
 		return err
 	}
+	fmt.Printf("over the %s API\n", backend)
 	report(os.Stdout, clients, runs, steps, fileSize, startHarness, startRef)
 	return nil
 }

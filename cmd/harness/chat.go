@@ -16,6 +16,7 @@ import (
 	"harness/guard"
 	"harness/loop"
 	"harness/ollama"
+	"harness/openai"
 	"harness/protocol"
 	"harness/record"
 	"harness/sandbox"
@@ -32,13 +33,11 @@ type workspaceFlags struct {
 
 // modelFlags choose the model and how it is asked.
 type modelFlags struct {
-	Model       string   `short:"m" env:"HARNESS_MODEL" default:"${default_model}" help:"Ollama model to use."`
-	Host        string   `env:"OLLAMA_HOST" placeholder:"ADDR" help:"Ollama server address (default 127.0.0.1:11434)."`
-	NumCtx      int      `default:"16384" help:"Context window in tokens, fixed for the run (Ollama's small default silently drops old messages)."`
-	MaxTokens   int      `placeholder:"N" help:"Most tokens one reply may have (Ollama's num_predict); a reply cut there has its calls refused, not run."`
-	Temperature *float64 `placeholder:"T" help:"Sampling temperature (default: the model's own)."`
-	Seed        *int     `placeholder:"N" help:"Sampling seed, for repeatable replies."`
-	Fake        string   `placeholder:"FILE" help:"Use the scripted fake model in FILE instead of Ollama (see the fakemodel package for the format)."`
+	providerFlags `embed:""`
+	MaxTokens     int      `placeholder:"N" help:"Most tokens one reply may have (Ollama's num_predict, OpenAI's max_tokens); a reply cut there has its calls refused, not run."`
+	Temperature   *float64 `placeholder:"T" help:"Sampling temperature (default: the model's own)."`
+	Seed          *int     `placeholder:"N" help:"Sampling seed, for repeatable replies."`
+	Fake          string   `placeholder:"FILE" help:"Use the scripted fake model in FILE instead of a server (see the fakemodel package for the format)."`
 }
 
 type chatCmd struct {
@@ -96,7 +95,7 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string) (*runner,
 	if err := c.startSandbox(ctx, tb.box, fb); err != nil {
 		return nil, err
 	}
-	model, err := c.model()
+	model, _, err := c.model(given, os.Getenv)
 	if err != nil {
 		return nil, &exitCodeError{code: exitUsage, err: err}
 	}
@@ -365,30 +364,30 @@ type backend interface {
 
 var (
 	_ backend = (*ollama.Model)(nil)
+	_ backend = (*openai.Model)(nil)
 	_ backend = (*fakemodel.Model)(nil)
 )
 
-func (m *modelFlags) model() (backend, error) {
+// model returns the model of the run, and, unless it is the fake, the
+// providers it was chosen from. given names the flags given on the
+// command line; getenv reads the environment.
+func (m *modelFlags) model(given []string, getenv func(string) string) (backend, *providers, error) {
 	if m.Fake != "" {
 		s, err := fakemodel.Load(m.Fake)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		return fakemodel.New(s), nil
+		return fakemodel.New(s), nil, nil
 	}
-	if m.NumCtx <= 0 {
-		return nil, fmt.Errorf("--num-ctx must be positive, not %d", m.NumCtx)
-	}
-	host, err := ollama.ParseHost(m.Host)
+	p, err := m.choose(given, getenv, sampling{maxTokens: m.MaxTokens, temperature: m.Temperature, seed: m.Seed})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return ollama.New(host, m.Model, ollama.Options{
-		NumCtx:      m.NumCtx,
-		NumPredict:  m.MaxTokens,
-		Temperature: m.Temperature,
-		Seed:        m.Seed,
-	}), nil
+	b, err := p.backend(p.cur)
+	if err != nil {
+		return nil, nil, err
+	}
+	return b, p, nil
 }
 
 type promptCmd struct {

@@ -4,9 +4,19 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
+
+	"harness/sandbox"
 )
 
 func main() {
+	// Started by the sandbox to run a command under Landlock, this
+	// program restricts itself and becomes the command: nothing else of
+	// it runs. Launch returns only when it could not.
+	if err := sandbox.Launch(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(126)
+	}
 	os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

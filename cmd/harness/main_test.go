@@ -20,11 +20,18 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"harness/fakemodel"
+	"harness/sandbox"
 )
 
 var update = flag.Bool("u", false, "update testscript files with the actual output")
 
 func TestMain(m *testing.M) {
+	// The test binary runs commands under Landlock as the harness does:
+	// it is started again as their launcher.
+	if err := sandbox.Launch(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(126)
+	}
 	testscript.Main(privateState{m}, map[string]func(){
 		"harness": func() { os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 	})
@@ -62,7 +69,10 @@ func TestScript(t *testing.T) {
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
 		Setup:               setup,
+		Condition:           condition,
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"expand":   cmdExpand,
+			"front":    cmdFront,
 			"mkfile":   cmdMkfile,
 			"prefixes": cmdPrefixes,
 			"reqsize":  cmdReqSize,
@@ -79,8 +89,10 @@ func setup(e *testscript.Env) error {
 		return err
 	}
 	e.Setenv("HOME", home)
-	// Sessions go here; a hidden folder, so listings of the work folder
-	// leave it out.
+	// Settings and state (sessions) stay in the script's folder, hidden so
+	// that listings of the work folder leave them out; a script gives
+	// settings with a .config/harness/config.toml file.
+	e.Setenv("XDG_CONFIG_HOME", filepath.Join(e.WorkDir, ".config"))
 	e.Setenv("XDG_STATE_HOME", filepath.Join(e.WorkDir, ".state"))
 	e.Setenv("NO_COLOR", "1")
 	e.Setenv("HARNESS_MODEL", "fake")

@@ -307,10 +307,20 @@ type harnessRun struct {
 // with args, in its own home folder, bounded by requestTimeout.
 func runHarness(t *testing.T, args ...string) harnessRun {
 	t.Helper()
+	return runHarnessEnv(t, nil, args...)
+}
+
+// runHarnessEnv is runHarness with env's variables (KEY=VALUE) set. No
+// settings file, and no model or server from the environment, apply
+// unless env gives them.
+func runHarnessEnv(t *testing.T, env []string, args ...string) harnessRun {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), requestTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "harness", args...)
-	cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "NO_COLOR=1", "HARNESS_MODEL=", "OLLAMA_HOST=127.0.0.1:1")
+	cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "XDG_CONFIG_HOME=", "NO_COLOR=1", "HARNESS_MODEL=", "OLLAMA_HOST=127.0.0.1:1",
+		"OPENAI_BASE_URL=", "OPENAI_API_KEY=")
+	cmd.Env = append(cmd.Env, env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()

@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -24,13 +26,14 @@ import (
 // zero values mean the defaults, so a command that only shows the tools
 // (harness prompt) can build them without parsing any.
 type safetyFlags struct {
-	Sandbox      string        `default:"auto" enum:"auto,bwrap,none" env:"HARNESS_SANDBOX" group:"Safety" help:"Run bash commands inside bubblewrap (bwrap): auto uses it where it works and says so once when it does not, bwrap requires it, none runs commands checked by the command guard only."`
-	SandboxHide  []string      `placeholder:"PATH" sep:"none" group:"Safety" help:"Hide PATH from commands, besides ~/.ssh, ~/.aws, ~/.gnupg and the other known secret places (with bwrap). Repeatable."`
-	SandboxWrite []string      `placeholder:"PATH" sep:"none" group:"Safety" help:"Let commands write PATH, such as a build cache (with bwrap; only the workspace and a private /tmp are writable otherwise). Repeatable."`
-	BashTimeout  time.Duration `default:"2m" group:"Safety" help:"Most time one bash command may take; then it and everything it started are killed."`
-	BashAllow    []string      `placeholder:"NAME" group:"Safety" help:"Add NAME to the commands bash may run (default: read-only tools and common build and test commands). Repeatable."`
-	BashBlock    []string      `placeholder:"NAME" group:"Safety" help:"Refuse the command NAME even when allowed. Repeatable."`
-	Approve      string        `default:"auto" enum:"auto,edits,ask,deny,all" env:"HARNESS_APPROVE" group:"Safety" help:"When to ask you: auto asks before writes and commands, edits before commands only (file edits run; for unattended runs), ask before every call, deny refuses every call, all never asks (for tests and throwaway sandboxes). Secrets are asked about in every mode but all. Without a terminal a question counts as no."`
+	Sandbox         string        `default:"auto" enum:"auto,bwrap,landlock,none" env:"HARNESS_SANDBOX" group:"Safety" help:"How bash commands are sandboxed: auto uses bubblewrap (bwrap) where it works, else Landlock where the kernel has it, and says so once when it falls back; bwrap and landlock require that one; none runs commands checked by the command guard only."`
+	SandboxHide     []string      `placeholder:"PATH" sep:"none" group:"Safety" help:"Hide PATH from commands, besides ~/.ssh, ~/.aws, ~/.gnupg and the other known secret places (with bwrap or Landlock). Repeatable."`
+	SandboxWrite    []string      `placeholder:"PATH" sep:"none" group:"Safety" help:"Let commands write PATH, such as a build cache (with bwrap or Landlock, where otherwise only the workspace and a private temporary folder are writable); an ignored folder of the workspace named so is no longer hidden. Repeatable."`
+	BashTimeout     time.Duration `default:"2m" group:"Safety" help:"Most time one bash command may take; then it and everything it started are killed."`
+	BashMaxFileSize byteSize      `default:"1GiB" group:"Safety" help:"Largest file a bash command may write (such as 100MiB, 2GiB, or bytes); a program writing past it is stopped there."`
+	BashAllow       []string      `placeholder:"NAME" group:"Safety" help:"Add NAME to the commands bash may run (default: read-only tools and common build and test commands). Repeatable."`
+	BashBlock       []string      `placeholder:"NAME" group:"Safety" help:"Refuse the command NAME even when allowed. Repeatable."`
+	Approve         string        `default:"auto" enum:"auto,edits,ask,deny,all" env:"HARNESS_APPROVE" group:"Safety" help:"When to ask you: auto asks before writes and commands, edits before commands only (file edits run; for unattended runs), ask before every call, deny refuses every call, all never asks (for tests and throwaway sandboxes). Secrets are asked about in every mode but all. Without a terminal a question counts as no."`
 }
 
 // commands builds what the bash tool of ws runs commands with: the command
@@ -45,11 +48,12 @@ func (s *safetyFlags) commands(ws *tools.Workspace) (*guard.Policy, *sandbox.San
 		mode = sandbox.Auto
 	}
 	box, err := sandbox.New(sandbox.Config{
-		Mode:    mode,
-		Dir:     ws.Root(),
-		Write:   homePaths(s.SandboxWrite),
-		Hide:    homePaths(s.SandboxHide),
-		Timeout: s.BashTimeout,
+		Mode:        mode,
+		Dir:         ws.Root(),
+		Write:       homePaths(s.SandboxWrite),
+		Hide:        homePaths(s.SandboxHide),
+		Timeout:     s.BashTimeout,
+		MaxFileSize: int64(s.BashMaxFileSize),
 	})
 	if err != nil {
 		return nil, nil, err
@@ -70,19 +74,19 @@ func homePaths(paths []string) []string {
 	return out
 }
 
-// startSandbox starts box now when it must fail early (bwrap required) or
-// costs nothing (bwrap missing), saying through fb when commands will run
-// without bwrap. Starting bwrap to see that it works costs a run a few
-// tens of milliseconds: otherwise the first command does it, and its
-// result tells of a fallback.
+// startSandbox starts box now when it must fail early (bwrap or Landlock
+// required) or costs little (bwrap missing), saying through fb when
+// commands will run without bwrap. Starting bwrap to see that it works
+// costs a run a few tens of milliseconds: otherwise the first command does
+// it, and its result tells of a fallback.
 func (s *safetyFlags) startSandbox(ctx context.Context, box *sandbox.Sandbox, fb *fallback) error {
-	if s.Sandbox == string(sandbox.Bwrap) || !box.Installed() {
+	if s.Sandbox == string(sandbox.Bwrap) || s.Sandbox == string(sandbox.Landlock) || !box.Installed() {
 		if err := box.Start(ctx); err != nil {
-			return fmt.Errorf("--sandbox bwrap: %w", err)
+			return fmt.Errorf("--sandbox %s: %w", s.Sandbox, err)
 		}
 	}
-	if why := box.TakeNotice(); why != "" {
-		fb.tell(why)
+	if box.TakeNotice() != "" {
+		fb.tell(box)
 	}
 	return nil
 }
@@ -114,17 +118,40 @@ func (s *safetyFlags) gate(tb *toolbox, asker approve.Asker, decided func(approv
 	return &gated{Gate: g, box: tb.box, fallback: fb}, nil
 }
 
-// fallback tells the user, once, that commands run without bwrap, and why.
+// fallback tells the user, once, that commands run without bwrap, how,
+// and why.
 type fallback struct {
 	log  io.Writer
 	told atomic.Bool
 }
 
-func (f *fallback) tell(why string) {
+func (f *fallback) tell(box *sandbox.Sandbox) {
 	if f.told.Swap(true) {
 		return
 	}
-	fmt.Fprintf(f.log, "sandbox: bash commands run without bubblewrap (%s); the command guard still checks each one. Install bubblewrap for a sandbox, or pass --sandbox none to say you mean it.\n", why)
+	if box.Tier() == sandbox.Landlock {
+		fmt.Fprintf(f.log, "sandbox: bash commands run under Landlock, not bubblewrap (%s): they may write only the workspace (not its git directory) and a private temporary folder, read neither your home folder nor the workspace's secrets, and open no TCP connection where the kernel can stop it; they see the git configuration as it is. Install bubblewrap for the full sandbox, or pass --sandbox landlock to say you mean it.\n", box.Fallback())
+		return
+	}
+	fmt.Fprintf(f.log, "sandbox: bash commands run without bubblewrap (%s); the command guard still checks each one. Install bubblewrap for a sandbox, or pass --sandbox none to say you mean it.\n", box.Fallback())
+}
+
+// byteSize is a size in bytes, given as a number with an optional unit:
+// K, M or G, each a power of 1024, alone or followed by B or iB (512K,
+// 100MiB, 2GB).
+type byteSize int64
+
+func (b *byteSize) UnmarshalText(text []byte) error {
+	s := strings.TrimSpace(string(text))
+	num := strings.TrimRight(s, "KMGiBkmgb")
+	unit := strings.TrimSuffix(strings.TrimSuffix(strings.ToUpper(s[len(num):]), "B"), "I")
+	n, err := strconv.ParseInt(num, 10, 64)
+	shift, ok := map[string]uint{"": 0, "K": 10, "M": 20, "G": 30}[unit]
+	if err != nil || !ok || n <= 0 || n > math.MaxInt64>>shift {
+		return fmt.Errorf("%q is not a size: use a positive number of bytes, or one with K, M or G (such as 512K, 100MiB, 2GiB)", s)
+	}
+	*b = byteSize(n << shift)
+	return nil
 }
 
 // approvals keeps the gate's decisions: in the run's record, when there is
@@ -210,8 +237,8 @@ type gated struct {
 // the command's result.
 func (g *gated) Run(ctx context.Context, call protocol.Call) protocol.Result {
 	res := g.Gate.Run(ctx, call)
-	if why := g.box.Fallback(); why != "" {
-		g.fallback.tell(why)
+	if g.box.Fallback() != "" {
+		g.fallback.tell(g.box)
 	}
 	return res
 }

@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -17,11 +19,7 @@ import (
 // stopped working fails the build instead of passing quietly.
 func TestSandboxScript(t *testing.T) {
 	t.Parallel()
-	box, err := sandbox.New(sandbox.Config{Mode: sandbox.Bwrap, Dir: t.TempDir()})
-	if err == nil {
-		err = box.Start(context.Background())
-	}
-	if err != nil {
+	if err := sandboxWorks(t, sandbox.Bwrap); err != nil {
 		if os.Getenv("HARNESS_REQUIRE_BWRAP") != "" {
 			t.Fatalf("HARNESS_REQUIRE_BWRAP is set and %v", err)
 		}
@@ -33,5 +31,58 @@ func TestSandboxScript(t *testing.T) {
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
 		Setup:               setup,
+		Condition:           condition,
 	})
+}
+
+// TestLandlockScript runs the scripts of testdata/landlock, which prove
+// what Landlock stops. Where the kernel cannot run it they are skipped,
+// saying why, unless HARNESS_REQUIRE_LANDLOCK is set, as CI sets it where
+// the kernel has Landlock.
+func TestLandlockScript(t *testing.T) {
+	t.Parallel()
+	if err := sandboxWorks(t, sandbox.Landlock); err != nil {
+		if os.Getenv("HARNESS_REQUIRE_LANDLOCK") != "" {
+			t.Fatalf("HARNESS_REQUIRE_LANDLOCK is set and %v", err)
+		}
+		t.Skipf("skipped: these scripts need Landlock, and %v", err)
+	}
+	testscript.Run(t, testscript.Params{
+		Dir:                 filepath.Join("..", "..", "testdata", "landlock"),
+		UpdateScripts:       *update,
+		RequireExplicitExec: true,
+		RequireUniqueNames:  true,
+		Setup:               setup,
+		Condition:           condition,
+	})
+}
+
+// sandboxWorks returns why commands cannot run in mode here, or nil.
+func sandboxWorks(t *testing.T, mode sandbox.Mode) error {
+	box, err := sandbox.New(sandbox.Config{Mode: mode, Dir: t.TempDir()})
+	if err == nil {
+		err = box.Start(context.Background())
+	}
+	return err
+}
+
+// landlockHere says, found out once, whether commands can run under
+// Landlock on this machine.
+var landlockHere = sync.OnceValue(func() bool {
+	dir, err := os.MkdirTemp("", "harness-landlock-")
+	if err != nil {
+		return false
+	}
+	defer os.RemoveAll(dir)
+	box, err := sandbox.New(sandbox.Config{Mode: sandbox.Landlock, Dir: dir})
+	return err == nil && box.Start(context.Background()) == nil
+})
+
+// condition adds [landlock] to the conditions of scripts: true where
+// commands can run under Landlock.
+func condition(cond string) (bool, error) {
+	if cond == "landlock" {
+		return landlockHere(), nil
+	}
+	return false, fmt.Errorf("unknown condition %q", cond)
 }

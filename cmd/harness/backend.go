@@ -1,0 +1,251 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"harness/config"
+	"harness/ollama"
+	"harness/openai"
+)
+
+// providerFlags choose the provider and the model. They are read only
+// when given on the command line: the environment and the settings file
+// are read by config.Resolve, which decides between all three.
+type providerFlags struct {
+	Model    string `short:"m" placeholder:"[PROVIDER/]MODEL" help:"Model to use, as MODEL or PROVIDER/MODEL (default: $HARNESS_MODEL, else the settings file's model, else ${default_model})."`
+	Provider string `placeholder:"NAME" help:"Provider of the model: ollama, openai, or one the settings file defines (-m PROVIDER/MODEL beats it)."`
+	Backend  string `default:"ollama" enum:"ollama,openai" help:"Kind of server, when no provider is named: ollama (its native API) or openai (any OpenAI-compatible server: llama-server, LM Studio, vLLM, OpenAI); it picks the built-in provider of that name."`
+	BaseURL  string `placeholder:"URL" help:"Address of the provider's API; for openai its root, such as http://127.0.0.1:1234/v1 (default $OPENAI_BASE_URL, else https://api.openai.com/v1). The API key is read from $OPENAI_API_KEY, or the variable the provider's api_key_env names, and sent only to that server."`
+	Host     string `placeholder:"ADDR" help:"Ollama server address, for an ollama provider (default $OLLAMA_HOST, else 127.0.0.1:11434)."`
+	NumCtx   int    `placeholder:"N" help:"Context window in tokens, fixed for the run, for an ollama provider (default: the provider's num_ctx, else 16384; Ollama's small default silently drops old messages)."`
+}
+
+// sampling are the model flags every backend is given, whichever the
+// provider.
+type sampling struct {
+	maxTokens   int
+	temperature *float64
+	seed        *int
+}
+
+// providers is what the run's model was chosen from: the settings file,
+// the environment and the flags given. It builds the backend of the
+// settings in use, and of others, so that the model can be changed
+// between turns (use) and every provider asked for its models (list).
+type providers struct {
+	file   *config.File
+	getenv func(string) string
+	flags  config.Flags // as given on the command line
+	opts   sampling
+	cur    config.Settings // of the model in use
+}
+
+// choose resolves the settings of the run from the flags among given, the
+// settings file and the environment that getenv reads.
+func (f *providerFlags) choose(given []string, getenv func(string) string, opts sampling) (*providers, error) {
+	has := func(flag string) bool { return slices.Contains(given, flag) }
+	var flags config.Flags
+	if has("model") {
+		flags.Model = f.Model
+	}
+	switch {
+	case has("provider"):
+		flags.Provider = f.Provider
+	case has("backend"):
+		// The built-in providers are named after their types.
+		flags.Provider = f.Backend
+	}
+	if has("num-ctx") {
+		if f.NumCtx <= 0 {
+			return nil, fmt.Errorf("--num-ctx must be positive, not %d", f.NumCtx)
+		}
+		flags.NumCtx = f.NumCtx
+	}
+	switch {
+	case has("host") && has("base-url"):
+		return nil, errors.New("--host and --base-url both give the server's address: give one")
+	case has("host"):
+		flags.BaseURL = f.Host
+	case has("base-url"):
+		flags.BaseURL = f.BaseURL
+	}
+	file, err := loadSettings(getenv)
+	if err != nil {
+		return nil, err
+	}
+	p := &providers{file: file, getenv: getenv, flags: flags, opts: opts}
+	if p.cur, err = p.resolve(flags); err != nil {
+		return nil, err
+	}
+	typ := p.cur.Type.Value
+	if has("backend") && typ != f.Backend {
+		return nil, fmt.Errorf("--backend %s, but provider %s is of type %s", f.Backend, p.cur.Provider.Value, typ)
+	}
+	if has("host") && typ != config.TypeOllama {
+		return nil, fmt.Errorf("--host gives an Ollama server's address, and provider %s is of type %s: give its address with --base-url", p.cur.Provider.Value, typ)
+	}
+	return p, nil
+}
+
+// loadSettings reads the settings file, if there is one.
+func loadSettings(getenv func(string) string) (*config.File, error) {
+	path, err := config.Path(getenv)
+	if err != nil {
+		// Without a home there is no file to read.
+		return &config.File{}, nil
+	}
+	return config.Load(path)
+}
+
+func (p *providers) resolve(flags config.Flags) (config.Settings, error) {
+	return config.Resolve(config.Input{File: p.file, Flags: flags, Getenv: p.getenv})
+}
+
+// backend returns the model that s describes.
+func (p *providers) backend(s config.Settings) (backend, error) {
+	switch s.Type.Value {
+	case config.TypeOllama:
+		host, err := ollama.ParseHost(s.BaseURL.Value)
+		if err != nil {
+			return nil, err
+		}
+		return ollama.New(host, s.Model.Value, ollama.Options{
+			NumCtx:      s.NumCtx.Value,
+			NumPredict:  p.opts.maxTokens,
+			Temperature: p.opts.temperature,
+			Seed:        p.opts.seed,
+		}), nil
+	case config.TypeOpenAI:
+		base, err := openai.ParseBaseURL(s.BaseURL.Value)
+		if err != nil {
+			return nil, err
+		}
+		return openai.New(base, s.Model.Value, openai.Options{
+			APIKey:      s.APIKey.Value.Reveal(),
+			KeyVar:      s.APIKeyEnv.Value,
+			MaxTokens:   p.opts.maxTokens,
+			Temperature: p.opts.temperature,
+			Seed:        p.opts.seed,
+		}), nil
+	}
+	return nil, fmt.Errorf("provider %s: no backend of type %q", s.Provider.Value, s.Type.Value)
+}
+
+// use returns the backend of spec, PROVIDER/MODEL or a MODEL of the
+// provider in use, and makes it the one in use. A model of the provider
+// in use keeps the address given on the command line; one of another
+// provider has that provider's.
+func (p *providers) use(spec string) (backend, error) {
+	spec = strings.TrimSpace(spec)
+	if spec == "" {
+		return nil, errors.New("no model named: give PROVIDER/MODEL or MODEL")
+	}
+	if !strings.Contains(spec, "/") {
+		spec = p.cur.Provider.Value + "/" + spec
+	}
+	flags := config.Flags{Model: spec, NumCtx: p.flags.NumCtx}
+	if provider, _, _ := strings.Cut(spec, "/"); provider == p.cur.Provider.Value {
+		flags.BaseURL = p.flags.BaseURL
+	}
+	s, err := p.resolve(flags)
+	if err != nil {
+		return nil, err
+	}
+	b, err := p.backend(s)
+	if err != nil {
+		return nil, err
+	}
+	p.cur = s
+	return b, nil
+}
+
+// offer is what one provider offers: its models, or why they could not
+// be listed.
+type offer struct {
+	provider string
+	models   []string
+	err      error
+}
+
+// listTimeout bounds how long one provider may take to list its models.
+const listTimeout = 5 * time.Second
+
+// lister is a backend that can list the models its server offers.
+type lister interface {
+	Models(ctx context.Context) ([]string, error)
+}
+
+var (
+	_ lister = (*ollama.Model)(nil)
+	_ lister = (*openai.Model)(nil)
+)
+
+// list asks every provider, at once, which models it offers: an ollama
+// provider from /api/tags, an openai one from /v1/models. The offers are
+// in the order of the providers' names.
+func (p *providers) list(ctx context.Context) []offer {
+	names := p.file.ProviderNames()
+	offers := make([]offer, len(names))
+	var wg sync.WaitGroup
+	for i, name := range names {
+		offers[i].provider = name
+		// The provider's settings, as a switch to it would have them.
+		flags := config.Flags{Model: name + "/" + p.cur.Model.Value, NumCtx: p.flags.NumCtx}
+		if name == p.cur.Provider.Value {
+			flags.BaseURL = p.flags.BaseURL
+		}
+		s, err := p.resolve(flags)
+		if err != nil {
+			offers[i].err = err
+			continue
+		}
+		b, err := p.backend(s)
+		if err != nil {
+			offers[i].err = err
+			continue
+		}
+		l, ok := b.(lister)
+		if !ok {
+			offers[i].err = fmt.Errorf("a %s backend cannot list its models", b.Describe().Name)
+			continue
+		}
+		wg.Go(func() {
+			ctx, cancel := context.WithTimeout(ctx, listTimeout)
+			defer cancel()
+			offers[i].models, offers[i].err = l.Models(ctx)
+		})
+	}
+	wg.Wait()
+	return offers
+}
+
+// writeOffers writes offers one model a line, as PROVIDER/MODEL, the one
+// in use marked with a star, and a line for each provider that listed
+// none.
+func (p *providers) writeOffers(w io.Writer, offers []offer) error {
+	var b strings.Builder
+	for _, o := range offers {
+		switch {
+		case o.err != nil:
+			fmt.Fprintf(&b, "  %s: cannot list its models: %v\n", o.provider, o.err)
+		case len(o.models) == 0:
+			fmt.Fprintf(&b, "  %s: no models\n", o.provider)
+		}
+		for _, m := range o.models {
+			mark := " "
+			if o.provider == p.cur.Provider.Value && m == p.cur.Model.Value {
+				mark = "*"
+			}
+			fmt.Fprintf(&b, "%s %s/%s\n", mark, o.provider, m)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

@@ -1,0 +1,383 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/landlock-lsm/go-landlock/landlock"
+	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
+
+	"harness/fence"
+)
+
+// Landlock's file system rights, as sets.
+const (
+	llRead  = ll.AccessFSExecute | ll.AccessFSReadFile | ll.AccessFSReadDir
+	llWrite = ll.AccessFSWriteFile | ll.AccessFSRemoveDir | ll.AccessFSRemoveFile | ll.AccessFSMakeChar |
+		ll.AccessFSMakeDir | ll.AccessFSMakeReg | ll.AccessFSMakeSock | ll.AccessFSMakeFifo |
+		ll.AccessFSMakeBlock | ll.AccessFSMakeSym | ll.AccessFSRefer | ll.AccessFSTruncate
+	// llDevice is what /dev needs: read and write the devices there
+	// (/dev/null, /dev/tty), make nothing.
+	llDevice = ll.AccessFSReadFile | ll.AccessFSWriteFile | ll.AccessFSReadDir | ll.AccessFSTruncate | ll.AccessFSIoctlDev
+	// llFile are the rights that mean something for a file that is not
+	// a folder; a rule for one may hold no other.
+	llFile = ll.AccessFSExecute | ll.AccessFSWriteFile | ll.AccessFSReadFile | ll.AccessFSTruncate | ll.AccessFSIoctlDev
+)
+
+// maxRules bounds the rules of one command: a folder that holds something
+// hidden is opened up one entry at a time.
+const maxRules = 20000
+
+// systemDirs are the folders every command may read: programs, libraries,
+// the system's configuration (but for its secret places), and the
+// kernel's view of devices. Not /tmp, /run, /var, /home nor /root; of
+// /proc, see grantProc.
+var systemDirs = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/nix", "/snap", "/sys"}
+
+// toolVars name folders of toolchains and their caches that commands may
+// read; homeTools are where they are by default, under the home folder.
+var (
+	toolVars  = []string{"GOROOT", "GOPATH", "GOMODCACHE", "GOCACHE", "CARGO_HOME", "RUSTUP_HOME", "PYENV_ROOT", "VIRTUAL_ENV", "JAVA_HOME"}
+	homeTools = []string{"go", ".cache/go-build", ".cargo", ".rustup", ".pyenv", ".local/bin", ".local/lib", ".nvm", ".gitconfig", ".config/git"}
+)
+
+// launchVar, set in its environment, makes a program that calls Launch
+// first the sandbox's launcher: it reads the rules from descriptor 3.
+const launchVar = "HARNESS_SANDBOX_LAUNCH"
+
+// launchSpec is what the launcher is told.
+type launchSpec struct {
+	ABI   int          `json:"abi"`
+	Rules []launchRule `json:"rules"`
+}
+
+type launchRule struct {
+	Path   string `json:"path"`
+	Access uint64 `json:"access"`
+}
+
+// Launch makes this program the sandbox's launcher when the sandbox
+// started it as one, and does nothing otherwise. Call it first thing in
+// main, and in TestMain of tests that run commands under Landlock. As the
+// launcher it reads the rules the sandbox sent, restricts the process
+// with Landlock and replaces it with the command (its arguments), so it
+// returns only an error, for main to print before exiting with status
+// 126: the command did not run.
+func Launch() error {
+	if os.Getenv(launchVar) == "" {
+		return nil
+	}
+	os.Unsetenv(launchVar)
+	in := os.NewFile(3, "landlock rules")
+	if in == nil {
+		return errors.New("sandbox launcher: no rules on descriptor 3")
+	}
+	var spec launchSpec
+	err := json.NewDecoder(io.LimitReader(in, 64<<20)).Decode(&spec)
+	in.Close()
+	if err != nil {
+		return fmt.Errorf("sandbox launcher: reading the rules: %w", err)
+	}
+	if len(os.Args) < 2 {
+		return errors.New("sandbox launcher: no command to run")
+	}
+	path, err := exec.LookPath(os.Args[1])
+	if err != nil {
+		return fmt.Errorf("sandbox launcher: %w", err)
+	}
+	if err := restrict(spec); err != nil {
+		return fmt.Errorf("sandbox launcher: Landlock: %w", err)
+	}
+	return fmt.Errorf("sandbox launcher: %w", syscall.Exec(path, os.Args[1:], os.Environ()))
+}
+
+// configs are go-landlock's configurations, one per ABI from 1: each
+// handles every right its ABI knows (files, then TCP, then scopes).
+var configs = []landlock.Config{landlock.V1, landlock.V2, landlock.V3, landlock.V4, landlock.V5, landlock.V6, landlock.V7, landlock.V8, landlock.V9, landlock.V10, landlock.V11}
+
+// restrict applies spec to this process and every process it starts. No
+// rule grants a network port, so where the ABI handles TCP (4 and later)
+// no connection can be opened nor port bound; where it handles scopes (6
+// and later) no signal or abstract socket reaches outside.
+func restrict(spec launchSpec) error {
+	if spec.ABI < 1 {
+		return errors.New("the kernel has no Landlock")
+	}
+	cfg := configs[min(spec.ABI, len(configs))-1]
+	handled := uint64(cfg.HandledAccessFS)
+	var rules []landlock.Rule
+	for _, r := range spec.Rules {
+		if a := r.Access & handled; a != 0 {
+			rules = append(rules, landlock.PathAccess(landlock.AccessFSSet(a), r.Path))
+		}
+	}
+	return cfg.Restrict(rules...)
+}
+
+// landlockABI returns the kernel's Landlock ABI version, 0 when it has
+// none or it is turned off.
+func landlockABI() int {
+	v, err := ll.LandlockGetABIVersion()
+	if err != nil {
+		return 0
+	}
+	return v
+}
+
+// probeLandlock returns why commands cannot run under Landlock, or "":
+// the kernel must have it, and the launcher must start and run a command.
+func (s *Sandbox) probeLandlock(ctx context.Context) string {
+	abi := landlockABI()
+	if abi < 1 {
+		return "the kernel has no Landlock (or it is turned off)"
+	}
+	launcher := s.cfg.Launcher
+	if launcher == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return "Landlock: cannot find this program to start commands with: " + err.Error()
+		}
+		launcher = exe
+	}
+	s.abi, s.launcher = abi, launcher
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	cmd, cleanup, err := s.landlockCommand(ctx, Command{Script: "true"})
+	if err != nil {
+		return "Landlock cannot be set up: " + err.Error()
+	}
+	defer cleanup()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		msg := strings.TrimSpace(string(out))
+		if msg == "" {
+			msg = err.Error()
+		}
+		return "Landlock fails here: " + msg
+	}
+	return ""
+}
+
+// landlockCommand returns the command that runs c under Landlock, through
+// the launcher, with a private temporary folder that cleanup removes.
+func (s *Sandbox) landlockCommand(ctx context.Context, c Command) (*exec.Cmd, func(), error) {
+	tmp, err := os.MkdirTemp("", "harness-cmd-")
+	if err != nil {
+		return nil, nil, err
+	}
+	removeTmp := func() { os.RemoveAll(tmp) }
+	rules, err := s.landlockRules(c, tmp)
+	if err != nil {
+		removeTmp()
+		return nil, nil, err
+	}
+	data, err := json.Marshal(launchSpec{ABI: s.abi, Rules: rules})
+	if err != nil {
+		removeTmp()
+		return nil, nil, err
+	}
+	spec, err := dataFile(data)
+	if err != nil {
+		removeTmp()
+		return nil, nil, err
+	}
+	cmd := exec.CommandContext(ctx, s.launcher, s.shellArgs(c.Script)...)
+	cmd.Dir = s.cfg.Dir
+	cmd.Env = append(s.env(Landlock, tmp), launchVar+"=1")
+	cmd.ExtraFiles = []*os.File{spec}
+	return cmd, func() { spec.Close(); removeTmp() }, nil
+}
+
+// landlockRules returns the rules that let c read what it may read and
+// write what it may write, in the private folder tmp: see the package
+// documentation. Landlock only grants, and grants to everything beneath a
+// folder: a folder holding something hidden or read-only is opened up
+// one entry at a time, its own names readable, so nothing in it can be
+// made, renamed or removed.
+func (s *Sandbox) landlockRules(c Command, tmp string) ([]launchRule, error) {
+	p := &planner{deny: s.hidden(c), rules: make(map[string]uint64)}
+	for _, r := range c.ReadOnly {
+		if real, err := filepath.EvalSymlinks(r); err == nil {
+			p.readOnly = append(p.readOnly, real)
+		}
+	}
+	for _, d := range systemDirs {
+		p.grant(d, llRead)
+	}
+	p.grant("/dev", llDevice)
+	p.grantProc()
+	for _, d := range s.toolDirs() {
+		p.grant(d, llRead)
+	}
+	for _, r := range p.readOnly {
+		p.grant(r, llRead) // a worktree's git directory lies elsewhere
+	}
+	p.grant(s.cfg.Dir, llRead|llWrite)
+	p.grant(tmp, llRead|llWrite)
+	for _, w := range s.cfg.Write {
+		p.grant(w, llRead|llWrite)
+	}
+	if p.err != nil {
+		return nil, p.err
+	}
+	out := make([]launchRule, 0, len(p.rules))
+	for path, access := range p.rules {
+		out = append(out, launchRule{Path: path, Access: access})
+	}
+	slices.SortFunc(out, func(a, b launchRule) int { return strings.Compare(a.Path, b.Path) })
+	return out, nil
+}
+
+// toolDirs returns the folders of toolchains that commands may read: those
+// the environment names, their usual places in the home folder, and the
+// folders of PATH, each taken from its first folder under home when it
+// lies there (~/.pyenv for ~/.pyenv/shims, whose programs run what is
+// beside it). Never home itself, a folder it lies in, nor the root.
+func (s *Sandbox) toolDirs() []string {
+	home := s.cfg.Home
+	env := make(map[string]string)
+	for _, kv := range s.cfg.Env {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			env[k] = v
+		}
+	}
+	var dirs []string
+	for _, k := range toolVars {
+		dirs = append(dirs, filepath.SplitList(env[k])...)
+	}
+	if home != "" {
+		for _, rel := range homeTools {
+			dirs = append(dirs, filepath.Join(home, filepath.FromSlash(rel)))
+		}
+	}
+	dirs = append(dirs, filepath.SplitList(env["PATH"])...)
+	var out []string
+	for _, d := range dirs {
+		if !filepath.IsAbs(d) {
+			continue
+		}
+		d = filepath.Clean(d)
+		if home != "" && fence.Within(home, d) && d != home {
+			rel, _ := filepath.Rel(home, d)
+			d = filepath.Join(home, strings.Split(rel, string(filepath.Separator))[0])
+		}
+		if d == "/" || home != "" && fence.Within(d, home) || slices.Contains(out, d) {
+			continue
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// planner gathers Landlock rules.
+type planner struct {
+	deny     []string // neither read nor written, nor anything in them
+	readOnly []string // read, never written
+	rules    map[string]uint64
+	err      error
+}
+
+// grant lets commands use path, and what is in it, with access: less in
+// what is read-only, nothing in what is hidden. A path that does not
+// exist is left out.
+func (p *planner) grant(path string, access uint64) {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return
+	}
+	fi, err := os.Stat(real)
+	if err != nil {
+		return
+	}
+	p.grantReal(real, fi.IsDir(), access)
+}
+
+func (p *planner) grantReal(path string, isDir bool, access uint64) {
+	if p.err != nil || within(p.deny, path) {
+		return
+	}
+	if within(p.readOnly, path) {
+		access &= llRead
+	}
+	if !isDir {
+		p.add(path, access&llFile)
+		return
+	}
+	if !p.holds(path) {
+		p.add(path, access)
+		return
+	}
+	p.add(path, ll.AccessFSReadDir&access) // its names, nothing more
+	entries, err := os.ReadDir(path)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if e.Type()&fs.ModeSymlink != 0 {
+			continue // reached through where it leads, if granted there
+		}
+		p.grantReal(filepath.Join(path, e.Name()), e.IsDir(), access)
+	}
+}
+
+// grantProc lets commands read what /proc says of the system (cpuinfo,
+// meminfo, sys/...), and nothing of any process, their own included:
+// Landlock does not stop a sandboxed process from reading another's
+// environment there, and the harness's holds the keys it keeps from
+// commands.
+func (p *planner) grantProc() {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if e.Type()&fs.ModeSymlink != 0 || strings.Trim(e.Name(), "0123456789") == "" {
+			continue // self, thread-self, mounts, and every process
+		}
+		p.grantReal(filepath.Join("/proc", e.Name()), e.IsDir(), llRead)
+	}
+}
+
+// holds reports whether something hidden or read-only lies strictly
+// inside the folder dir.
+func (p *planner) holds(dir string) bool {
+	for _, list := range [][]string{p.deny, p.readOnly} {
+		for _, x := range list {
+			if x != dir && fence.Within(dir, x) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (p *planner) add(path string, access uint64) {
+	if access == 0 {
+		return
+	}
+	if _, ok := p.rules[path]; !ok && len(p.rules) >= maxRules {
+		p.err = fmt.Errorf("more than %d Landlock rules would be needed (folders that hold hidden files are opened up one entry at a time)", maxRules)
+		return
+	}
+	p.rules[path] |= access
+}
+
+// within reports whether path is one of list or lies inside one.
+func within(list []string, path string) bool {
+	for _, x := range list {
+		if fence.Within(x, path) {
+			return true
+		}
+	}
+	return false
+}
