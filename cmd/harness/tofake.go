@@ -17,8 +17,11 @@ import (
 // step where the harness now sends something else.
 //
 // Exchanges come from a run record today (record.Exchanges). A saved
-// session is one more source: give it a function that returns its
-// exchanges, and fakeScript does the rest.
+// session (package session) is one more source: each assistant message of
+// its conversation, with the message before it, is an exchange, lacking
+// only the thinking and the done reason, which a session does not keep.
+// A function that turns a session into exchanges is all --to-fake needs
+// to take one; fakeScript does the rest.
 
 // fakeScript writes the script of exchanges. Each expect is the whole last
 // message sent (match=whole), or, when that is longer than limit bytes
