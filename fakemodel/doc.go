@@ -30,6 +30,9 @@
 // Header attributes, each allowed at most once:
 //
 //	expect=TEXT      the last message the model receives must contain TEXT
+//	match=HOW        how expect is matched: contains (the default), whole
+//	                 (the message must be TEXT exactly) or end (the message
+//	                 must end with TEXT)
 //	role=ROLE        the last message must have role user, assistant or system
 //	done=REASON      the done reason reported: stop (the default) or length
 //	think=TEXT       thinking text, reported apart from the content

@@ -148,8 +148,8 @@ func check(r Reply, msgs []protocol.Message) error {
 	if r.Role != "" && last.Role != r.Role {
 		return fmt.Errorf("last message should have role %s; got %s", r.Role, describeLast(msgs))
 	}
-	if !strings.Contains(last.Content, r.Expect) {
-		return fmt.Errorf("last message should contain %q; got %s", r.Expect, describeLast(msgs))
+	if !r.Match.matches(last.Content, r.Expect) {
+		return fmt.Errorf("last message should %s %s; got %s", r.Match.verb(), excerpt(r.Expect), describeLast(msgs))
 	}
 	return nil
 }

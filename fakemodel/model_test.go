@@ -71,6 +71,11 @@ func TestModelExpectations(t *testing.T) {
 		{"no messages, no expectations", ">>>\nx\n", protocol.Request{}, true},
 		{"no messages, expect unmet", ">>> expect=a\nx\n", protocol.Request{}, false},
 		{"only the last message counts", ">>> expect=test\nx\n", userReq("hello"), false},
+		{"whole met", ">>> expect=hello match=whole\nx\n", userReq("hello"), true},
+		{"whole unmet by more", ">>> expect=hello match=whole\nx\n", userReq("hello there"), false},
+		{"end met", ">>> expect=there match=end\nx\n", userReq("hello there"), true},
+		{"end unmet", ">>> expect=hello match=end\nx\n", userReq("hello there"), false},
+		{"contains, said", ">>> expect=ll match=contains\nx\n", userReq("hello"), true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

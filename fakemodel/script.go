@@ -23,8 +23,11 @@ type Reply struct {
 	// Line is the 1-based line of the reply's header, or 0 when the reply
 	// was not parsed from text.
 	Line int
-	// Expect must occur in the content of the last message received.
+	// Expect must occur in the content of the last message received, or
+	// be all of it, or its end, as Match says.
 	Expect string
+	// Match says how Expect is matched; empty means MatchContains.
+	Match Match
 	// Role, when not empty, is the role the last message must have.
 	Role protocol.Role
 	// When, when not empty, gives the reply to the conversation whose
@@ -36,6 +39,38 @@ type Reply struct {
 	// Delay is how long to wait before replying.
 	Delay time.Duration
 	Body  string
+}
+
+// Match is how a reply's expect is matched against the content of the
+// last message.
+type Match string
+
+const (
+	MatchContains Match = "contains" // the content holds it
+	MatchWhole    Match = "whole"    // the content is it
+	MatchEnd      Match = "end"      // the content ends with it
+)
+
+// matches reports whether content meets expect as m says.
+func (m Match) matches(content, expect string) bool {
+	switch m {
+	case MatchWhole:
+		return content == expect
+	case MatchEnd:
+		return strings.HasSuffix(content, expect)
+	}
+	return strings.Contains(content, expect)
+}
+
+// verb says what m asks of the last message, for error messages.
+func (m Match) verb() string {
+	switch m {
+	case MatchWhole:
+		return "be exactly"
+	case MatchEnd:
+		return "end with"
+	}
+	return "contain"
 }
 
 // ParseError is a malformed script: where, and why.
@@ -204,6 +239,13 @@ func (r *Reply) set(key, val string) error {
 		default:
 			return fmt.Errorf("done must be stop or length, not %q", val)
 		}
+	case "match":
+		switch m := Match(val); m {
+		case MatchContains, MatchWhole, MatchEnd:
+			r.Match = m
+		default:
+			return fmt.Errorf("match must be contains, whole or end, not %q", val)
+		}
 	case "delay":
 		d, err := time.ParseDuration(val)
 		if err != nil {
@@ -227,6 +269,9 @@ func (s *Script) Format() []byte {
 		b.WriteString(">>>")
 		if r.Expect != "" {
 			b.WriteString(" expect=" + strconv.Quote(r.Expect))
+		}
+		if r.Match != "" {
+			b.WriteString(" match=" + attrValue(string(r.Match)))
 		}
 		if r.Role != "" {
 			b.WriteString(" role=" + attrValue(string(r.Role)))

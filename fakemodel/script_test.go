@@ -34,6 +34,7 @@ func TestParse(t *testing.T) {
 		}},
 		{"expect bare", ">>> expect=TOOL_RESULT\nok\n", []Reply{{Line: 1, Expect: "TOOL_RESULT", Body: "ok"}}},
 		{"expect quoted", `>>> expect="call_1 read SUCCESS\n"` + "\nok\n", []Reply{{Line: 1, Expect: "call_1 read SUCCESS\n", Body: "ok"}}},
+		{"match", ">>> expect=a match=whole\nok\n", []Reply{{Line: 1, Expect: "a", Match: MatchWhole, Body: "ok"}}},
 		{"expect empty quoted", `>>> expect=""` + "\nok\n", []Reply{{Line: 1, Body: "ok"}}},
 		{"role", ">>> role=user\n>>> role=assistant\n>>> role=system\n", []Reply{
 			{Line: 1, Role: protocol.User},
@@ -84,6 +85,7 @@ func TestParseErrors(t *testing.T) {
 		{"empty bare value", ">>> expect=\n", 1},
 		{"missing name", ">>> =x\n", 1},
 		{"unterminated quote", `>>> expect="abc` + "\n", 1},
+		{"unknown match", ">>> match=exactly\n", 1},
 		{"bad escape", `>>> expect="\q"` + "\n", 1},
 		{"no space after quoted value", `>>> expect="a"role=user` + "\n", 1},
 		{"duplicate", ">>> role=user role=user\n", 1},
@@ -130,9 +132,10 @@ func TestFormat(t *testing.T) {
 	s := &Script{Replies: []Reply{
 		{Expect: "a\tb", Role: protocol.User, Done: protocol.DoneLength, Think: "t", Delay: time.Second, Body: ">>> x\n\\y\nz\n"},
 		{},
+		{Expect: "c", Match: MatchEnd, Body: "d"},
 		{When: "task one", Body: "w"},
 	}}
-	want := ">>> expect=\"a\\tb\" role=user done=length think=\"t\" delay=1s\n\\>>> x\n\\\\y\nz\n\n>>>\n\n>>> when=\"task one\"\nw\n"
+	want := ">>> expect=\"a\\tb\" role=user done=length think=\"t\" delay=1s\n\\>>> x\n\\\\y\nz\n\n>>>\n\n>>> expect=\"c\" match=end\nd\n>>> when=\"task one\"\nw\n"
 	if got := string(s.Format()); got != want {
 		t.Errorf("Format:\ngot  %q\nwant %q", got, want)
 	}

@@ -58,6 +58,9 @@ type Config struct {
 	// Compactor may shorten the conversation before each step. Nil means
 	// the conversation only grows.
 	Compactor Compactor
+	// Parse reads a reply into its text and calls. Nil means
+	// protocol.Parse; protocol.ParseStrict shows what that one forgives.
+	Parse func(reply string) protocol.Parsed
 	// Origin names this conversation in its events: "" for the main one;
 	// for one started by a tool, the id of the call that started it,
 	// prefixed by the parent's origin and "/" when the parent is itself
@@ -109,6 +112,9 @@ func newAgent(model Model, tools Tools, cfg Config, hooks []Hook) *Agent {
 	}
 	if cfg.MaxFormatErrors <= 0 {
 		cfg.MaxFormatErrors = 3
+	}
+	if cfg.Parse == nil {
+		cfg.Parse = protocol.Parse
 	}
 	if cfg.MaxCallsPerReply <= 0 {
 		cfg.MaxCallsPerReply = 32
@@ -195,7 +201,7 @@ func (t *turn) run(ctx context.Context) (string, error) {
 		}
 		t.report.Steps++
 		a.usage = reply.Usage
-		parsed := protocol.Parse(reply.Content)
+		parsed := a.cfg.Parse(reply.Content)
 		a.edit(len(a.msgs), protocol.Message{Role: protocol.Assistant, Content: parsed.Content})
 		herr := a.emit(Event{Kind: Replied, Step: t.step, Reply: reply, Parsed: parsed, Duration: time.Since(start)})
 		if parsed.Forged > 0 {

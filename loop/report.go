@@ -20,6 +20,9 @@ type Report struct {
 	// how the last one ended.
 	Tested      bool `json:"tested"`
 	TestsPassed bool `json:"tests_passed"`
+	// EmptyTestRuns counts the test commands that ran and found no test
+	// to run; they are no test run.
+	EmptyTestRuns int `json:"empty_test_runs,omitempty"`
 	// Unverified lists what changed after the last test run.
 	Unverified  []string `json:"unverified"`
 	Interrupted bool     `json:"interrupted"`
@@ -30,6 +33,8 @@ type Report struct {
 // the four kinds of done a report can tell apart.
 func (r *Report) Verdict() string {
 	switch {
+	case !r.Tested && r.EmptyTestRuns > 0:
+		return "no tests ran (the test command found no test to run)"
 	case !r.Tested:
 		return "no tests ran"
 	case len(r.Unverified) > 0:
@@ -53,10 +58,13 @@ func (r *Report) add(j *job, cfg Config) {
 	}
 	if cfg.IsTest != nil && cfg.IsTest(j.call) {
 		// A test command that was refused (by the guard, or the user)
-		// never ran: it verifies nothing. One that ran either succeeded
-		// or failed after it began, and then may have written.
-		if j.res.OK || j.res.Wrote {
-			r.Tested, r.TestsPassed, r.Unverified = true, j.res.OK, nil
+		// never ran, and one that found no test tested nothing: neither
+		// verifies anything.
+		switch o := outcomeOf(j.res); o {
+		case testsPassed, testsFailed:
+			r.Tested, r.TestsPassed, r.Unverified = true, o == testsPassed, nil
+		case testsNone:
+			r.EmptyTestRuns++
 		}
 		return
 	}

@@ -20,6 +20,7 @@ type pathArgs struct {
 type passArgs struct {
 	Pass   bool `arg:"pass" help:"whether the tests pass"`
 	Refuse bool `arg:"refuse,optional" help:"refuse to run, as the guard or the user may"`
+	Empty  bool `arg:"empty,optional" help:"run, and find no test to run"`
 }
 
 func TestReportVerdicts(t *testing.T) {
@@ -32,6 +33,9 @@ func TestReportVerdicts(t *testing.T) {
 	test := tools.New("test", "Run tests.", true, func(_ context.Context, a passArgs) (string, error) {
 		if a.Refuse {
 			return "", errors.New("refused; nothing was run")
+		}
+		if a.Empty {
+			return "?   \texample.com/greet\t[no test files]\n[exit status 0]", nil
 		}
 		if !a.Pass {
 			return "", fmt.Errorf("%w: FAIL", tools.ErrMayHaveChanged)
@@ -47,6 +51,7 @@ func TestReportVerdicts(t *testing.T) {
 	pass := `TOOL_CALL {"name":"test","arguments":{"pass":true}}`
 	fail := `TOOL_CALL {"name":"test","arguments":{"pass":false}}`
 	refused := `TOOL_CALL {"name":"test","arguments":{"pass":true,"refuse":true}}`
+	empty := `TOOL_CALL {"name":"test","arguments":{"pass":true,"empty":true}}`
 	r := `TOOL_CALL {"name":"read","arguments":{"path":"a"}}`
 	tests := []struct {
 		name    string
@@ -61,6 +66,9 @@ func TestReportVerdicts(t *testing.T) {
 		{name: "tests failed", steps: []string{w("a.go"), fail}, verdict: "the last test run failed", changed: []string{"a.go"}},
 		{name: "a refused test verifies nothing", steps: []string{w("a.go"), refused}, verdict: "no tests ran", changed: []string{"a.go"}},
 		{name: "a refused test keeps edits unverified", steps: []string{pass, w("b.go"), refused}, verdict: "edits after the last test run: b.go", changed: []string{"b.go"}},
+		{name: "a test command that found no test verifies nothing", steps: []string{w("a.go"), empty}, verdict: "no tests ran (the test command found no test to run)", changed: []string{"a.go"}},
+		{name: "a real test run after an empty one verifies", steps: []string{w("a.go"), empty, pass}, verdict: "verified after last edit", changed: []string{"a.go"}},
+		{name: "an empty run after a real one changes nothing", steps: []string{w("a.go"), pass, empty}, verdict: "verified after last edit", changed: []string{"a.go"}},
 		{name: "several calls in one reply", steps: []string{w("a.go") + "\n" + pass}, verdict: "verified after last edit", changed: []string{"a.go"}},
 	}
 	for _, tt := range tests {

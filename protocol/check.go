@@ -54,7 +54,11 @@ func Check(specs []ToolSpec, call *Call) error {
 		if call.Name == "" {
 			reason = `the call has no "name"`
 		}
-		return &CallError{Line: call.Line, Reason: reason, Hint: "Valid tools: " + strings.Join(names, ", ")}
+		hint := "Valid tools: " + strings.Join(names, ", ")
+		if len(names) == 0 {
+			hint = "There are no tools here; answer in plain text"
+		}
+		return &CallError{Line: call.Line, Reason: reason, Hint: hint}
 	}
 	hint := "Arguments of " + spec.Name + ": " + argList(spec)
 	var unknown []string

@@ -61,6 +61,21 @@
 // then ends it. StopSequences asks a backend to end generation there in
 // the first place.
 //
+// # The strict variant
+//
+// ParseStrict is the parser of a first, naive harness, kept to show what
+// the forgiving one is for (harness --parser strict). It reads
+//
+//	reply = call-line | text .
+//
+// where the whole reply, trimmed of white space, must be one call-line
+// whose JSON object ends the reply. A reply that starts with anything else,
+// a friendly sentence before the call for instance, is text: its call is
+// shown to the user and never run. A reply that starts with a call but
+// goes on after the object ("... I will now read it.") holds one malformed
+// call. Fences, inline code, blocks, thinking and forged results are not
+// recognised: they are text, or part of the malformed call.
+//
 // # Results
 //
 // Each call gets one result, sent back as its own user message:

@@ -123,4 +123,8 @@ type Result struct {
 	// act (a command that ran and then failed). Never sent to the model;
 	// the body says it in words.
 	Wrote bool
+	// Note is for the user alone, never part of the message the model
+	// reads: what the harness did that the body hides, such as what a
+	// lying tool changed. One line a note; empty when there is none.
+	Note string
 }

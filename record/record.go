@@ -45,7 +45,9 @@
 //	result       id, tool, ran (bool: false when refused before running),
 //	             ok (bool), writes, wrote (bool: the call changed the
 //	             workspace, or may have), duration_ms, body: what the model
-//	             reads
+//	             reads, note (string: what the user was told and the
+//	             model never read, such as what a lie changed; absent
+//	             when none)
 //	notice       text
 //	compaction   messages_before, messages_after, bytes_before,
 //	             bytes_after (of all message contents), tokens_before,
@@ -55,7 +57,8 @@
 //	             request is the shorter one
 //	turn_end     answer, error (string, "" for none), report (object:
 //	             turn, steps, succeeded, failed, changed, tested,
-//	             tests_passed, unverified, interrupted)
+//	             tests_passed, empty_test_runs (absent when 0),
+//	             unverified, interrupted)
 //	approval     id, tool, question ("run" or "send"), decision ("yes",
 //	             "no", "always", or "nobody" when nobody could be asked);
 //	             turn is the main conversation's, and the id of a call of
@@ -157,6 +160,7 @@ type Line struct {
 	Answer     *string        `json:"answer,omitempty"`
 	Error      *string        `json:"error,omitempty"`
 	Report     *loop.Report   `json:"report,omitempty"`
+	Note       string         `json:"note,omitempty"`
 	Question   string         `json:"question,omitempty"`
 	Decision   string         `json:"decision,omitempty"`
 	Keep       *int           `json:"keep,omitempty"`
@@ -222,6 +226,7 @@ func (r *Recorder) Event(e loop.Event) error {
 	case loop.CallEnded:
 		l.Type, l.ID, l.Tool, l.Writes, l.Ran, l.Wrote = "result", e.Call.ID, e.Call.Name, ptr(e.Writes), ptr(e.Ran), ptr(e.Result.Wrote)
 		l.OK, l.DurationMS, l.Body = ptr(e.Result.OK), ms(e.Duration), ptr(e.Result.Body)
+		l.Note = e.Result.Note
 	case loop.Noticed:
 		l.Type, l.Text = "notice", e.Text
 	case loop.Compacted:

@@ -205,6 +205,9 @@ func (p *printer) line(l Line) {
 			status = "tool-error"
 		}
 		p.printf("%s: %s %s (%s) -> %s\n", status, l.ID, toolName(l.Tool), millis(l.DurationMS), firstLine(deref(l.Body)))
+		if l.Note != "" {
+			p.printf("%s\n", l.Note)
+		}
 	case "approval":
 		p.printf("approval: %s %s %s? %s\n", l.ID, toolName(l.Tool), l.Question, l.Decision)
 	case "notice":

@@ -39,7 +39,7 @@ type Shell interface {
 // what the command changed there is put back, and the result is an ERROR
 // that names it.
 func Bash(ws *Workspace, policy *guard.Policy, sh Shell) Tool {
-	return New(bashName, strings.TrimSpace(bashDescription), true, func(ctx context.Context, a bashArgs) (string, error) {
+	return readsWhen(commandReads, New(bashName, strings.TrimSpace(bashDescription), true, func(ctx context.Context, a bashArgs) (string, error) {
 		if err := checkCommand(ctx, ws, policy, a.Command); err != nil {
 			return "", err
 		}
@@ -61,7 +61,7 @@ func Bash(ws *Workspace, policy *guard.Policy, sh Shell) Tool {
 			return "", gitChanged(res, changes, restoreErr)
 		}
 		return bashResult(res)
-	})
+	}))
 }
 
 // maxConfig bounds the size of a git configuration shown to commands

@@ -80,9 +80,19 @@
 //	joke          read_file returns a joke instead of the file
 //	invent        list_files adds files that do not exist to the listing
 //	              of the workspace root
-//	ext:FROM=TO   list_files shows names ending in FROM as ending in TO, and
-//	              read_file of such a name reads the real file
+//	ext:FROM=TO   list_files shows names ending in FROM as ending in TO;
+//	              read_file, edit_file and write_file of such a name act
+//	              on the real file, and their results name it with TO
 //
-// Lies only change what the model reads; they never change a file, and the
-// same call always gets the same lie.
+// Lies only change what the model reads: they never rename a file or make
+// one up, and the same call always gets the same lie. Each time one changes
+// a result, the result's Note tells the user what it changed ("lie:
+// read_file returned a joke instead of a.go's 12 lines"); the model never
+// reads it.
+//
+// # Notes and read-only commands
+//
+// A Result's Note is for the user alone. A bash call whose command line
+// only reads, as guard.ReadOnly tells, gives a result that never says the
+// workspace changed (Wrote false), whatever its exit status.
 package tools

@@ -7,6 +7,7 @@ import (
 	"hash/fnv"
 	"io/fs"
 	"maps"
+	"os"
 	"slices"
 	"strings"
 )
@@ -59,10 +60,13 @@ func isExt(s string) bool {
 }
 
 // Apply returns t changed to tell l, when l concerns it, or t itself. Only
-// read_file and list_files are ever changed.
+// read_file, list_files, edit_file and write_file are ever changed. Each
+// time a lie changes what a call returns, the call's result carries a note
+// for the user saying what it changed (protocol.Result.Note).
 func (l Lie) Apply(t Tool) Tool {
 	read := t.spec.Name == readName
 	list := t.spec.Name == listName && t.list != nil
+	write := t.spec.Name == editName || t.spec.Name == writeName
 	switch {
 	case l.kind == lieJoke && read:
 		return Tool{spec: t.spec, run: joke(t.run)}
@@ -72,6 +76,8 @@ func (l Lie) Apply(t Tool) Tool {
 		return Tool{spec: t.spec, run: l.readAs(t.run)}
 	case l.kind == lieExt && list:
 		return listTool(t.spec, l.rename(t.list))
+	case l.kind == lieExt && write:
+		return Tool{spec: t.spec, run: l.writeAs(t.spec.Name, t.run, t.ws), ws: t.ws}
 	}
 	return t
 }
@@ -80,13 +86,15 @@ func (l Lie) Apply(t Tool) Tool {
 // one for the same path.
 func joke(run runner) runner {
 	return func(ctx context.Context, args map[string]any) (string, error) {
-		if _, err := run(ctx, args); err != nil {
+		body, err := run(ctx, args)
+		if err != nil {
 			return "", err
 		}
 		path, _ := args["path"].(string)
 		h := fnv.New32a()
 		h.Write([]byte(path))
 		all := strings.Split(jokes, "\n")
+		note(ctx, "lie: %s returned a joke instead of %s's %s", readName, path, count(lines(body), "line"))
 		return all[h.Sum32()%uint32(len(all))] + "\n", nil
 	}
 }
@@ -98,10 +106,15 @@ func invent(list lister) lister {
 		if err != nil || dir != "." {
 			return dir, names, err
 		}
+		var added []string
 		for _, fake := range strings.Fields(invented) {
 			if !slices.Contains(names, fake) {
 				names = append(names, fake)
+				added = append(added, fake)
 			}
+		}
+		if len(added) > 0 {
+			note(ctx, "lie: %s added %s, which do not exist", listName, strings.Join(added, ", "))
 		}
 		return dir, names, nil
 	}
@@ -114,16 +127,27 @@ func (l Lie) rename(list lister) lister {
 		if err != nil {
 			return dir, names, err
 		}
-		var shown []string
+		var shown, renamed []string
 		seen := make(map[string]bool, len(names))
 		for _, n := range names {
 			if !strings.HasSuffix(n, "/") && strings.HasSuffix(n, l.from) && len(n) > len(l.from) {
+				renamed = append(renamed, n)
 				n = strings.TrimSuffix(n, l.from) + l.to
 			}
 			if !seen[n] {
 				seen[n] = true
 				shown = append(shown, n)
 			}
+		}
+		switch {
+		case len(renamed) > 3:
+			note(ctx, "lie: %s showed %d names ending in %s as ending in %s", listName, len(renamed), l.from, l.to)
+		case len(renamed) > 0:
+			var pairs []string
+			for _, n := range renamed {
+				pairs = append(pairs, n+" as "+strings.TrimSuffix(n, l.from)+l.to)
+			}
+			note(ctx, "lie: %s showed %s", listName, strings.Join(pairs, ", "))
 		}
 		return dir, shown, nil
 	}
@@ -138,11 +162,119 @@ func (l Lie) readAs(run runner) runner {
 		if !errors.Is(err, fs.ErrNotExist) || !strings.HasSuffix(path, l.to) {
 			return body, err
 		}
-		real := maps.Clone(args)
-		real["path"] = strings.TrimSuffix(path, l.to) + l.from
+		real := l.truePath(args)
 		if realBody, realErr := run(ctx, real); realErr == nil {
+			note(ctx, "lie: %s read %s when asked for %s", readName, real["path"], path)
 			return realBody, nil
 		}
 		return body, err
 	}
 }
+
+// writeAs changes, in place of a file ending in l.to that does not exist,
+// the file ending in l.from that the renamed listing showed under that
+// name, and says l.to wherever the result names a file ending in l.from.
+// ws tells which files exist; without it (a tool not built by WriteFile)
+// only edits, which fail on a missing file, are redirected.
+func (l Lie) writeAs(tool string, run runner, ws *Workspace) runner {
+	return func(ctx context.Context, args map[string]any) (string, error) {
+		path, _ := args["path"].(string)
+		real := l.truePath(args)
+		var body string
+		var err error
+		switch {
+		case !strings.HasSuffix(path, l.to):
+			body, err = run(ctx, args)
+		case ws != nil:
+			if !exists(ws, path) && exists(ws, real["path"].(string)) {
+				args = real
+			}
+			body, err = run(ctx, args)
+		default:
+			body, err = run(ctx, args)
+			if errors.Is(err, fs.ErrNotExist) {
+				if realBody, realErr := run(ctx, real); !errors.Is(realErr, fs.ErrNotExist) {
+					args, body, err = real, realBody, realErr
+				}
+			}
+		}
+		if got, _ := args["path"].(string); got != path {
+			note(ctx, "lie: %s changed %s when asked for %s", tool, got, path)
+		}
+		shown := l.renamePaths(body)
+		if shown != body {
+			note(ctx, "lie: %s's result says %s where it said %s", tool, l.to, l.from)
+		}
+		if err != nil {
+			if msg := l.renamePaths(err.Error()); msg != err.Error() {
+				note(ctx, "lie: %s's error says %s where it said %s", tool, l.to, l.from)
+				err = fail(err, "%s", msg)
+			}
+		}
+		return shown, err
+	}
+}
+
+// exists reports whether path names something in ws.
+func exists(ws *Workspace, path string) bool {
+	abs, err := ws.Resolve(path)
+	if err != nil {
+		return false
+	}
+	_, err = os.Lstat(abs)
+	return err == nil
+}
+
+// truePath returns args with its path ending in l.from instead of l.to.
+func (l Lie) truePath(args map[string]any) map[string]any {
+	path, _ := args["path"].(string)
+	real := maps.Clone(args)
+	real["path"] = strings.TrimSuffix(path, l.to) + l.from
+	return real
+}
+
+// renamePaths writes every path in text whose file name ends in l.from
+// (sub/main.go, but not main.go/ or main.go.bak) with l.to instead, as
+// the renamed listing shows it.
+func (l Lie) renamePaths(text string) string {
+	var b strings.Builder
+	rest := text
+	for {
+		i := strings.Index(rest, l.from)
+		if i < 0 {
+			b.WriteString(rest)
+			return b.String()
+		}
+		end := i + len(l.from)
+		stem := i
+		for stem > 0 && isPathByte(rest[stem-1]) {
+			stem--
+		}
+		if stem < i && endsPath(rest[end:]) {
+			b.WriteString(rest[:i] + l.to)
+		} else {
+			b.WriteString(rest[:end])
+		}
+		rest = rest[end:]
+	}
+}
+
+// endsPath reports whether a path word ends where after begins: a folder
+// (a/), or a longer name (a.go.bak), goes on.
+func endsPath(after string) bool {
+	switch {
+	case after == "":
+		return true
+	case isWordByte(after[0]) || after[0] == '/' || after[0] == '-':
+		return false
+	case after[0] == '.':
+		return len(after) == 1 || !isPathByte(after[1])
+	}
+	return true
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+func isPathByte(c byte) bool { return isWordByte(c) || c == '/' || c == '.' || c == '-' }

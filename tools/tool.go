@@ -18,6 +18,11 @@ type Tool struct {
 	// list is set on list_files, so that a Lie can change its entries
 	// before they are formatted.
 	list lister
+	// reads, when set, reports the calls of a writing tool that only read
+	// (see readsWhen).
+	reads func(args map[string]any) bool
+	// ws is set on write_file, so that a Lie can tell which files exist.
+	ws *Workspace
 }
 
 // runner runs a tool on the arguments of a call.

@@ -18,10 +18,12 @@ type writeArgs struct {
 // WriteFile returns the write_file tool, which creates or replaces a whole
 // file in ws.
 func WriteFile(ws *Workspace) Tool {
-	return New(writeName,
+	t := New(writeName,
 		"Create a file, or replace all of an existing one, with content. Missing folders are made. To change part of a file, use edit_file.",
 		true,
 		func(ctx context.Context, a writeArgs) (string, error) { return writeFile(ctx, ws, a) })
+	t.ws = ws
+	return t
 }
 
 func writeFile(ctx context.Context, ws *Workspace, a writeArgs) (string, error) {

@@ -27,7 +27,8 @@ import (
 // workspaceFlags choose the folder the tools work in and what they say.
 type workspaceFlags struct {
 	Workspace string   `short:"w" default:"." placeholder:"DIR" help:"Folder the tools may read and change; nothing outside it is reachable."`
-	Lie       []string `placeholder:"MODE" help:"Make the tools lie, to see that the model believes them: joke (read_file returns a joke), invent (list_files adds files that do not exist), ext:FROM=TO (e.g. ext:.go=.js renames extensions). Repeatable; files are never changed."`
+	Lie       []string `placeholder:"MODE" help:"Make the tools lie, to see that the model believes them: joke (read_file returns a joke), invent (list_files adds files that do not exist), ext:FROM=TO (e.g. ext:.go=.js renames extensions). Repeatable; files are never renamed, and the terminal says what each lie changed."`
+	Tools     *string  `placeholder:"LIST" help:"Give the model only these tools, comma-separated (read_file, list_files, edit_file, write_file, bash, read_output, agent); none, or \"\", for a plain chat. Default: all."`
 }
 
 // modelFlags choose the model and how it is asked.
@@ -44,6 +45,8 @@ type chatCmd struct {
 	Record         string     `placeholder:"FILE" help:"Append a record of the run to FILE, one JSON object a line, written as it happens (read it with: harness replay FILE)."`
 	TestPattern    string     `default:"${test_pattern}" placeholder:"REGEXP" help:"Command lines matching this count as test runs in the turn report (by default, a test command at the start of the line or after && or ;)."`
 	Compact        bool       `default:"true" negatable:"" help:"Keep the conversation inside --num-ctx: mask old tool results, then have the model summarize older turns (--no-compact: the server refuses a request that does not fit, and the turn ends)."`
+	ShowWire       bool       `help:"Show every message exactly as sent to and received from the model, with its direction, role and size (stderr with -p)."`
+	Parser         string     `default:"tolerant" enum:"tolerant,strict" help:"How replies are read: tolerant forgives prose around calls, fences and the like; strict runs a call only when it is the whole reply, as the simplest harness does."`
 	sessionFlags   `embed:""`
 	workspaceFlags `embed:""`
 	modelFlags     `embed:""`
@@ -114,7 +117,7 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string) (*runner,
 	if err != nil {
 		return nil, &exitCodeError{code: exitUsage, err: fmt.Errorf("--test-pattern: %w", err)}
 	}
-	specs := withAgent(tb.set.Specs())
+	specs := c.mainSpecs(tb.set.Specs())
 	var keep string // where /undo's copies go: only the REPL has /undo
 	if inREPL {
 		keep, _ = stateDir()
@@ -133,7 +136,9 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string) (*runner,
 			MaxFormatErrors: c.MaxFormatErrors,
 			IsTest:          isTest(tests),
 			Target:          target,
+			Parse:           parsers[c.Parser],
 		},
+		wire: c.ShowWire,
 		budget: &loop.Budget{
 			ModelCalls:   c.MaxModelCalls,
 			Time:         c.MaxTime,
@@ -186,6 +191,9 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string) (*runner,
 	// They use the model the main conversation uses: /model builds them
 	// again.
 	r.toolsFor = func(m loop.Model) (loop.Tools, error) {
+		if !c.agentChosen() {
+			return gated, nil
+		}
 		return subagent.New(gated, subagent.Config{
 			Model:           m,
 			Root:            tb.ws.Root(),
@@ -193,7 +201,7 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string) (*runner,
 			MaxFormatErrors: c.MaxFormatErrors,
 			IsTest:          r.cfg.IsTest,
 			Target:          target,
-			Hooks:           r.hooks(newNest(log, style(colours(log)))),
+			Hooks:           r.hooks(newNest(log, style(colours(log))), newWireView(log, style(colours(log)), c.ShowWire)),
 		})
 	}
 	if r.tools, err = r.toolsFor(model); err != nil {
@@ -334,7 +342,7 @@ func (w *workspaceFlags) tools(safety *safetyFlags) (*toolbox, error) {
 	if err != nil {
 		return nil, err
 	}
-	policy, box, err := safety.commands(ws)
+	policy, box, err := w.commands(safety, ws)
 	if err != nil {
 		return nil, err
 	}
@@ -354,12 +362,11 @@ func (w *workspaceFlags) tools(safety *safetyFlags) (*toolbox, error) {
 			ts[i] = lie.Apply(ts[i])
 		}
 	}
-	set, err := tools.NewSet(ts...)
+	set, out, err := w.toolSet(ts)
 	if err != nil {
 		return nil, err
 	}
-	out := tools.WithOutputs(set)
-	return &toolbox{ws: ws, policy: policy, box: box, set: out, src: tools.NewSources(ws, policy, out)}, nil
+	return &toolbox{ws: ws, policy: policy, box: box, set: set, src: tools.NewSources(ws, policy, out)}, nil
 }
 
 // backend is a model that says what it is and which settings it honours.
@@ -407,7 +414,7 @@ func (c *promptCmd) Run(std stdio) error {
 	if err != nil {
 		return &exitCodeError{code: exitUsage, err: err}
 	}
-	_, err = fmt.Fprint(std.out, systemPrompt(tb.ws, withAgent(tb.set.Specs()), std.err))
+	_, err = fmt.Fprint(std.out, systemPrompt(tb.ws, c.mainSpecs(tb.set.Specs()), std.err))
 	return err
 }
 

@@ -49,12 +49,14 @@ type runner struct {
 	answers *lineAsker
 	conv    conversation // where the conversation comes from and is saved
 	close   func()       // closes what the run opened
+	wire    bool         // --show-wire
 }
 
 // ui are the hooks that show a conversation's events with v: the events,
 // after each write the diff it made, and the context window's use.
 func (r *runner) ui(v *view) []loop.Hook {
-	return []loop.Hook{loop.Observe(v.event), loop.Observe(func(e loop.Event) { r.showDiff(v, e) }), r.ctxview}
+	return []loop.Hook{loop.Observe(v.event), loop.Observe(func(e loop.Event) { r.showDiff(v, e) }), r.ctxview,
+		newWireView(v.log, v.st, r.wire)} // notes of lies, and --show-wire
 }
 
 // agent returns the agent of the run, new or resumed, rendering its events

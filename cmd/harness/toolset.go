@@ -1,0 +1,106 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"harness/guard"
+	"harness/loop"
+	"harness/protocol"
+	"harness/sandbox"
+	"harness/subagent"
+	"harness/tools"
+)
+
+// outputsTool is the tool that pages through results too long to send
+// whole; it comes with the cutting of such results.
+const outputsTool = "read_output"
+
+// toolChoice reads --tools: nil for every tool, or the names listed
+// (comma-separated; "none", or nothing, for no tools at all).
+func toolChoice(list *string) []string {
+	if list == nil {
+		return nil
+	}
+	names := []string{} // not nil: no tools
+	for _, n := range strings.Split(*list, ",") {
+		if n = strings.TrimSpace(n); n != "" && n != "none" && !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	return names
+}
+
+// toolSet makes the tool set of ts that --tools asks for, and returns it
+// with what keeps its long results (nil when nothing does). Long results
+// are cut, and kept for read_output, only when read_output is one of the
+// tools: without it the model could not read what was cut.
+func (w *workspaceFlags) toolSet(ts []tools.Tool) (loop.Tools, *tools.Outputs, error) {
+	names := toolChoice(w.Tools)
+	if names == nil {
+		set, err := tools.NewSet(ts...)
+		if err != nil {
+			return nil, nil, err
+		}
+		out := tools.WithOutputs(set)
+		return out, out, nil
+	}
+	valid := []string{outputsTool, subagent.Name}
+	var picked []tools.Tool
+	for _, t := range ts {
+		valid = append(valid, t.Spec().Name)
+		if slices.Contains(names, t.Spec().Name) {
+			picked = append(picked, t)
+		}
+	}
+	for _, n := range names {
+		if !slices.Contains(valid, n) {
+			slices.Sort(valid)
+			return nil, nil, fmt.Errorf("--tools: unknown tool %q; the tools are %s (or none)", n, strings.Join(valid, ", "))
+		}
+	}
+	set, err := tools.NewSet(picked...)
+	if err != nil {
+		return nil, nil, err
+	}
+	if slices.Contains(names, outputsTool) {
+		out := tools.WithOutputs(set)
+		return out, out, nil
+	}
+	return set, nil, nil
+}
+
+// agentChosen reports whether the main conversation has the agent tool,
+// which starts helpers: unless --tools leaves it out.
+func (w *workspaceFlags) agentChosen() bool {
+	names := toolChoice(w.Tools)
+	return names == nil || slices.Contains(names, subagent.Name)
+}
+
+// mainSpecs returns what the main conversation's model is told of the
+// tools: specs, and the agent tool's when it is chosen.
+func (w *workspaceFlags) mainSpecs(specs []protocol.ToolSpec) []protocol.ToolSpec {
+	if w.agentChosen() {
+		return withAgent(specs)
+	}
+	return specs
+}
+
+// commands builds the command guard and the sandbox as safety says, but
+// with no sandbox to start when --tools leaves out bash, its only user:
+// a chat without commands says nothing of bubblewrap.
+func (w *workspaceFlags) commands(safety *safetyFlags, ws *tools.Workspace) (*guard.Policy, *sandbox.Sandbox, error) {
+	if names := toolChoice(w.Tools); names != nil && !slices.Contains(names, "bash") {
+		s := *safety
+		s.Sandbox = string(sandbox.None)
+		safety = &s
+	}
+	return safety.commands(ws)
+}
+
+// parsers are the reply parsers --parser chooses from.
+var parsers = map[string]func(string) protocol.Parsed{
+	"tolerant": protocol.Parse,
+	"strict":   protocol.ParseStrict,
+}

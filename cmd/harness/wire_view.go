@@ -1,0 +1,160 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"harness/loop"
+	"harness/protocol"
+)
+
+// wireView shows what the view of a turn leaves out. Always: the notes a
+// result carries for the user alone, such as what a lie changed. With
+// --show-wire: every message exactly as it went to the model and came
+// back, each under a line giving its direction (=> sent, <= received),
+// role and size. A request shows only the messages the model has not been
+// shown yet, though the whole conversation goes each time, as its first
+// line says.
+type wireView struct {
+	w    io.Writer
+	st   style
+	wire bool
+	mu   sync.Mutex // nested conversations may run at once
+	// convs holds, for each conversation (loop.Event.Origin), what was
+	// last shown of it.
+	convs map[string]*wireConv
+}
+
+// wireConv is what was last shown of one conversation.
+type wireConv struct {
+	sent  []protocol.Message // the messages of the last request
+	stop  []string           // its stop sequences
+	reply string             // the content of the last reply received
+}
+
+func newWireView(w io.Writer, st style, wire bool) *wireView {
+	return &wireView{w: w, st: st, wire: wire, convs: map[string]*wireConv{}}
+}
+
+var _ loop.Hook = (*wireView)(nil)
+
+// Event shows e. It never stops a turn.
+func (v *wireView) Event(e loop.Event) error {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	switch e.Kind {
+	case loop.CallEnded:
+		for line := range strings.Lines(e.Result.Note) {
+			fmt.Fprintln(v.w, v.st.notice(strings.TrimRight(line, "\n")))
+		}
+	case loop.StepStarted:
+		if v.wire {
+			v.request(e.Origin, e.Request)
+		}
+	case loop.Replied:
+		if v.wire {
+			v.received(e.Origin, "reply", e.Reply)
+		}
+	case loop.Interrupted:
+		if v.wire {
+			v.received(e.Origin, "interrupted reply, never run", e.Reply)
+		}
+	}
+	return nil
+}
+
+// request shows the messages of req that were not in the last request of
+// its conversation; all of them when the conversation was rewritten (a
+// compaction) since.
+func (v *wireView) request(origin string, req protocol.Request) {
+	c := v.convs[origin]
+	if c == nil {
+		c = &wireConv{}
+		v.convs[origin] = c
+	}
+	size := 0
+	for _, m := range req.Messages {
+		size += len(m.Content)
+	}
+	head := fmt.Sprintf("request%s: %s, %s", of(origin), count(len(req.Messages), "message"), count(size, "byte"))
+	if !slices.Equal(req.Stop, c.stop) {
+		head += ", stop at " + quoteAll(req.Stop)
+	}
+	from := 0
+	switch {
+	case len(c.sent) == 0:
+		head += "; all new"
+	case len(c.sent) <= len(req.Messages) && slices.Equal(c.sent, req.Messages[:len(c.sent)]):
+		from = len(c.sent)
+		head += fmt.Sprintf("; the first %d as sent before, then:", from)
+	default:
+		head += "; the conversation was rewritten since the last request, so all are shown"
+	}
+	v.frame("=>", head)
+	for i, m := range req.Messages[from:] {
+		n := from + i + 1
+		if m.Role == protocol.Assistant && m.Content == c.reply && c.reply != "" {
+			v.frame("=>", fmt.Sprintf("%d %s, %s: the reply received above, unchanged", n, m.Role, count(len(m.Content), "byte")))
+			continue
+		}
+		v.frame("=>", fmt.Sprintf("%d %s, %s", n, m.Role, count(len(m.Content), "byte")))
+		v.body(m.Content)
+	}
+	c.sent, c.stop = req.Messages, req.Stop
+}
+
+// received shows a reply as it arrived: its thinking, when the backend
+// sent some apart, then its content.
+func (v *wireView) received(origin, what string, r protocol.Reply) {
+	if r.Thinking != "" {
+		v.frame("<=", fmt.Sprintf("thinking%s, %s (never read for calls)", of(origin), count(len(r.Thinking), "byte")))
+		v.body(r.Thinking)
+	}
+	done := r.DoneReason
+	if done == "" {
+		done = "not reported"
+	}
+	v.frame("<=", fmt.Sprintf("%s%s: %s, %s, done: %s", what, of(origin), protocol.Assistant, count(len(r.Content), "byte"), done))
+	v.body(r.Content)
+	if c := v.convs[origin]; c != nil {
+		c.reply = r.Content
+	}
+}
+
+func (v *wireView) frame(dir, text string) {
+	fmt.Fprintln(v.w, v.st.dim(dir+" "+text))
+}
+
+// body writes text as it is, ending it with a newline when it has none.
+func (v *wireView) body(text string) {
+	if text == "" {
+		return
+	}
+	io.WriteString(v.w, text)
+	if !strings.HasSuffix(text, "\n") {
+		fmt.Fprintln(v.w)
+	}
+}
+
+// of names a nested conversation, for the lines about it.
+func of(origin string) string {
+	if origin == "" {
+		return ""
+	}
+	return " of " + origin
+}
+
+func quoteAll(ss []string) string {
+	if len(ss) == 0 {
+		return "nothing"
+	}
+	q := make([]string, len(ss))
+	for i, s := range ss {
+		q[i] = strconv.Quote(s)
+	}
+	return strings.Join(q, ", ")
+}

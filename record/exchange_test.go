@@ -1,0 +1,97 @@
+package record_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"reflect"
+	"testing"
+
+	"harness/fakemodel"
+	"harness/loop"
+	"harness/protocol"
+	"harness/record"
+	"harness/tools"
+)
+
+type echoArgs struct {
+	Text string `arg:"text" help:"what to say"`
+}
+
+// The exchanges read back from a record are the real ones: each holds the
+// last message of the request as the model got it, and the reply.
+func TestExchangesAreWhatWasSent(t *testing.T) {
+	echo := tools.New("echo", "Echo.", false, func(_ context.Context, a echoArgs) (string, error) {
+		if a.Text == "fail" {
+			return "", errors.New("cannot echo fail")
+		}
+		return a.Text, nil
+	})
+	set, err := tools.NewSet(echo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	script, err := fakemodel.Parse("t", []byte(`>>>
+TOOL_CALL {"name":"echo","arguments":{"text":"hi"}}
+TOOL_CALL {"name":"echo","arguments":{"text":"fail"}}
+>>> think="done, I think"
+All said.
+>>>
+TOOL_CALL {"name":"echo","arguments":{"text":""}}
+>>> done=length
+Cut off
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	rec := record.New(&buf)
+	if err := rec.Start(record.Start{Model: "t"}); err != nil {
+		t.Fatal(err)
+	}
+	var want []record.Exchange
+	var last protocol.Message
+	seen := loop.Observe(func(e loop.Event) {
+		switch e.Kind {
+		case loop.StepStarted:
+			last = e.Request.Messages[len(e.Request.Messages)-1]
+		case loop.Replied:
+			want = append(want, record.Exchange{Turn: e.Turn, Step: e.Step, Sent: last,
+				Reply: protocol.Reply{Content: e.Reply.Content, Thinking: e.Reply.Thinking, DoneReason: e.Reply.DoneReason}})
+		}
+	})
+	agent := loop.New(fakemodel.New(script), set, loop.Config{System: "S"}, rec, seen)
+	for _, input := range []string{"first", "second"} {
+		if _, err := agent.Turn(context.Background(), input); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := rec.Approval(2, "call_3", "echo", "run", "yes"); err != nil {
+		t.Fatal(err)
+	}
+	lines, err := record.Read(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := record.Runs(append(lines, lines...))
+	if len(runs) != 2 || len(runs[0]) != len(lines) {
+		t.Fatalf("a record written twice holds %d runs", len(runs))
+	}
+	got, err := record.Exchanges(lines)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 4 || !reflect.DeepEqual(got, want) {
+		t.Errorf("exchanges\n got %+v\nwant %+v", got, want)
+	}
+	if in := record.Inputs(lines); !reflect.DeepEqual(in, []string{"first", "second", "y"}) {
+		t.Errorf("inputs = %q", in)
+	}
+}
+
+func TestExchangesRefuseAReplyWithoutRequest(t *testing.T) {
+	_, err := record.Exchanges([]record.Line{{Type: "turn", Input: "x"}, {Type: "reply", Content: "y"}})
+	if err == nil {
+		t.Error("a reply without a request was taken")
+	}
+}
