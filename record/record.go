@@ -42,6 +42,10 @@
 //	             workspace, or may have), duration_ms, body: what the model
 //	             reads
 //	notice       text
+//	model        from, to (strings): the model named to, which the
+//	             conversation used as from until now, answers from turn
+//	             on (the REPL's /model; in a session, also a resumed
+//	             conversation that goes on with another model)
 //	turn_end     answer, error (string, "" for none), report (object:
 //	             turn, steps, succeeded, failed, changed, tested,
 //	             tests_passed, unverified, interrupted)
@@ -66,7 +70,11 @@
 // session carry messages (count), bytes, calls_so_far (int: the calls
 // numbered so far in the conversation) and usage (of the last reply; null
 // when unknown), and nothing else. Message and replace lines after the last
-// such line belong to a step that never completed.
+// such line belong to a step that never completed. A session also holds
+// model lines (the model in use changed), and the conversations of the
+// helpers its calls started: each one's message lines and a turn_end line
+// that ends it, all with its origin, written in one go when the helper is
+// done, after the main conversation's message that holds the call.
 //
 // Each line is written with a single write as the event happens, so a run
 // that is killed leaves every line before the kill whole; at worst the last
@@ -150,6 +158,8 @@ type Line struct {
 	Decision   string         `json:"decision,omitempty"`
 	Keep       *int           `json:"keep,omitempty"`
 	CallsSoFar *int           `json:"calls_so_far,omitempty"`
+	From       string         `json:"from,omitempty"`
+	To         string         `json:"to,omitempty"`
 }
 
 // Recorder is a loop hook that writes every event as a line.
@@ -173,6 +183,11 @@ func (r *Recorder) Start(s Start) error {
 // Approval records a decision about a call (see the schema).
 func (r *Recorder) Approval(turn int, id, tool, question, decision string) error {
 	return r.write(&Line{Type: "approval", Turn: turn, ID: id, Tool: tool, Question: question, Decision: decision})
+}
+
+// Model records that the model to answers from turn on, after from.
+func (r *Recorder) Model(turn int, from, to string) error {
+	return r.write(&Line{Type: "model", Turn: turn, From: from, To: to})
 }
 
 // Event writes e, unless it is a streamed piece (the reply line holds the

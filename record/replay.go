@@ -203,6 +203,8 @@ func (p *printer) line(l Line) {
 		p.printf("approval: %s %s %s? %s\n", l.ID, toolName(l.Tool), l.Question, l.Decision)
 	case "notice":
 		p.printf("note: %s\n", l.Text)
+	case "model":
+		p.printf("model: %s from turn %d (was %s)\n", l.To, l.Turn, l.From)
 	case "turn_end":
 		if e := deref(l.Error); e != "" {
 			p.printf("error: %s\n", e)
