@@ -45,7 +45,10 @@ type runner struct {
 	// answers; nil with -p.
 	answers *lineAsker
 	conv    conversation // where the conversation comes from and is saved
-	close   func()       // closes what the run opened
+	// pinned is set when -m named the model: a resumed conversation then
+	// keeps it rather than going on with the model it used last.
+	pinned bool
+	close  func() // closes what the run opened
 }
 
 // ui are the hooks that show a conversation's events with v: the events,
