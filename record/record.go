@@ -55,6 +55,10 @@
 //	             0 when it counts none): before the step, the conversation
 //	             was compacted to fit the context window, and the step's
 //	             request is the shorter one
+//	model        from, to (strings): the model named to, which the
+//	             conversation used as from until now, answers from turn
+//	             on (the REPL's /model; in a session, also a resumed
+//	             conversation that goes on with another model)
 //	turn_end     answer, error (string, "" for none), report (object:
 //	             turn, steps, succeeded, failed, changed, tested,
 //	             tests_passed, empty_test_runs (absent when 0),
@@ -80,7 +84,11 @@
 // session carry messages (count), bytes, calls_so_far (int: the calls
 // numbered so far in the conversation) and usage (of the last reply; null
 // when unknown), and nothing else. Message and replace lines after the last
-// such line belong to a step that never completed.
+// such line belong to a step that never completed. A session also holds
+// model lines (the model in use changed), and the conversations of the
+// helpers its calls started: each one's message lines and a turn_end line
+// that ends it, all with its origin, written in one go when the helper is
+// done, after the main conversation's message that holds the call.
 //
 // Each line is written with a single write as the event happens, so a run
 // that is killed leaves every line before the kill whole; at worst the last
@@ -165,6 +173,8 @@ type Line struct {
 	Decision   string         `json:"decision,omitempty"`
 	Keep       *int           `json:"keep,omitempty"`
 	CallsSoFar *int           `json:"calls_so_far,omitempty"`
+	From       string         `json:"from,omitempty"`
+	To         string         `json:"to,omitempty"`
 
 	*Compaction `json:",omitempty"`
 }
@@ -200,6 +210,11 @@ func (r *Recorder) Start(s Start) error {
 // Approval records a decision about a call (see the schema).
 func (r *Recorder) Approval(turn int, id, tool, question, decision string) error {
 	return r.write(&Line{Type: "approval", Turn: turn, ID: id, Tool: tool, Question: question, Decision: decision})
+}
+
+// Model records that the model to answers from turn on, after from.
+func (r *Recorder) Model(turn int, from, to string) error {
+	return r.write(&Line{Type: "model", Turn: turn, From: from, To: to})
 }
 
 // Event writes e, unless it is a streamed piece (the reply line holds the

@@ -297,3 +297,30 @@ compacted: 14 -> 13 messages, 6000 -> 5500 bytes, ? -> ? tokens
 		t.Errorf("replay:\n%s\nwant\n%s", out.String(), want)
 	}
 }
+
+// TestModelLine: a change of model is a line of its own, which reads back
+// and replays as what changed and from which turn.
+func TestModelLine(t *testing.T) {
+	var buf bytes.Buffer
+	r := New(&buf)
+	if err := r.Model(3, "llama9", "qwen3:8b"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(buf.String(), `{"type":"model","time":`) || !strings.Contains(buf.String(), `"turn":3,"step":0,"from":"llama9","to":"qwen3:8b"}`) {
+		t.Fatalf("model line %s", buf.String())
+	}
+	lines, err := Read(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := lines[0]; l.Type != "model" || l.Turn != 3 || l.From != "llama9" || l.To != "qwen3:8b" || l.Start != nil {
+		t.Fatalf("read back %+v", l)
+	}
+	var out bytes.Buffer
+	if err := Replay(&out, lines); err != nil {
+		t.Fatal(err)
+	}
+	if want := "model: qwen3:8b from turn 3 (was llama9)\n"; out.String() != want {
+		t.Errorf("replay %q, want %q", out.String(), want)
+	}
+}

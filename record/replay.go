@@ -217,6 +217,8 @@ func (p *printer) line(l Line) {
 			p.printf("compacted: %d -> %d messages, %d -> %d bytes, %s -> %s tokens\n", c.MessagesBefore, c.MessagesAfter,
 				c.BytesBefore, c.BytesAfter, tokens(c.TokensBefore), tokens(c.TokensAfter))
 		}
+	case "model":
+		p.printf("model: %s from turn %d (was %s)\n", l.To, l.Turn, l.From)
 	case "turn_end":
 		if e := deref(l.Error); e != "" {
 			p.printf("error: %s\n", e)

@@ -27,9 +27,24 @@
 // conversation, the system prompt first. No environment, no options beyond
 // the start line's, nothing a tool produced that the approval gate held
 // back (the gate's own text stands in the conversation in its place).
-// Events of nested conversations (a non-empty Origin) are not saved yet;
-// lines with an origin are skipped when a session is read, so that a later
-// harness can save them beside the main conversation in the same format.
+//
+// A model line says that the model in use changed, from the turn it
+// names (the REPL's /model, or a conversation continued with another
+// model); Saved.Model is the last one named. A model named before the file
+// exists goes into its start line instead.
+//
+// # Helpers
+//
+// The conversation of a helper (the agent tool: a conversation a call of
+// the main one started) is saved in the same file when its turn is over
+// (Writer.Child): its messages and a turn_end line, each with the id of
+// the call that started it as its origin, written after the main
+// conversation's message that holds the call and before the one that
+// holds the call's result. They belong to the main conversation's step
+// under way: a step that never completed takes its helpers with it. The
+// main conversation is read from the lines without an origin, so it never
+// depends on its helpers' lines; Saved.Children has the helpers', by
+// origin, and `harness replay` shows them under the call.
 //
 // # Writing
 //
@@ -56,6 +71,17 @@
 // Listing (Store.List) reads each file's first lines (for the first prompt)
 // and only the end of the file (for the number of turns), so it stays
 // cheap however long the sessions are.
+//
+// # Names
+//
+// Save copies a conversation into a new session with a name (the REPL's
+// /save), which Find, the REPL's /load and --resume accept as well as an
+// id. CheckName says which names are valid: short printable text without
+// slashes, not hidden, not of an id's form. A name belongs to one session
+// of a workspace: Save refuses one already taken there (*TakenError), so
+// that a name never silently stops finding what it found. Continuing a
+// named session goes on saving into it, so it stays up to date without
+// saving it again.
 //
 // # One schema
 //

@@ -36,6 +36,14 @@ type Saved struct {
 	// Dropped counts the lines after the last complete step, which were
 	// not restored.
 	Dropped int
+	// Model is the model named last: the start line's, or that of the
+	// last model line (the REPL's /model).
+	Model string
+	// Children are the conversations of the helpers that calls of the
+	// main conversation started, by the id of the call (their origin), as
+	// each stood when its turn was over. Only those saved before the last
+	// complete step are here.
+	Children map[string]loop.State
 
 	end int64 // offset just past the last complete step's line
 }
@@ -52,6 +60,8 @@ func read(r io.Reader) (*Saved, error) {
 		committed bool
 		msgs      []protocol.Message
 		pending   int
+		model     string
+		kids      children
 	)
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("line %d: %w: %s", sc.Number(), ErrInvalid, fmt.Sprintf(format, args...))
@@ -66,12 +76,24 @@ func read(r io.Reader) (*Saved, error) {
 				return nil, &record.FormatError{Line: sc.Number(), Format: l.Format}
 			}
 			sv.Start, sv.Started, started = *l.Start, l.Time, true
+			sv.Model, model = l.Model, l.Model
 			continue
 		}
 		if l.Origin != "" {
-			continue // a nested conversation's, saved beside the main one
+			kids.line(l) // a nested conversation's, saved beside the main one
+			continue
 		}
 		switch l.Type {
+		case "model":
+			if l.To == "" {
+				return nil, bad("a model line names no model")
+			}
+			model = l.To
+			if pending == 0 { // between steps: it is complete in itself
+				sv.Model, sv.end = model, sc.End()
+			} else {
+				pending++
+			}
 		case "message":
 			switch protocol.Role(l.Role) {
 			case protocol.System, protocol.User, protocol.Assistant:
@@ -101,6 +123,8 @@ func read(r io.Reader) (*Saved, error) {
 			}
 			sv.State = loop.State{Messages: slices.Clip(msgs), Turn: l.Turn, Calls: *l.CallsSoFar, Usage: l.Usage.Protocol()}
 			sv.end, committed, pending = sc.End(), true, 0
+			sv.Model = model
+			sv.Children = kids.commit(sv.Children)
 		default:
 			return nil, bad("a session has no %q lines", l.Type)
 		}
@@ -126,4 +150,47 @@ func show(p *int) string {
 		return "none"
 	}
 	return fmt.Sprint(*p)
+}
+
+// children gathers the conversations of helpers from the lines that carry
+// their origin. One that does not read as a conversation is left out: it
+// never keeps the main conversation from being read.
+type children struct {
+	open map[string][]protocol.Message // message lines so far, by origin
+	done []child                       // ended since the last main commit
+}
+
+type child struct {
+	origin string
+	st     loop.State
+}
+
+func (c *children) line(l record.Line) {
+	switch l.Type {
+	case "message":
+		if c.open == nil {
+			c.open = map[string][]protocol.Message{}
+		}
+		c.open[l.Origin] = append(c.open[l.Origin], protocol.Message{Role: protocol.Role(l.Role), Content: l.Content})
+	case "turn_end":
+		msgs := c.open[l.Origin]
+		delete(c.open, l.Origin)
+		if l.Messages == len(msgs) && l.CallsSoFar != nil && *l.CallsSoFar >= 0 && l.Turn >= 0 &&
+			len(msgs) > 0 && msgs[0].Role == protocol.System {
+			c.done = append(c.done, child{l.Origin, loop.State{Messages: slices.Clip(msgs), Turn: l.Turn, Calls: *l.CallsSoFar, Usage: l.Usage.Protocol()}})
+		}
+	}
+}
+
+// commit adds the conversations ended since the last commit to m, and
+// returns it.
+func (c *children) commit(m map[string]loop.State) map[string]loop.State {
+	for _, k := range c.done {
+		if m == nil {
+			m = map[string]loop.State{}
+		}
+		m[k.origin] = k.st
+	}
+	c.done = nil
+	return m
 }

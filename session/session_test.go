@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 	"harness/loop"
 	"harness/protocol"
 	"harness/record"
+	"harness/subagent"
 	"harness/tools"
 	"harness/window"
 )
@@ -331,7 +333,7 @@ func TestFailedFirstStepIsTakenBack(t *testing.T) {
 	}
 }
 
-func TestNestedConversationsAreNotSaved(t *testing.T) {
+func TestNestedEventsAreNotSaved(t *testing.T) {
 	s := openStore(t)
 	w := s.Create(start)
 	w.Follow(loop.New(model(t, ""), echoTools(t), loop.Config{System: "SYSTEM"}))
@@ -658,5 +660,215 @@ func TestNestedLinesAreSkipped(t *testing.T) {
 	}
 	if infos, _ := s.List("/ws"); len(infos) != 1 || infos[0].Turns != 1 {
 		t.Errorf("listed %+v", infos)
+	}
+}
+
+func TestCheckName(t *testing.T) {
+	for name, ok := range map[string]bool{
+		"wip":                    true,
+		"before the refactor":    true,
+		"v1.2_fix-3":             true,
+		"café":                   true,
+		strings.Repeat("a", 64):  true,
+		strings.Repeat("a", 65):  false,
+		"":                       false,
+		"a/b":                    false,
+		`a\b`:                    false,
+		".hidden":                false,
+		"..":                     false,
+		" padded":                false,
+		"padded ":                false,
+		"tab\there":              false,
+		"new\nline":              false,
+		"bad \xff utf8":          false,
+		"20261201-101500-ab12":   false,
+		"20261201-101500-ab12 x": true,
+	} {
+		err := CheckName(name)
+		if ok != (err == nil) || (err != nil && !errors.Is(err, ErrName)) {
+			t.Errorf("CheckName(%q) = %v, want ok %v", name, err, ok)
+		}
+	}
+}
+
+// TestSaveRefusesBadAndTakenNames: a name that is not valid, or that a
+// session of the workspace already has, saves nothing; another
+// workspace's session may have the same name.
+func TestSaveRefusesBadAndTakenNames(t *testing.T) {
+	s := openStore(t)
+	st := loop.State{Messages: []protocol.Message{{Role: protocol.System, Content: "S"}, {Role: protocol.User, Content: "hi"}}, Turn: 1}
+	first, err := s.Save("wip", start, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Save("../wip", start, st); !errors.Is(err, ErrName) {
+		t.Errorf("a bad name: %v, want ErrName", err)
+	}
+	_, err = s.Save("wip", start, st)
+	var taken *TakenError
+	if !errors.As(err, &taken) || !errors.Is(err, ErrNameTaken) || taken.ID != first.ID {
+		t.Errorf("a taken name: %v, want a *TakenError naming %s", err, first.ID)
+	}
+	other := start
+	other.Workspace = "/other"
+	if _, err := s.Save("wip", other, st); err != nil {
+		t.Errorf("the name in another workspace: %v", err)
+	}
+	if all, _ := s.List(""); len(all) != 2 {
+		t.Errorf("%d sessions, want 2", len(all))
+	}
+}
+
+// TestModelLines: a model named before the file exists goes into its start
+// line; one named later is a line of its own, which a continued session
+// keeps. Saved.Model is the last one named.
+func TestModelLines(t *testing.T) {
+	s := openStore(t)
+	w := s.Create(start) // start names the model "fake"
+	a := loop.New(model(t, firstTurn+secondTurn), echoTools(t), loop.Config{System: "SYSTEM"}, w)
+	w.Follow(a)
+	if err := w.Model(1, "fake", "early"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Turn(context.Background(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	if sv, err := s.Load(w.ID()); err != nil || sv.Model != "early" || sv.Start.Model != "early" {
+		t.Fatalf("before any model line: %+v, %v", sv, err)
+	}
+	if err := w.Model(2, "early", "late"); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	w2, sv, err := s.Continue(w.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w2.Close()
+	if sv.Model != "late" || sv.Start.Model != "early" || sv.Dropped != 0 || !reflect.DeepEqual(sv.State, a.State()) {
+		t.Fatalf("after a model line: model %q, start %q, dropped %d", sv.Model, sv.Start.Model, sv.Dropped)
+	}
+	if sv, err := s.Load(w.ID()); err != nil || sv.Model != "late" {
+		t.Errorf("continuing cut the model line off: %+v, %v", sv, err)
+	}
+}
+
+// TestHelpersAreSaved runs the agent tool, two helpers in parallel, with
+// Done writing each helper's conversation into the session: the file holds
+// it after the message with the call and before its result, it reads back
+// as the helper had it, by the call's id, and a continued session keeps it
+// and adds the next.
+func TestHelpersAreSaved(t *testing.T) {
+	const script = `>>> expect=go
+TOOL_CALL {"name":"agent","arguments":{"task":"say hi"}}
+TOOL_CALL {"name":"agent","arguments":{"task":"say ho"}}
+>>> when="say hi"
+TOOL_CALL {"name":"echo","arguments":{"text":"x"}}
+>>> when="say hi"
+hi
+>>> when="say ho"
+ho
+>>> expect="TOOL_RESULT call_2 agent SUCCESS"
+done
+>>> expect=again
+TOOL_CALL {"name":"agent","arguments":{"task":"say bye"}}
+>>> when="say bye"
+bye
+>>> expect="TOOL_RESULT call_3 agent SUCCESS"
+done again
+`
+	s := openStore(t)
+	helpers := map[string]loop.State{}
+	var mu sync.Mutex // helpers end together
+	var w *Writer
+	build := func(m loop.Model, st *loop.State) *loop.Agent {
+		t.Helper()
+		ts, err := subagent.New(echoTools(t), subagent.Config{Model: m, Root: "/ws", Done: func(origin string, st loop.State) {
+			mu.Lock()
+			helpers[origin] = st
+			mu.Unlock()
+			if err := w.Child(origin, st); err != nil {
+				t.Error(err)
+			}
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := loop.Config{System: "SYSTEM"}
+		if st == nil {
+			return loop.New(m, ts, cfg, w)
+		}
+		a, err := loop.Resume(m, ts, cfg, *st, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	m := model(t, script)
+	w = s.Create(start)
+	a := build(m, nil)
+	w.Follow(a)
+	if _, err := a.Turn(context.Background(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+
+	data, _ := os.ReadFile(s.Path(w.ID()))
+	call := bytes.Index(data, []byte(`TOOL_CALL {\"name\":\"agent\"`))
+	child := bytes.Index(data, []byte(`"origin":"call_1","role":"system"`))
+	result := bytes.Index(data, []byte(`TOOL_RESULT call_1 agent SUCCESS`))
+	if call < 0 || child < call || result < child {
+		t.Fatalf("call at %d, helper at %d, result at %d: want them in that order\n%s", call, child, result, data)
+	}
+	w2, sv, err := s.Continue(w.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(sv.State, a.State()) || !reflect.DeepEqual(sv.Children, helpers) || len(helpers) != 2 {
+		t.Fatalf("read back\n%+v\n%+v\nwant\n%+v\n%+v", sv.State, sv.Children, a.State(), helpers)
+	}
+	if hi := helpers["call_1"]; len(hi.Messages) != 5 || hi.Messages[1].Content != "say hi" || hi.Calls != 1 {
+		t.Errorf("the helper's conversation: %+v", hi)
+	}
+	w = w2
+	b := build(m, &sv.State)
+	w.Follow(b)
+	if _, err := b.Turn(context.Background(), "again"); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	sv, err = s.Load(w.ID())
+	if err != nil || !reflect.DeepEqual(sv.State, b.State()) || !reflect.DeepEqual(sv.Children, helpers) || len(helpers) != 3 {
+		t.Fatalf("after continuing: %v\n%+v\nwant\n%+v", err, sv.Children, helpers)
+	}
+}
+
+// TestHelperOfAStepThatNeverCompleted: a helper's lines after the last
+// complete step belong to that step; they are not read back, and
+// continuing cuts them off.
+func TestHelperOfAStepThatNeverCompleted(t *testing.T) {
+	s := openStore(t)
+	id := "20260101-000000-abcd"
+	body := `{"type":"start","format":1,"session":"` + id + `","workspace":"/ws"}
+{"type":"message","turn":1,"role":"system","content":"S"}
+{"type":"message","turn":1,"role":"user","content":"go"}
+{"type":"request","turn":1,"messages":2,"calls_so_far":0}
+`
+	tail := `{"type":"message","turn":1,"role":"assistant","content":"TOOL_CALL agent"}
+{"type":"message","turn":1,"origin":"call_1","role":"system","content":"HELPER"}
+{"type":"message","turn":1,"origin":"call_1","role":"user","content":"task"}
+{"type":"turn_end","turn":1,"origin":"call_1","messages":2,"calls_so_far":0}
+`
+	writeSession(t, s, id, body+tail)
+	w, sv, err := s.Continue(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	if sv.Children != nil || sv.Dropped != 1 || len(sv.State.Messages) != 2 {
+		t.Errorf("children %+v, dropped %d", sv.Children, sv.Dropped)
+	}
+	if data, _ := os.ReadFile(s.Path(id)); string(data) != body {
+		t.Errorf("continuing left\n%s", data)
 	}
 }

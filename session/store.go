@@ -15,6 +15,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"harness/protocol"
 	"harness/record"
@@ -49,6 +51,58 @@ var idPattern = regexp.MustCompile(`^[0-9]{8}-[0-9]{6}-[0-9a-f]{4}$`)
 // IsID reports whether ref has the form of a session id, as opposed to a
 // name given with Save.
 func IsID(ref string) bool { return idPattern.MatchString(ref) }
+
+// MaxName is the most bytes a session's name may have.
+const MaxName = 64
+
+var (
+	// ErrName is wrapped by the errors about a name a session cannot have.
+	ErrName = errors.New("not a valid session name")
+	// ErrNameTaken is wrapped when a session of the workspace already has
+	// the name asked for.
+	ErrNameTaken = errors.New("the name is taken")
+)
+
+// CheckName returns an error wrapping ErrName, saying why, unless name can
+// name a session: at most MaxName bytes of printable text, with no slash or
+// backslash, not starting with a dot or a space nor ending with a space,
+// and not of the form of an id (which would find the session by id).
+func CheckName(name string) error {
+	why := ""
+	switch {
+	case name == "":
+		why = "it is empty"
+	case len(name) > MaxName:
+		why = fmt.Sprintf("it is longer than %d bytes", MaxName)
+	case !utf8.ValidString(name):
+		why = "it is not UTF-8 text"
+	case strings.ContainsAny(name, `/\`):
+		why = "it holds a slash"
+	case strings.HasPrefix(name, "."):
+		why = "it starts with a dot"
+	case strings.TrimSpace(name) != name:
+		why = "it starts or ends with a space"
+	case strings.ContainsFunc(name, func(r rune) bool { return !unicode.IsPrint(r) }):
+		why = "it holds a control character"
+	case IsID(name):
+		why = "it has the form of a session id"
+	default:
+		return nil
+	}
+	return fmt.Errorf("%w: %q: %s", ErrName, name, why)
+}
+
+// TakenError says which session already has a name.
+type TakenError struct {
+	Name string
+	ID   string // the session that has it
+}
+
+func (e *TakenError) Error() string {
+	return fmt.Sprintf("session %s is already named %q", e.ID, e.Name)
+}
+
+func (e *TakenError) Unwrap() error { return ErrNameTaken }
 
 // newID returns a fresh id for a session started at t.
 func newID(t time.Time) string {

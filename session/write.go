@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"time"
 
 	"harness/loop"
 	"harness/protocol"
@@ -37,7 +38,10 @@ type Writer struct {
 	src   Source
 	saved []protocol.Message // the conversation as the file has it
 	dirty bool               // written since the last sync
-	err   error
+	// turn and step are the main conversation's step under way, for the
+	// lines a helper's end adds to it.
+	turn, step int
+	err        error
 }
 
 // Create starts a new session for a conversation described by start (its
@@ -97,8 +101,19 @@ func continueFile(f *os.File) (*Saved, error) {
 
 // Save writes st as a new session of its own, named name, described by
 // start, and returns it. The conversation goes on being saved where it
-// was: Save copies it, it does not move it.
+// was: Save copies it, it does not move it. A name that is not valid
+// (CheckName) is refused, and so is one that a session of the same
+// workspace already has: the error wraps ErrNameTaken, and is a
+// *TakenError naming that session.
 func (s *Store) Save(name string, start record.Start, st loop.State) (Info, error) {
+	if err := CheckName(name); err != nil {
+		return Info{}, err
+	}
+	if have, err := s.Find(start.Workspace, name); err == nil {
+		return Info{}, &TakenError{Name: name, ID: have.ID}
+	} else if !errors.Is(err, ErrNotFound) {
+		return Info{}, err
+	}
 	start.Name = name
 	w := s.Create(start)
 	w.Follow(staticSource(st))
@@ -136,6 +151,9 @@ func (w *Writer) Event(e loop.Event) error {
 	}
 	switch e.Kind {
 	case loop.StepStarted:
+		w.mu.Lock()
+		w.turn, w.step = e.Turn, e.Step
+		w.mu.Unlock()
 		return w.commit("request", e.Turn, e.Step, false)
 	case loop.TurnEnded:
 		return w.commit("turn_end", e.Turn, e.Step, true)
@@ -181,22 +199,50 @@ func (w *Writer) commit(typ string, turn, step int, sync bool) error {
 }
 
 func (w *Writer) write(typ string, turn, step int, sync bool) error {
-	st := w.src.State()
-	now := w.store.now().UTC()
-	var buf []byte
-	add := func(l *record.Line) error {
-		l.Time = now
-		b, err := json.Marshal(l)
-		buf = append(append(buf, b...), '\n')
+	b := w.batch()
+	st, err := w.catchUp(b, turn, step)
+	if err != nil {
 		return err
 	}
+	size := 0
+	for _, m := range st.Messages {
+		size += len(m.Content)
+	}
+	calls := st.Calls
+	if err := b.add(&record.Line{Type: typ, Turn: st.Turn, Step: step, Messages: len(st.Messages), Bytes: size,
+		CallsSoFar: &calls, Usage: record.UsageOf(st.Usage)}); err != nil {
+		return err
+	}
+	return w.flush(b, st.Messages, sync)
+}
+
+// batch is lines to write together, with one time.
+type batch struct {
+	now time.Time
+	buf []byte
+}
+
+func (w *Writer) batch() *batch { return &batch{now: w.store.now().UTC()} }
+
+func (b *batch) add(l *record.Line) error {
+	l.Time = b.now
+	j, err := json.Marshal(l)
+	b.buf = append(append(b.buf, j...), '\n')
+	return err
+}
+
+// catchUp adds to b the lines that bring the file to the followed
+// conversation, creating the file and its start line first if it does not
+// exist yet, and returns the conversation.
+func (w *Writer) catchUp(b *batch, turn, step int) (loop.State, error) {
+	st := w.src.State()
 	if w.f == nil {
 		if err := w.create(); err != nil {
-			return err
+			return st, err
 		}
 		w.start.Session, w.start.Format = w.id, record.Format
-		if err := add(&record.Line{Type: "start", Start: w.start}); err != nil {
-			return err
+		if err := b.add(&record.Line{Type: "start", Start: w.start}); err != nil {
+			return st, err
 		}
 		w.start = nil
 	}
@@ -205,29 +251,24 @@ func (w *Writer) write(typ string, turn, step int, sync bool) error {
 		keep++
 	}
 	if keep < len(w.saved) {
-		if err := add(&record.Line{Type: "replace", Turn: turn, Step: step, Keep: &keep}); err != nil {
-			return err
+		if err := b.add(&record.Line{Type: "replace", Turn: turn, Step: step, Keep: &keep}); err != nil {
+			return st, err
 		}
 	}
-	size := 0
-	for i, m := range st.Messages {
-		size += len(m.Content)
-		if i < keep {
-			continue
-		}
-		if err := add(&record.Line{Type: "message", Turn: turn, Step: step, Role: string(m.Role), Content: m.Content}); err != nil {
-			return err
+	for _, m := range st.Messages[keep:] {
+		if err := b.add(&record.Line{Type: "message", Turn: turn, Step: step, Role: string(m.Role), Content: m.Content}); err != nil {
+			return st, err
 		}
 	}
-	calls := st.Calls
-	if err := add(&record.Line{Type: typ, Turn: st.Turn, Step: step, Messages: len(st.Messages), Bytes: size,
-		CallsSoFar: &calls, Usage: record.UsageOf(st.Usage)}); err != nil {
-		return err
-	}
-	if _, err := w.f.Write(buf); err != nil {
+	return st, nil
+}
+
+// flush writes b with one write call; the file then holds msgs.
+func (w *Writer) flush(b *batch, msgs []protocol.Message, sync bool) error {
+	if _, err := w.f.Write(b.buf); err != nil {
 		return fmt.Errorf("saving session %s: %w", w.id, err)
 	}
-	w.saved, w.dirty = st.Messages, true
+	w.saved, w.dirty = msgs, true
 	if sync {
 		if err := w.f.Sync(); err != nil {
 			return fmt.Errorf("saving session %s: %w", w.id, err)
@@ -235,6 +276,68 @@ func (w *Writer) write(typ string, turn, step int, sync bool) error {
 		w.dirty = false
 	}
 	return nil
+}
+
+// Child saves the conversation of a helper that the call origin of the
+// followed conversation started, as its turn is over: the main
+// conversation's messages the file lacks first (the one that holds the
+// call among them), then the helper's messages and a turn_end line, all
+// with its origin, in one write. They belong to the step under way: if it
+// never completes, they go with it. Like every write, a failure is
+// returned by the Writer's later writes too, so the turn that follows
+// fails when it would save.
+func (w *Writer) Child(origin string, st loop.State) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err != nil {
+		return w.err
+	}
+	if w.src == nil {
+		return ErrNoSource
+	}
+	w.err = w.writeChild(origin, st)
+	return w.err
+}
+
+func (w *Writer) writeChild(origin string, child loop.State) error {
+	b := w.batch()
+	main, err := w.catchUp(b, w.turn, w.step)
+	if err != nil {
+		return err
+	}
+	size := 0
+	for _, m := range child.Messages {
+		size += len(m.Content)
+		if err := b.add(&record.Line{Type: "message", Turn: child.Turn, Origin: origin, Role: string(m.Role), Content: m.Content}); err != nil {
+			return err
+		}
+	}
+	calls := child.Calls
+	if err := b.add(&record.Line{Type: "turn_end", Turn: child.Turn, Origin: origin, Messages: len(child.Messages), Bytes: size,
+		CallsSoFar: &calls, Usage: record.UsageOf(child.Usage)}); err != nil {
+		return err
+	}
+	return w.flush(b, main.Messages, false)
+}
+
+// Model saves that the model to answers from turn on, after from. Before
+// the file exists, the start line it will begin with names to instead.
+func (w *Writer) Model(turn int, from, to string) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err != nil {
+		return w.err
+	}
+	if w.f == nil && w.start != nil {
+		w.start.Model = to
+		return nil
+	}
+	b := w.batch()
+	if err := b.add(&record.Line{Type: "model", Turn: turn, From: from, To: to}); err != nil {
+		return err
+	}
+	w.err = w.flush(b, w.saved, true)
+	return w.err
 }
 
 // create creates the file of a new session, under a new id if its own is

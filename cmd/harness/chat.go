@@ -146,7 +146,8 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string) (*runner,
 			Repeats:      c.MaxRepeats,
 			Window:       8,
 		},
-		close: j.close,
+		close:  j.close,
+		pinned: slices.Contains(given, "model"),
 	}
 	if m, ok := model.(*ollama.Model); ok {
 		r.ollama = m
@@ -202,9 +203,10 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string) (*runner,
 			IsTest:          r.cfg.IsTest,
 			Target:          target,
 			Hooks:           r.hooks(newNest(log, style(colours(log))), newWireView(log, style(colours(log)), c.ShowWire)),
+			Done:            r.saveChild,
 		})
 	}
-	if r.tools, err = r.toolsFor(model); err != nil {
+	if r.tools, err = r.toolsFor(r.model); err != nil {
 		r.close()
 		return nil, err
 	}

@@ -30,6 +30,9 @@ func commands() []command {
 		{"exit", "", "leave (so do exit, quit and Ctrl-D)", (*console).exit},
 		{"clear", "", "start a new conversation", (*console).clear},
 		{"model", "NAME", "use the model NAME from the next turn on (Ollama)", (*console).model},
+		{"save", "NAME", "keep a copy of the conversation under NAME (a name already taken is refused)", (*console).save},
+		{"load", "NAME", "go on with the conversation saved as NAME, or with session NAME", (*console).load},
+		{"sessions", "[--all]", "list this workspace's saved sessions (--all: every workspace's)", (*console).sessions},
 		{"tools", "", "list the tools the model may call", (*console).tools},
 		{"diff", "", "show what this conversation changed in the workspace's files", (*console).diff},
 		{"undo", "", "put back the files the last turn changed, as they were before it", (*console).undo},
@@ -113,11 +116,11 @@ func (c *console) model(ctx context.Context, name string) error {
 	} else if err != nil {
 		fmt.Fprintf(c.out, "%s %s\n", c.st.bad("warning:"), modelAdvice(err))
 	}
-	ts, err := r.toolsFor(m)
-	if err != nil {
+	from := r.backend.Model
+	if err := r.useModel(m); err != nil {
 		return err
 	}
-	agent, err := loop.Resume(m, ts, r.cfg, c.agent.State(), r.hooks(r.ui(c.view)...)...)
+	agent, err := loop.Resume(r.model, r.tools, r.cfg, c.agent.State(), r.hooks(r.ui(c.view)...)...)
 	if err != nil {
 		return err
 	}
@@ -125,9 +128,41 @@ func (c *console) model(ctx context.Context, name string) error {
 		r.conv.writer.Follow(agent)
 	}
 	c.agent = agent
-	r.ollama, r.model, r.tools, r.backend = m, m, ts, m.Describe()
+	if err := r.modelChanged(agent.State().Turn+1, from); err != nil {
+		fmt.Fprintf(c.out, "%s %v\n", c.st.bad("warning:"), err)
+	}
 	fmt.Fprintf(c.out, "The model is %s from the next turn on.\n", name)
 	return nil
+}
+
+// useModel makes m the run's model, with the tools built for it again
+// (its helpers use it too).
+func (r *runner) useModel(m *ollama.Model) error {
+	ts, err := r.toolsFor(m)
+	if err != nil {
+		return err
+	}
+	r.ollama, r.model, r.tools, r.backend = m, m, ts, m.Describe()
+	return nil
+}
+
+// modelChanged records that the run's model, which was from, answers from
+// turn on: in the run record, in the session, and in what a new session
+// of the run starts with.
+func (r *runner) modelChanged(turn int, from string) error {
+	to := r.backend.Model
+	r.conv.start.Model = to
+	if from == to {
+		return nil
+	}
+	var errs []error
+	if r.rec != nil {
+		errs = append(errs, r.rec.Model(turn, from, to))
+	}
+	if r.conv.writer != nil {
+		errs = append(errs, r.conv.writer.Model(turn, from, to))
+	}
+	return errors.Join(errs...)
 }
 
 // tools lists each tool with the first sentence of its description.

@@ -12,9 +12,14 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/emirpasic/gods/v2/lists/arraylist"
-	"github.com/ollama/ollama/readline"
+	"github.com/reeflective/readline"
+	"github.com/reeflective/readline/inputrc"
+	"golang.org/x/term"
 )
+
+// errNotTerminal is returned by terminalInput when standard input is not
+// a terminal.
+var errNotTerminal = errors.New("standard input is not a terminal")
 
 // errInterrupt is returned by a read at a terminal when Ctrl-C was
 // pressed: in raw mode the key is read, not sent as a signal.
@@ -24,10 +29,11 @@ var errInterrupt = errors.New("interrupted at the prompt")
 const historyLimit = 1000
 
 // input is where the REPL and the approval questions read what the user
-// types: one line at a time, from a terminal with line editing and
-// history (github.com/ollama/ollama/readline, as `ollama run` uses), or
-// plainly, from a pipe. Plain input is echoed after its prompt, so that a
-// transcript reads as a terminal would have shown it.
+// types: one line at a time, from a terminal with line editing, history
+// and completion (github.com/reeflective/readline, which reads the user's
+// ~/.inputrc as bash does), or plainly, from a pipe. Plain input is echoed
+// after its prompt, so that a transcript reads as a terminal would have
+// shown it.
 type input struct {
 	out io.Writer // prompts and echoes of plain input
 
@@ -38,12 +44,14 @@ type input struct {
 	once  sync.Once
 	lines chan string
 
-	// Terminal input: main reads the REPL's inputs, with the history;
-	// questions reads answers, with a history of its own, from the same
-	// terminal. pending is a read under way that a cancelled context
-	// left behind; the next read takes its line.
-	main, questions *readline.Instance
-	pending         chan readResult
+	// Terminal input: rl reads the REPL's inputs, with the history, and
+	// the answers to questions, without it. pending is a read under way
+	// that a cancelled context left behind; the next read takes its line.
+	rl      *readline.Shell
+	hist    *lineHistory
+	prompt  string
+	asking  bool // the read under way is a question's
+	pending chan readResult
 
 	mu sync.Mutex
 	// interrupt, when set, stops the turn under way: Ctrl-C at a
@@ -62,55 +70,110 @@ func plainInput(r io.Reader, out io.Writer, echo bool) *input {
 }
 
 // terminalInput reads from the terminal on standard input, with line
-// editing, bracketed paste, and the history kept in historyFile ("" keeps
-// none). It fails when standard input is not a terminal.
+// editing, bracketed paste (on while a line is read), and the history
+// kept in historyFile ("" keeps none). It fails when standard input is not
+// a terminal. The cursor's shape stays the user's, and the terminal is
+// never asked where the cursor is (a terminal that does not answer would
+// hang the prompt).
 func terminalInput(out io.Writer, historyFile string) (*input, error) {
-	term, err := readline.NewTerminal()
-	if err != nil {
-		return nil, err
+	if !term.IsTerminal(int(os.Stdin.Fd())) {
+		return nil, errNotTerminal
 	}
-	main := &readline.Instance{
-		Prompt: &readline.Prompt{Prompt: "You: ", AltPrompt: "...  ",
-			Placeholder: "Send a message (/help for the commands)", AltPlaceholder: `""" on a line ends the text`},
-		Terminal: term,
-		History:  loadHistory(historyFile),
-	}
-	questions := &readline.Instance{
-		Prompt:   &readline.Prompt{Placeholder: "y, n or a", AltPlaceholder: "y, n or a"},
-		Terminal: term,
-		History:  &readline.History{Buf: arraylist.New[string](), Limit: 10},
-	}
-	fmt.Fprint(out, readline.StartBracketedPaste)
-	return &input{out: out, main: main, questions: questions}, nil
+	rl := readline.NewShell(inputrc.WithApp("harness"))
+	rl.Config.Set("enable-bracketed-paste", true)
+	rl.Config.Set("cursor-position-probe", false)
+	rl.Config.Set("cursor-emacs", "default") // the user's cursor, not a blinking block
+	in := &input{out: out, rl: rl, hist: loadHistory(historyFile)}
+	rl.Prompt.Primary(func() string { return in.prompt })
+	rl.Prompt.Secondary(func() string { return "...  " })
+	rl.History.Delete()
+	rl.History.Add("inputs", in.hist)
+	return in, nil
 }
 
-// loadHistory returns the history kept in path, saved again after every
-// input. Without a file it is kept for the run only.
-func loadHistory(path string) *readline.History {
-	h := &readline.History{Buf: arraylist.New[string](), Limit: historyLimit, Filename: path}
-	if path == "" || os.MkdirAll(filepath.Dir(path), 0o700) != nil {
-		return h // Enabled is false: nothing is saved
+// setCompleter makes Tab at the terminal complete the word before the
+// cursor with complete, which returns where the word starts in line (at
+// byte pos) and the words it may become; a word that ends in / is a
+// folder, completed on without a space. Answers to questions are not
+// completed.
+func (in *input) setCompleter(complete func(line string, pos int) (start int, candidates []string)) {
+	if in.rl == nil {
+		return
 	}
+	in.rl.Completer = func(line []rune, cursor int) readline.Completions {
+		if in.asking || cursor < 0 || cursor > len(line) {
+			return readline.Completions{}
+		}
+		text, pos := string(line), len(string(line[:cursor]))
+		start, candidates := complete(text, pos)
+		comps := readline.CompleteValues(candidates...).NoSpace('/')
+		comps.PREFIX = text[start:pos]
+		return comps
+	}
+}
+
+// lineHistory is the history of inputs (a readline.History), one a line
+// in its file, the oldest first, at most historyLimit, saved again after
+// every input. Without a file it is kept for the run only. An input of
+// several lines comes back from the file as several.
+type lineHistory struct {
+	path  string
+	lines []string
+}
+
+// loadHistory reads the history kept in path, making its folder.
+func loadHistory(path string) *lineHistory {
+	h := &lineHistory{}
+	if path == "" || os.MkdirAll(filepath.Dir(path), 0o700) != nil {
+		return h
+	}
+	h.path = path
 	if data, err := os.ReadFile(path); err == nil {
 		for line := range bytes.Lines(data) {
 			if s := strings.TrimSpace(string(line)); s != "" {
-				h.Add(s)
+				h.lines = append(h.lines, s)
 			}
 		}
 	}
-	h.Autosave, h.Enabled = true, true
 	return h
 }
 
-// close gives the terminal back as it was found.
-func (in *input) close() {
-	if in.main != nil {
-		fmt.Fprint(in.out, readline.EndBracketedPaste)
+// Write adds an input, and saves the history.
+func (h *lineHistory) Write(s string) (int, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return len(h.lines), nil
 	}
+	h.lines = append(h.lines, s)
+	if len(h.lines) > historyLimit {
+		h.lines = h.lines[len(h.lines)-historyLimit:]
+	}
+	if h.path != "" {
+		if err := os.WriteFile(h.path, []byte(strings.Join(h.lines, "\n")+"\n"), 0o600); err != nil {
+			return len(h.lines), err
+		}
+	}
+	return len(h.lines), nil
 }
 
+// GetLine returns the input pos, from 0 for the oldest.
+func (h *lineHistory) GetLine(pos int) (string, error) {
+	if pos < 0 || pos >= len(h.lines) {
+		return "", fmt.Errorf("no history line %d", pos)
+	}
+	return h.lines[pos], nil
+}
+
+// Len is the number of inputs kept.
+func (h *lineHistory) Len() int { return len(h.lines) }
+
+// Dump returns the inputs, the oldest first.
+func (h *lineHistory) Dump() any { return h.lines }
+
+var _ readline.History = (*lineHistory)(nil)
+
 // terminal reports whether the input is a terminal with line editing.
-func (in *input) terminal() bool { return in.main != nil }
+func (in *input) terminal() bool { return in.rl != nil }
 
 // setInterrupt sets what Ctrl-C at a question does (nil: nothing more).
 func (in *input) setInterrupt(f func()) {
@@ -123,22 +186,21 @@ func (in *input) setInterrupt(f func()) {
 // input (Ctrl-D at a terminal), errInterrupt for Ctrl-C at a terminal, or
 // ctx's error. A question is read without the REPL's history.
 func (in *input) read(ctx context.Context, prompt string, question bool) (string, error) {
-	if in.main == nil {
+	if in.rl == nil {
 		return in.readPlain(ctx, prompt)
 	}
-	inst := in.main
-	if question {
-		inst = in.questions
-	}
 	if in.pending == nil {
-		inst.Prompt.Prompt = prompt
-		if question {
-			inst.Prompt.AltPrompt = prompt
+		// A question's answers are not inputs: they are kept out of the
+		// history, and not completed.
+		in.prompt, in.asking = prompt, question
+		in.rl.History.Delete()
+		if !question {
+			in.rl.History.Add("inputs", in.hist)
 		}
 		ch := make(chan readResult, 1)
 		in.pending = ch
 		go func() {
-			line, err := inst.Readline()
+			line, err := in.rl.Readline()
 			ch <- readResult{line, err}
 		}()
 	}
@@ -147,7 +209,6 @@ func (in *input) read(ctx context.Context, prompt string, question bool) (string
 		in.pending = nil
 		switch {
 		case errors.Is(r.err, readline.ErrInterrupt):
-			fmt.Fprintln(in.out) // the line editor leaves the cursor on the line
 			if question {
 				in.mu.Lock()
 				stop := in.interrupt
@@ -212,16 +273,6 @@ func (in *input) message(ctx context.Context, prompt string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if in.main != nil && in.main.Pasting {
-		lines := []string{line}
-		for in.main.Pasting {
-			if line, err = in.read(ctx, prompt, false); err != nil {
-				return "", err
-			}
-			lines = append(lines, line)
-		}
-		return strings.TrimRight(strings.Join(lines, "\n"), "\n"), nil
-	}
 	rest, ok := strings.CutPrefix(strings.TrimLeft(line, " \t"), `"""`)
 	if !ok {
 		return line, nil
@@ -232,10 +283,6 @@ func (in *input) message(ctx context.Context, prompt string) (string, error) {
 	var lines []string
 	if strings.TrimSpace(rest) != "" {
 		lines = append(lines, rest)
-	}
-	if in.main != nil {
-		in.main.Prompt.UseAlt = true
-		defer func() { in.main.Prompt.UseAlt = false }()
 	}
 	for {
 		line, err := in.read(ctx, "...  ", false)

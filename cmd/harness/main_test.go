@@ -173,22 +173,51 @@ func windowOptions(path string) ([]fakemodel.Option, error) {
 // the previous request's messages, byte for byte. With a regular
 // expression, only the requests whose system prompt matches it are
 // compared: one conversation's, when helpers' requests are logged too.
-// With -record and the run's record, that is checked from each compaction
-// on: the first request after a compaction is the conversation it left,
-// and the ones after it extend it again.
+// With -only=N,M,..., only the requests of those numbers (from 1, in the
+// order logged) are, in that order: a conversation that went on after
+// another, such as one loaded with /load. With -record and the run's
+// record, that is checked from each compaction on: the first request
+// after a compaction is the conversation it left, and the ones after it
+// extend it again.
 func cmdPrefixes(ts *testscript.TestScript, neg bool, args []string) {
+	var only []int
 	var rec string
-	if len(args) > 1 && args[0] == "-record" {
-		rec, args = args[1], args[2:]
+	for len(args) > 0 {
+		if list, ok := strings.CutPrefix(args[0], "-only="); ok {
+			for _, f := range strings.Split(list, ",") {
+				n, err := strconv.Atoi(f)
+				if err != nil || n < 1 {
+					ts.Fatalf("-only: %q is not a request number", f)
+				}
+				only = append(only, n)
+			}
+			args = args[1:]
+			continue
+		}
+		if len(args) > 1 && args[0] == "-record" {
+			rec, args = args[1], args[2:]
+			continue
+		}
+		break
 	}
 	if len(args) != 1 && len(args) != 2 {
-		ts.Fatalf("usage: prefixes [-record RECORD] LOGFILE [SYSTEM-REGEXP]")
+		ts.Fatalf("usage: prefixes [-only=N,M,...] [-record RECORD] LOGFILE [SYSTEM-REGEXP]")
 	}
 	f, err := os.Open(ts.MkAbs(args[0]))
 	ts.Check(err)
 	defer f.Close()
 	reqs, err := fakemodel.ReadLog(f)
 	ts.Check(err)
+	if only != nil {
+		var picked []api.ChatRequest
+		for _, n := range only {
+			if n > len(reqs) {
+				ts.Fatalf("-only: request %d, but only %d were logged", n, len(reqs))
+			}
+			picked = append(picked, reqs[n-1])
+		}
+		reqs = picked
+	}
 	if len(args) == 2 {
 		re, err := regexp.Compile(args[1])
 		ts.Check(err)

@@ -48,8 +48,11 @@ type runner struct {
 	// answers; nil with -p.
 	answers *lineAsker
 	conv    conversation // where the conversation comes from and is saved
-	close   func()       // closes what the run opened
-	wire    bool         // --show-wire
+	// pinned is set when -m named the model: a resumed conversation then
+	// keeps it rather than going on with the model it used last.
+	pinned bool
+	close  func() // closes what the run opened
+	wire   bool   // --show-wire
 }
 
 // ui are the hooks that show a conversation's events with v: the events,
@@ -136,7 +139,6 @@ var errQuit = errors.New("quit")
 func (r *runner) repl(ctx context.Context, std stdio) error {
 	st := style(colours(std.out))
 	in := openInput(std)
-	defer in.close()
 	r.answers.use(in)
 	fmt.Fprintf(std.out, "harness %s: %s model %s, workspace %s\n", version(), r.backend.Name, r.backend.Model, r.root)
 	fmt.Fprintln(std.out, st.dim("Type /help for the commands. Ctrl-C stops a turn; Ctrl-D or /exit leaves."))
@@ -148,6 +150,11 @@ func (r *runner) repl(ctx context.Context, std stdio) error {
 	v := &view{out: std.out, log: std.out, st: st, stream: true}
 	c := &console{r: r, out: std.out, st: st, in: in, view: v, agent: r.agent(v), cmds: commands()}
 	c.turn = c.agent.State().Turn + 1 // a resumed conversation goes on counting
+	comp := &completer{ws: r.ws}
+	for _, cmd := range c.cmds {
+		comp.commands = append(comp.commands, cmd.name)
+	}
+	in.setCompleter(func(line string, pos int) (int, []string) { return comp.complete(ctx, line, pos) })
 
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt)

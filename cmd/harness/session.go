@@ -28,6 +28,10 @@ type conversation struct {
 	resumed *loop.State     // nil for a new conversation
 	start   record.Start    // what a new session of this chat starts with
 	notes   []string        // said once, when the agent is built
+	// built is the system prompt this harness builds, kept once a
+	// resumed conversation's replaces it in the runner's config: a new
+	// conversation (/clear) starts with it again.
+	built string
 }
 
 // stateDir is the harness's state folder: $XDG_STATE_HOME/harness, or
@@ -97,21 +101,91 @@ func (c *chatCmd) openSession(r *runner, start func() record.Start) error {
 	if err != nil {
 		return err
 	}
+	r.resume(sv)
+	r.adoptModel(sv)
+	r.conv.start = start()
+	if err := r.recordModel(sv); err != nil {
+		r.conv.close()
+		return err
+	}
+	r.conv.notes = append(r.conv.notes, fmt.Sprintf("resumed session %s: %s, %s", sv.ID(), count(sv.State.Turn, "turn"), count(len(sv.State.Messages), "message")))
+	return nil
+}
+
+// resume makes the saved conversation sv the one the next agent built
+// continues, with the system prompt it was saved with, and notes what the
+// user should know of it.
+func (r *runner) resume(sv *session.Saved) {
 	st := sv.State
-	if saved := st.Messages[0].Content; saved != r.cfg.System {
-		r.cfg.System = saved
+	if r.conv.built == "" {
+		r.conv.built = r.cfg.System
+	}
+	if saved := st.Messages[0].Content; saved != r.conv.built {
 		r.conv.notes = append(r.conv.notes, fmt.Sprintf("note: the system prompt has changed since session %s was saved (the tools or the harness changed); it goes on with the saved one, so that the conversation starts as it did", sv.ID()))
 	}
-	r.conv.start = start()
+	r.cfg.System = st.Messages[0].Content
 	if sv.Cut {
 		r.conv.notes = append(r.conv.notes, fmt.Sprintf("note: the last line of session %s was cut off (the harness was stopped while writing it); it is skipped", sv.ID()))
 	}
 	if sv.Dropped > 0 {
 		r.conv.notes = append(r.conv.notes, fmt.Sprintf("note: session %s ends in a step that never completed; it goes on from the last complete one", sv.ID()))
 	}
-	r.conv.notes = append(r.conv.notes, fmt.Sprintf("resumed session %s: %s, %s", sv.ID(), count(st.Turn, "turn"), count(len(st.Messages), "message")))
 	r.conv.resumed = &st
-	return nil
+}
+
+// savedModel is the model a resumed conversation goes on with, by the
+// rule: the model it named last, unless -m named one for this run. It is
+// "" when the run's model stays: -m was given, the session names the
+// model in use, or the backend cannot switch models (only Ollama's can,
+// and only between sessions of its own).
+func (r *runner) savedModel(sv *session.Saved) string {
+	if r.pinned || r.ollama == nil || sv.Start.Backend != r.backend.Name || sv.Model == "" || sv.Model == r.backend.Model {
+		return ""
+	}
+	return sv.Model
+}
+
+// adoptModel makes the run's model the one a resumed conversation goes on
+// with (savedModel), before the tools are built for it.
+func (r *runner) adoptModel(sv *session.Saved) {
+	if name := r.savedModel(sv); name != "" {
+		m := r.ollama.Named(name)
+		r.ollama, r.model, r.backend = m, m, m.Describe()
+		r.conv.notes = append(r.conv.notes, fmt.Sprintf("note: session %s goes on with the model it used last, %s (-m chooses another)", sv.ID(), name))
+	}
+}
+
+// recordModel saves, in the session a resumed conversation goes on in,
+// that the model from the next turn is not the one it named last.
+func (r *runner) recordModel(sv *session.Saved) error {
+	if r.conv.writer == nil || sv.Model == r.backend.Model {
+		return nil
+	}
+	return r.conv.writer.Model(sv.State.Turn+1, sv.Model, r.backend.Model)
+}
+
+// saveChild saves the conversation of a helper with the session, when
+// its turn is over; it is the agent tool's Done. A failure to write it
+// fails the session's next write, which ends the turn with the error.
+func (r *runner) saveChild(origin string, st loop.State) {
+	if w := r.conv.writer; w != nil {
+		_ = w.Child(origin, st)
+	}
+}
+
+// openStore returns the store of sessions, opening it when the run did not
+// (--no-session).
+func (c *conversation) openStore() (*session.Store, error) {
+	if c.store == nil {
+		dir, err := sessionDir()
+		if err != nil {
+			return nil, err
+		}
+		if c.store, err = session.Open(dir); err != nil {
+			return nil, err
+		}
+	}
+	return c.store, nil
 }
 
 // close lets the session go, synced.
@@ -134,6 +208,9 @@ func (r *runner) begin(log io.Writer, hooks []loop.Hook) *loop.Agent {
 			panic(fmt.Sprintf("resume: %v", err))
 		}
 	} else {
+		if r.conv.built != "" {
+			r.cfg.System = r.conv.built
+		}
 		a = loop.New(r.model, r.tools, r.cfg, hooks...)
 	}
 	if r.conv.writer != nil {

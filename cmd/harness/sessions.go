@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"text/tabwriter"
@@ -29,6 +30,14 @@ func (c *sessionsCmd) Run(std stdio) error {
 		}
 		ws = w.Root()
 	}
+	return listSessions(std.out, std.err, ws)
+}
+
+// listSessions writes to out the sessions of the workspace ws, or of every
+// workspace when ws is "", as a table; when there are none, it says so to
+// note. `harness sessions` and the REPL's /sessions both list with it.
+func listSessions(out, note io.Writer, ws string) error {
+	all := ws == ""
 	dir, err := sessionDir()
 	if err != nil {
 		return err
@@ -44,10 +53,10 @@ func (c *sessionsCmd) Run(std stdio) error {
 		}
 	}
 	if len(infos) == 0 {
-		if c.All {
-			fmt.Fprintf(std.err, "no saved sessions in %s\n", dir)
+		if all {
+			fmt.Fprintf(note, "no saved sessions in %s\n", dir)
 		} else {
-			fmt.Fprintf(std.err, "no saved sessions of %s (--all lists every workspace's)\n", ws)
+			fmt.Fprintf(note, "no saved sessions of %s (--all lists every workspace's)\n", ws)
 		}
 		return nil
 	}
@@ -55,9 +64,9 @@ func (c *sessionsCmd) Run(std stdio) error {
 	for _, i := range infos {
 		named = named || i.Name != ""
 	}
-	tw := tabwriter.NewWriter(std.out, 0, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	head := []string{"ID", "STARTED", "TURNS"}
-	if c.All {
+	if all {
 		head = append(head, "WORKSPACE")
 	}
 	if named {
@@ -69,7 +78,7 @@ func (c *sessionsCmd) Run(std stdio) error {
 		if !i.Started.IsZero() {
 			row[1] = i.Started.Local().Format("2006-01-02 15:04")
 		}
-		if c.All {
+		if all {
 			row = append(row, i.Workspace)
 		}
 		if named {

@@ -20,6 +20,7 @@ import (
 
 // screen is what a program writes to a pseudo-terminal, as it arrives.
 type screen struct {
+	tty  *os.File
 	mu   sync.Mutex
 	buf  bytes.Buffer
 	seen int // where the next expect starts looking
@@ -71,12 +72,7 @@ func (s *screen) expect(t *testing.T, pattern string) {
 // one input, Ctrl-C at the prompt clears it, and Ctrl-D leaves. The
 // history is kept in the state directory.
 func TestREPLTerminal(t *testing.T) {
-	bin, err := exec.LookPath("harness")
-	if err != nil {
-		t.Skip("the harness command is not installed by TestMain")
-	}
-	dir, state, home := t.TempDir(), t.TempDir(), t.TempDir()
-	fake := filepath.Join(dir, "model.fake")
+	dir, state := t.TempDir(), t.TempDir()
 	script := `>>> expect="hello"
 hi there
 >>> expect="hello"
@@ -86,24 +82,8 @@ pasted
 >>> expect="first\nsecond"
 block
 `
-	if err := os.WriteFile(fake, []byte(script), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(bin, "--fake", fake, "-w", dir)
-	cmd.Env = []string{"HOME=" + home, "XDG_STATE_HOME=" + state, "NO_COLOR=1", "TERM=xterm"}
-	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 200})
-	if err != nil {
-		t.Skipf("no pseudo-terminal: %v", err)
-	}
-	defer tty.Close()
-	s := &screen{done: make(chan struct{})}
-	go s.copy(tty)
-	typ := func(keys string) {
-		t.Helper()
-		if _, err := tty.WriteString(keys); err != nil {
-			t.Fatal(err)
-		}
-	}
+	s, typ, cmd := startREPL(t, dir, state, script)
+	defer s.close()
 
 	s.expect(t, `You: `)
 	typ("hello\r")
@@ -129,9 +109,61 @@ block
 	s.expect(t, `\(Ctrl-D, exit or /exit leaves\)`)
 	s.expect(t, `You: `)
 	if os.Getenv("SHOW_SCREEN") != "" {
-		t.Logf("%q", s.buf.String())
+		t.Logf("%q", s.text())
 	}
 	typ("\x04") // Ctrl-D leaves
+	waitExit(t, cmd)
+	history, err := os.ReadFile(filepath.Join(state, "harness", "history"))
+	if err != nil || !strings.Contains(string(history), "hello\n") || strings.Contains(string(history), "never sent") {
+		t.Errorf("history %q, %v: want the inputs sent, and only those", history, err)
+	}
+	if errors.Is(err, os.ErrNotExist) {
+		t.Error("no history was kept")
+	}
+}
+
+// startREPL starts the REPL of the harness on a pseudo-terminal in the
+// workspace dir with the state folder state, its model the fake script,
+// and returns its screen, a function that types keys, and the command.
+func startREPL(t *testing.T, dir, state, script string, args ...string) (*screen, func(string), *exec.Cmd) {
+	t.Helper()
+	bin, err := exec.LookPath("harness")
+	if err != nil {
+		t.Skip("the harness command is not installed by TestMain")
+	}
+	fake := filepath.Join(t.TempDir(), "model.fake")
+	if err := os.WriteFile(fake, []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, append([]string{"--fake", fake, "-w", dir}, args...)...)
+	cmd.Env = []string{"HOME=" + t.TempDir(), "XDG_STATE_HOME=" + state, "NO_COLOR=1", "TERM=xterm"}
+	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 200})
+	if err != nil {
+		t.Skipf("no pseudo-terminal: %v", err)
+	}
+	s := &screen{done: make(chan struct{}), tty: tty}
+	go s.copy(tty)
+	typ := func(keys string) {
+		t.Helper()
+		if _, err := tty.WriteString(keys); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return s, typ, cmd
+}
+
+func (s *screen) close() { s.tty.Close() }
+
+// text is all the program wrote so far.
+func (s *screen) text() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buf.String()
+}
+
+// waitExit waits for the REPL to end, by itself and well.
+func waitExit(t *testing.T, cmd *exec.Cmd) {
+	t.Helper()
 	werr := make(chan error, 1)
 	go func() { werr <- cmd.Wait() }()
 	select {
@@ -141,13 +173,65 @@ block
 		}
 	case <-time.After(10 * time.Second):
 		cmd.Process.Kill()
-		t.Fatal("Ctrl-D did not end the REPL")
+		t.Fatal("the REPL did not end")
+	}
+}
+
+// TestREPLTerminalTab: Tab completes a command's name, and an @tag's path
+// in the workspace, but never to a secret; an answer to a question is not
+// completed, and not kept in the history.
+func TestREPLTerminalTab(t *testing.T) {
+	dir, state := t.TempDir(), t.TempDir()
+	for name, content := range map[string]string{"notes.txt": "buy milk\n", "server.key": "secret\n", "src/app.go": "package src\n"} {
+		path := filepath.Join(dir, filepath.FromSlash(name))
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	script := `>>> expect="read @notes.txt\n"
+TOOL_CALL {"name":"write_file","arguments":{"path":"out.txt","content":"milk"}}
+>>> expect="TOOL_RESULT call_1 write_file SUCCESS"
+done
+>>> expect="see @ser"
+no such file
+>>> expect="open @src/app.go"
+opened
+`
+	s, typ, cmd := startREPL(t, dir, state, script)
+	defer s.close()
+
+	s.expect(t, `You: `)
+	typ("/he\t")
+	s.expect(t, `/help`)
+	typ("\r")
+	s.expect(t, `list the commands`)
+	s.expect(t, `You: `)
+	typ("read @no\t")
+	s.expect(t, `@notes\.txt`)
+	typ("\r")
+	s.expect(t, `attached: notes\.txt, 1 line`)
+	s.expect(t, `Run write_file: out\.txt\? \[y/N/a\(lways\)\] `)
+	typ("y\t\r") // Tab completes nothing in an answer
+	s.expect(t, `tool-success: write_file`)
+	s.expect(t, `Assistant: done`)
+	s.expect(t, `You: `)
+	typ("see @ser\t\r") // server.key is a secret: never offered
+	s.expect(t, `Assistant: no such file`)
+	s.expect(t, `You: `)
+	typ("open @s\ta\t\r") // a folder, then a file in it
+	s.expect(t, `Assistant: opened`)
+	s.expect(t, `You: `)
+	if os.Getenv("SHOW_SCREEN") != "" {
+		t.Logf("%q", s.text())
+	}
+	typ("\x04")
+	waitExit(t, cmd)
+	if strings.Contains(s.text(), "server.key") {
+		t.Error("Tab offered a secret")
 	}
 	history, err := os.ReadFile(filepath.Join(state, "harness", "history"))
-	if err != nil || !strings.Contains(string(history), "hello\n") || strings.Contains(string(history), "never sent") {
-		t.Errorf("history %q, %v: want the inputs sent, and only those", history, err)
-	}
-	if errors.Is(err, os.ErrNotExist) {
-		t.Error("no history was kept")
+	if err != nil || string(history) != "/help\nread @notes.txt\nsee @ser\nopen @src/app.go\n" {
+		t.Errorf("history %q, %v: want the inputs, and no answer", history, err)
 	}
 }
