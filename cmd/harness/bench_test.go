@@ -71,21 +71,19 @@ func BenchmarkPrompt(b *testing.B) {
 	}
 }
 
-// BenchmarkStream renders a reply of 100, 400 and 1600 lines streamed in
-// pieces, as the REPL shows it (the text is parsed again at every newline),
-// and as -p handles it (no streaming: the text is shown once).
+// BenchmarkStream renders a reply of 100, 1000 and 10000 lines streamed in
+// pieces, as the REPL shows it (line by line as it arrives), and as -p
+// handles it (no streaming: the text is shown once). The REPL's cost must
+// grow in proportion to the reply.
 func BenchmarkStream(b *testing.B) {
-	for _, lines := range []int{100, 400, 1600} {
-		var reply strings.Builder
-		for i := range lines {
-			fmt.Fprintf(&reply, "Line %d of a long explanation, the kind a model writes about code.\n", i)
-		}
+	for _, lines := range []int{100, 1000, 10000} {
+		reply := longReply(lines)
 		var deltas []protocol.Delta
-		for _, line := range strings.SplitAfter(reply.String(), "\n") {
+		for _, line := range strings.SplitAfter(reply, "\n") {
 			half := len(line) / 2
 			deltas = append(deltas, protocol.Delta{Content: line[:half]}, protocol.Delta{Content: line[half:]})
 		}
-		parsed := protocol.Parse(reply.String())
+		parsed := protocol.Parse(reply)
 		for _, mode := range []struct {
 			name   string
 			stream bool
@@ -103,4 +101,43 @@ func BenchmarkStream(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkLongReply is a whole run in process whose one turn gets a reply
+// of 1000 or 10000 lines from the scripted model: in the REPL, which shows
+// the reply as it streams, and with -p, which prints it once at the end.
+// The REPL should cost little more than -p.
+func BenchmarkLongReply(b *testing.B) {
+	dir := b.TempDir()
+	ctx := context.Background()
+	for _, lines := range []int{1000, 10000} {
+		script := filepath.Join(dir, fmt.Sprintf("long%d.fake", lines))
+		if err := os.WriteFile(script, []byte(">>>\n"+longReply(lines)), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		for _, mode := range []struct {
+			name string
+			args []string
+			in   string
+		}{{"repl", nil, "explain\n"}, {"print", []string{"-p", "explain"}, ""}} {
+			b.Run(fmt.Sprintf("%s/%d", mode.name, lines), func(b *testing.B) {
+				args := append([]string{"-w", dir, "--fake", script}, mode.args...)
+				b.ReportAllocs()
+				for b.Loop() {
+					if code := run(ctx, args, strings.NewReader(mode.in), io.Discard, io.Discard); code != exitOK {
+						b.Fatalf("exit code %d", code)
+					}
+				}
+			})
+		}
+	}
+}
+
+// longReply is an answer of n lines of prose.
+func longReply(n int) string {
+	var reply strings.Builder
+	for i := range n {
+		fmt.Fprintf(&reply, "Line %d of a long explanation, the kind a model writes about code.\n", i)
+	}
+	return reply.String()
 }
