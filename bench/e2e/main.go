@@ -16,8 +16,10 @@
 // scripted answer after exactly one request per step, each request
 // extending the one before.
 //
-// -compare BIN adds a row for another harness binary, such as one built
-// with a change, to weigh the change on the same runs.
+// -steps N makes the session N steps long (the harness is given step
+// limits to match), -size the bytes of each file read. -compare BIN adds a
+// row for another harness binary, such as one built with a change, to
+// weigh the change on the same runs.
 package main
 
 import (
@@ -31,6 +33,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -83,15 +86,22 @@ func run(runs, steps, fileSize int, keep bool, others []string) error {
 		return err
 	}
 	const prompt = "read every file in the folder"
+	// The step limit is the session's length, so that a session longer
+	// than the default limits runs to its end.
+	limits := []string{"--max-steps", strconv.Itoa(steps), "--max-model-calls", strconv.Itoa(steps)}
+	harnessArgs := func(bin, addr string, more ...string) []string {
+		args := append([]string{bin, "-w", ws, "--host", addr, "-m", "fake"}, limits...)
+		return append(append(args, more...), "-p", prompt)
+	}
 	clients := []client{
 		{name: "reference client", args: func(addr string) []string {
 			return []string{ref, "-host", addr, "-model", "fake", "-result", filepath.Join(ws, "file_01.go"), "-p", prompt}
 		}},
 		{name: "harness -p", args: func(addr string) []string {
-			return []string{harness, "-w", ws, "--host", addr, "-m", "fake", "-p", prompt}
+			return harnessArgs(harness, addr)
 		}},
 		{name: "harness -p --record", args: func(addr string) []string {
-			return []string{harness, "-w", ws, "--host", addr, "-m", "fake", "--record", filepath.Join(dir, "run.jsonl"), "-p", prompt}
+			return harnessArgs(harness, addr, "--record", filepath.Join(dir, "run.jsonl"))
 		}},
 	}
 	for _, bin := range others {
@@ -100,7 +110,7 @@ func run(runs, steps, fileSize int, keep bool, others []string) error {
 			return err
 		}
 		clients = append(clients, client{name: filepath.Base(bin) + " -p", args: func(addr string) []string {
-			return []string{bin, "-w", ws, "--host", addr, "-m", "fake", "-p", prompt}
+			return harnessArgs(bin, addr)
 		}})
 	}
 	for i := range runs {
