@@ -2,7 +2,9 @@
 // harness against: a client that does nothing but the HTTP round trips of a
 // session. It sends the conversation to Ollama's /api/chat, reads the
 // streamed reply, and, while the reply holds a TOOL_CALL line, appends the
-// reply and a fixed result and asks again. No parsing, no tools, no checks.
+// reply and a fixed result and asks again. No parsing, no tools, no checks,
+// one read buffer for the whole run, and one connection: the least work a
+// client can do.
 //
 //	refclient -host 127.0.0.1:PORT -model fake -result FILE -p PROMPT
 //
@@ -15,6 +17,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"strings"
@@ -57,9 +60,9 @@ func main() {
 		Messages: []message{{"system", *system}, {"user", *prompt}},
 		Options:  map[string]any{"num_ctx": 16384, "stop": []string{"\nTOOL_RESULT"}},
 	}
-	url := "http://" + *host + "/api/chat"
+	c := &client{url: "http://" + *host + "/api/chat", r: bufio.NewReaderSize(nil, 64<<10)}
 	for n := 1; ; n++ {
-		reply, err := chat(url, &req)
+		reply, err := c.chat(&req)
 		if err != nil {
 			fail(err)
 		}
@@ -73,13 +76,20 @@ func main() {
 	}
 }
 
+// client talks to one server, reading every reply through the same buffer.
+type client struct {
+	url  string
+	r    *bufio.Reader
+	long []byte // a line longer than r's buffer, put together
+}
+
 // chat sends req and returns the streamed reply's content.
-func chat(url string, req *request) (string, error) {
+func (c *client) chat(req *request) (string, error) {
 	body, err := json.Marshal(req)
 	if err != nil {
 		return "", err
 	}
-	resp, err := http.Post(url, "application/json", bytes.NewReader(body))
+	resp, err := http.Post(c.url, "application/json", bytes.NewReader(body))
 	if err != nil {
 		return "", err
 	}
@@ -87,26 +97,48 @@ func chat(url string, req *request) (string, error) {
 	if resp.StatusCode != http.StatusOK {
 		return "", fmt.Errorf("HTTP %s", resp.Status)
 	}
+	c.r.Reset(resp.Body)
 	var content strings.Builder
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 0, 64<<10), 8<<20)
-	for sc.Scan() {
-		var c chunk
-		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
+	for {
+		line, err := c.line()
+		if len(bytes.TrimSpace(line)) > 0 {
+			var ch chunk
+			if err := json.Unmarshal(line, &ch); err != nil {
+				return "", err
+			}
+			if ch.Error != "" {
+				return "", fmt.Errorf("server: %s", ch.Error)
+			}
+			content.WriteString(ch.Message.Content)
+			if ch.Done {
+				// Read to the end, so that the connection is used again.
+				for err == nil {
+					_, err = c.line()
+				}
+				return content.String(), nil
+			}
+		}
+		switch {
+		case err == io.EOF:
+			return "", fmt.Errorf("the reply ended before done")
+		case err != nil:
 			return "", err
 		}
-		if c.Error != "" {
-			return "", fmt.Errorf("server: %s", c.Error)
-		}
-		content.WriteString(c.Message.Content)
-		if c.Done {
-			return content.String(), nil
-		}
 	}
-	if err := sc.Err(); err != nil {
-		return "", err
+}
+
+// line reads the next line of the reply, valid until the next call.
+func (c *client) line() ([]byte, error) {
+	line, err := c.r.ReadSlice('\n')
+	if err != bufio.ErrBufferFull {
+		return line, err
 	}
-	return "", fmt.Errorf("the reply ended before done")
+	c.long = append(c.long[:0], line...)
+	for err == bufio.ErrBufferFull {
+		line, err = c.r.ReadSlice('\n')
+		c.long = append(c.long, line...)
+	}
+	return c.long, err
 }
 
 func fail(err error) {
