@@ -107,7 +107,7 @@ func (m *Model) Chat(ctx context.Context, req protocol.Request, stream func(prot
 	}
 	var reply protocol.Reply
 	var content, thinking strings.Builder
-	err := m.post(ctx, creq, func(r api.ChatResponse) error {
+	err := m.post(ctx, creq, func(r *chunk) error {
 		content.WriteString(r.Message.Content)
 		thinking.WriteString(r.Message.Thinking)
 		if stream != nil && (r.Message.Content != "" || r.Message.Thinking != "") {
