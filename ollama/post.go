@@ -28,19 +28,17 @@ type chunk struct {
 	Error string `json:"error"`
 }
 
-// post sends req to /api/chat and calls fn with each chunk of the streamed
+// post sends a request to /api/chat and calls fn with each chunk of the streamed
 // reply, reading the stream with a buffer that grows only as long as its
 // longest line. An HTTP error status is an api.StatusError, an error chunk
 // in the stream a plain error, as api.Client reports them.
-func (m *Model) post(ctx context.Context, req *api.ChatRequest, fn func(*chunk) error) error {
-	body, err := json.Marshal(req)
+func (m *Model) post(ctx context.Context, b body, fn func(*chunk) error) error {
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, m.host.JoinPath("api", "chat").String(), b.reader())
 	if err != nil {
 		return err
 	}
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, m.host.JoinPath("api", "chat").String(), bytes.NewReader(body))
-	if err != nil {
-		return err
-	}
+	hreq.ContentLength = b.size()
+	hreq.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(b.reader()), nil }
 	hreq.Header.Set("Content-Type", "application/json")
 	hreq.Header.Set("Accept", "application/x-ndjson")
 	resp, err := m.http.Do(hreq)
