@@ -22,7 +22,7 @@ func benchSession(b *testing.B, steps int) (dir string, script *fakemodel.Script
 	dir = b.TempDir()
 	var s strings.Builder
 	for n := 1; n < steps; n++ {
-		name := fmt.Sprintf("f%02d.go", n)
+		name := fmt.Sprintf("f%03d.go", n)
 		body := strings.Repeat(fmt.Sprintf("func f%d(a, b int) int { return a*b + %d }\n", n, n), 80)[:2560]
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
 			b.Fatal(err)
@@ -40,15 +40,24 @@ func benchSession(b *testing.B, steps int) (dir string, script *fakemodel.Script
 // BenchmarkSession20 is `harness -p` in process: a 20-step session over
 // HTTP against the fake Ollama server, with the real Ollama adapter, CLI
 // parsing, tools, budget and rendering. The server's own work is included.
-func BenchmarkSession20(b *testing.B) {
-	dir, script := benchSession(b, 20)
+func BenchmarkSession20(b *testing.B) { benchmarkSession(b, 20) }
+
+// BenchmarkSession400 is the same over 400 steps, where the conversation
+// grows to 1.1 MB: what the harness does at every step, over the whole
+// conversation, shows here. Profile it with -cpuprofile and -memprofile,
+// leaving out the server (pprof -ignore fakemodel).
+func BenchmarkSession400(b *testing.B) { benchmarkSession(b, 400) }
+
+func benchmarkSession(b *testing.B, steps int) {
+	dir, script := benchSession(b, steps)
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
 		b.StopTimer()
 		srv := httptest.NewServer(fakemodel.NewServer(script).Handler())
 		b.StartTimer()
-		args := []string{"-w", dir, "--host", srv.Listener.Addr().String(), "-m", "fake", "-p", "read the files"}
+		args := []string{"-w", dir, "--host", srv.Listener.Addr().String(), "-m", "fake",
+			"--max-steps", fmt.Sprint(steps), "--max-model-calls", fmt.Sprint(steps), "-p", "read the files"}
 		if code := run(ctx, args, nil, io.Discard, io.Discard); code != exitOK {
 			b.Fatalf("exit code %d", code)
 		}
