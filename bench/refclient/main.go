@@ -3,8 +3,8 @@
 // session. It sends the conversation to Ollama's /api/chat, reads the
 // streamed reply, and, while the reply holds a TOOL_CALL line, appends the
 // reply and a fixed result and asks again. No parsing, no tools, no checks,
-// one read buffer for the whole run, and one connection: the least work a
-// client can do.
+// each message encoded once, one read buffer for the whole run, and one
+// connection: the least work a client can do.
 //
 //	refclient -host 127.0.0.1:PORT -model fake -result FILE -p PROMPT
 //
@@ -18,6 +18,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"strings"
@@ -55,14 +56,11 @@ func main() {
 		}
 		result = string(b)
 	}
-	req := request{
-		Model:    *model,
-		Messages: []message{{"system", *system}, {"user", *prompt}},
-		Options:  map[string]any{"num_ctx": 16384, "stop": []string{"\nTOOL_RESULT"}},
-	}
 	c := &client{url: "http://" + *host + "/api/chat", r: bufio.NewReaderSize(nil, 64<<10)}
+	c.frame(request{Model: *model, Messages: []message{}, Options: map[string]any{"num_ctx": 16384, "stop": []string{"\nTOOL_RESULT"}}})
+	c.add(message{"system", *system}, message{"user", *prompt})
 	for n := 1; ; n++ {
-		reply, err := c.chat(&req)
+		reply, err := c.chat()
 		if err != nil {
 			fail(err)
 		}
@@ -70,26 +68,56 @@ func main() {
 			fmt.Println(reply)
 			return
 		}
-		req.Messages = append(req.Messages,
-			message{"assistant", reply},
-			message{"user", fmt.Sprintf("TOOL_RESULT call_%d read_file SUCCESS\n%s", n, result)})
+		c.add(message{"assistant", reply}, message{"user", fmt.Sprintf("TOOL_RESULT call_%d read_file SUCCESS\n%s", n, result)})
 	}
 }
 
 // client talks to one server, reading every reply through the same buffer.
+// The conversation only grows, so each request is the JSON of the messages
+// so far, each encoded once, between the same head and tail.
 type client struct {
-	url  string
-	r    *bufio.Reader
-	long []byte // a line longer than r's buffer, put together
+	url        string
+	r          *bufio.Reader
+	long       []byte // a line longer than r's buffer, put together
+	head, tail []byte // a request's JSON before and after its messages
+	msgs       []byte // the messages' JSON, separated by commas
 }
 
-// chat sends req and returns the streamed reply's content.
-func (c *client) chat(req *request) (string, error) {
-	body, err := json.Marshal(req)
+// frame splits the JSON of req, whose messages are empty, around them.
+func (c *client) frame(req request) {
+	b, err := json.Marshal(req)
+	if err != nil {
+		fail(err)
+	}
+	at := bytes.Index(b, []byte(`"messages":[`)) + len(`"messages":[`)
+	c.head, c.tail = b[:at], b[at:]
+}
+
+// add appends messages to the conversation.
+func (c *client) add(msgs ...message) {
+	for _, m := range msgs {
+		b, err := json.Marshal(m)
+		if err != nil {
+			fail(err)
+		}
+		if len(c.msgs) > 0 {
+			c.msgs = append(c.msgs, ',')
+		}
+		c.msgs = append(c.msgs, b...)
+	}
+}
+
+// chat sends the conversation and returns the streamed reply's content.
+func (c *client) chat() (string, error) {
+	body := func() io.Reader { return &net.Buffers{c.head, c.msgs, c.tail} }
+	req, err := http.NewRequest(http.MethodPost, c.url, body())
 	if err != nil {
 		return "", err
 	}
-	resp, err := http.Post(c.url, "application/json", bytes.NewReader(body))
+	req.ContentLength = int64(len(c.head) + len(c.msgs) + len(c.tail))
+	req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(body()), nil }
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return "", err
 	}
