@@ -19,8 +19,9 @@ import (
 // them again once at most, when a </think> with no <think> before it turns
 // the start of the reply into thinking. Its zero value is ready to use.
 type Stream struct {
+	reply   strings.Builder // the reply so far
+	read0   int             // where the line still arriving begins in reply
 	lines   []string        // the complete lines, the start blanked if it was thinking
-	partial strings.Builder // the line still arriving
 	settled bool            // whether the first think tag has come
 
 	next     int  // the first line not yet read
@@ -51,19 +52,22 @@ type pendingCall struct {
 
 // Add takes the next piece of the reply.
 func (s *Stream) Add(piece string) {
+	// Lines are views of the reply, which is grown by doubling, as are
+	// the lines and the text: append grows long slices by a quarter,
+	// which copies a long reply five times over.
+	s.reply.Grow(len(piece))
+	s.reply.WriteString(piece)
+	reply := s.reply.String()
 	for {
-		i := strings.IndexByte(piece, '\n')
+		i := strings.IndexByte(reply[s.read0:], '\n')
 		if i < 0 {
-			s.partial.WriteString(piece)
 			break
 		}
-		line := piece[:i]
-		if s.partial.Len() > 0 {
-			line = s.partial.String() + line
-			s.partial.Reset()
+		if len(s.lines) == cap(s.lines) {
+			s.lines = slices.Grow(s.lines, len(s.lines))
 		}
-		piece = piece[i+1:]
-		s.lines = append(s.lines, line)
+		s.lines = append(s.lines, reply[s.read0:s.read0+i])
+		s.read0 += i + 1
 		s.settle()
 	}
 	s.read()
@@ -79,6 +83,9 @@ func (s *Stream) settle() {
 	const open, close = "<think>", "</think>"
 	n := len(s.lines) - 1
 	line := s.lines[n]
+	if strings.IndexByte(line, '<') < 0 {
+		return
+	}
 	i, j := strings.Index(line, open), strings.Index(line, close)
 	switch {
 	case j >= 0 && (i < 0 || j < i):
@@ -86,7 +93,8 @@ func (s *Stream) settle() {
 			s.lines[k] = ""
 		}
 		s.lines[n] = line[j+len(close):]
-		*s = Stream{lines: s.lines, shown: s.shown, reset: true}
+		// Read again from the first line; the reply stays where it is.
+		*s = Stream{reply: s.reply, read0: s.read0, lines: s.lines, shown: s.shown, reset: true}
 	case i < 0:
 		return
 	}
@@ -187,6 +195,7 @@ func (s *Stream) keep(line string) {
 }
 
 func (s *Stream) put(line string) {
+	s.text.Grow(len(line) + 1) // to twice its size, when it must grow
 	if s.count > 0 {
 		s.text.WriteByte('\n')
 	}

@@ -109,7 +109,7 @@ func (v *view) print(text string) {
 	if v.shown == "" {
 		fmt.Fprint(v.out, v.st.model("Assistant")+": ")
 	}
-	fmt.Fprint(v.out, text[len(v.shown):])
+	io.WriteString(v.out, text[len(v.shown):])
 	v.shown = text
 }
 
