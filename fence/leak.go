@@ -3,6 +3,7 @@ package fence
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // leak is the shape of one kind of secret. Every match contains one of
@@ -47,7 +48,14 @@ func assignment(words []string) func(string) bool {
 	return re(`(?i)\b[A-Z0-9_]*(` + strings.Join(quoted, "|") + `)[A-Z0-9_]*["']?\s*[:=]\s*["']?[^\s"'$<>{}]{8,}`)
 }
 
-func re(expr string) func(string) bool { return regexp.MustCompile(expr).MatchString }
+// re returns a matcher of expr, compiled when it is first needed: most text
+// holds none of the hints, so most runs need few of the expressions or
+// none, and compiling them all before main was the largest part of the
+// harness's package initialization.
+func re(expr string) func(string) bool {
+	compiled := sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+	return func(s string) bool { return compiled().MatchString(s) }
+}
 
 // Leak returns what secret text seems to hold, such as "a private key", or
 // "" when it holds none whose shape Leak knows: private keys, access

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/pattern"
 )
@@ -39,34 +40,40 @@ var namesOnly = map[string]bool{
 
 // never holds the commands that run other commands the guard cannot see,
 // or change the shell the rest of the line runs in. They cannot be allowed.
-var never = reasons("", map[string][]string{
-	"%s runs text as a command, which the guard cannot check; write the command itself":                                                                     {"eval"},
-	"%s replaces the shell or its file descriptors; run the command directly":                                                                               {"exec"},
-	"%s runs the commands in a file, which the guard cannot check; run the commands themselves":                                                             {"source", "."},
-	"%s starts another shell, whose commands (-c or a script) the guard cannot check; write the commands directly":                                          {"bash", "sh", "dash", "zsh", "ksh", "mksh", "fish", "csh", "tcsh", "busybox"},
-	"%s builds commands from its input, which the guard cannot check; pass the arguments to the command directly":                                           {"xargs", "parallel"},
-	"%s runs another command given as arguments, which the guard does not check; run that command directly":                                                 {"command", "builtin", "nohup", "nice", "ionice", "setsid", "stdbuf", "timeout", "watch", "chroot", "unshare", "nsenter", "strace", "ltrace", "gdb", "flock", "script", "expect", "taskset", "chrt", "systemd-run", "firejail", "bwrap", "time"},
-	"%s runs a command as another user; the harness never does that: ask the user to run it":                                                                {"sudo", "su", "doas", "pkexec", "runuser"},
-	"%s changes the shell's own state (options, traps, aliases, variables) that the check relies on; write plain commands":                                  {"set", "shopt", "trap", "alias", "unalias", "enable", "hash", "unset", "read", "mapfile", "readarray", "getopts", "fc", "history", "bind", "complete", "compgen", "ulimit", "umask", "caller", "typeset", "declare", "export", "local", "readonly"},
-	"%s changes the working folder, and paths are checked from the workspace root; give paths relative to the root instead (for example go test ./sub/...)": {"cd", "pushd", "popd", "dirs"},
-	"%s controls jobs or processes, which commands here may not do":                                                                                         {"kill", "disown", "wait", "jobs", "fg", "bg", "suspend", "logout"},
+// Like known, it is made when first needed: a run that checks no command
+// line does not pay for formatting every reason.
+var never = sync.OnceValue(func() map[string]string {
+	return reasons("", map[string][]string{
+		"%s runs text as a command, which the guard cannot check; write the command itself":                                                                     {"eval"},
+		"%s replaces the shell or its file descriptors; run the command directly":                                                                               {"exec"},
+		"%s runs the commands in a file, which the guard cannot check; run the commands themselves":                                                             {"source", "."},
+		"%s starts another shell, whose commands (-c or a script) the guard cannot check; write the commands directly":                                          {"bash", "sh", "dash", "zsh", "ksh", "mksh", "fish", "csh", "tcsh", "busybox"},
+		"%s builds commands from its input, which the guard cannot check; pass the arguments to the command directly":                                           {"xargs", "parallel"},
+		"%s runs another command given as arguments, which the guard does not check; run that command directly":                                                 {"command", "builtin", "nohup", "nice", "ionice", "setsid", "stdbuf", "timeout", "watch", "chroot", "unshare", "nsenter", "strace", "ltrace", "gdb", "flock", "script", "expect", "taskset", "chrt", "systemd-run", "firejail", "bwrap", "time"},
+		"%s runs a command as another user; the harness never does that: ask the user to run it":                                                                {"sudo", "su", "doas", "pkexec", "runuser"},
+		"%s changes the shell's own state (options, traps, aliases, variables) that the check relies on; write plain commands":                                  {"set", "shopt", "trap", "alias", "unalias", "enable", "hash", "unset", "read", "mapfile", "readarray", "getopts", "fc", "history", "bind", "complete", "compgen", "ulimit", "umask", "caller", "typeset", "declare", "export", "local", "readonly"},
+		"%s changes the working folder, and paths are checked from the workspace root; give paths relative to the root instead (for example go test ./sub/...)": {"cd", "pushd", "popd", "dirs"},
+		"%s controls jobs or processes, which commands here may not do":                                                                                         {"kill", "disown", "wait", "jobs", "fg", "bg", "suspend", "logout"},
+	})
 })
 
 // known holds why commands are off the allowlist by default. Unlike those
 // in never, the user may allow them.
-var known = reasons("; it is not on the allowlist (the user can allow it with --bash-allow %[1]s)", map[string][]string{
-	"%s deletes files":                                        {"rm", "rmdir", "shred", "unlink"},
-	"%s writes disks and devices":                             {"dd", "mkfs", "mke2fs", "mkswap", "fdisk", "sfdisk", "parted", "wipefs", "blkdiscard", "losetup"},
-	"%s stops or controls the machine":                        {"shutdown", "reboot", "halt", "poweroff", "init", "telinit", "systemctl", "service"},
-	"%s signals other processes":                              {"killall", "pkill"},
-	"%s changes permissions or ownership":                     {"chmod", "chown", "chgrp", "chattr", "setfacl"},
-	"%s changes what is mounted":                              {"mount", "umount", "swapon", "swapoff"},
-	"%s reaches the network, which commands here do not have": {"curl", "wget", "nc", "ncat", "netcat", "socat", "ssh", "scp", "sftp", "rsync", "ftp", "telnet"},
-	"%s schedules commands to run later":                      {"crontab", "at", "batch"},
-	"%s runs package scripts or recipes written in a file, which the guard cannot check; run the underlying command directly":              {"npm", "npx", "yarn", "pnpm", "bun", "make", "gmake", "just", "rake", "task", "composer", "poetry", "pipenv", "tox", "nox", "gradle", "gradlew", "mvn", "ant"},
-	"%s can run commands and write files (sed's e and w commands, awk's system); use read_file to read lines and edit_file to change them": {"sed", "awk", "gawk", "mawk", "perl", "ruby", "node", "deno", "php", "lua"},
-	"%s writes or replaces files; use write_file or edit_file":                                                                             {"tee", "cp", "mv", "install", "truncate"},
-	"%s makes links, which can lead out of the workspace":                                                                                  {"ln", "link"},
+var known = sync.OnceValue(func() map[string]string {
+	return reasons("; it is not on the allowlist (the user can allow it with --bash-allow %[1]s)", map[string][]string{
+		"%s deletes files":                                        {"rm", "rmdir", "shred", "unlink"},
+		"%s writes disks and devices":                             {"dd", "mkfs", "mke2fs", "mkswap", "fdisk", "sfdisk", "parted", "wipefs", "blkdiscard", "losetup"},
+		"%s stops or controls the machine":                        {"shutdown", "reboot", "halt", "poweroff", "init", "telinit", "systemctl", "service"},
+		"%s signals other processes":                              {"killall", "pkill"},
+		"%s changes permissions or ownership":                     {"chmod", "chown", "chgrp", "chattr", "setfacl"},
+		"%s changes what is mounted":                              {"mount", "umount", "swapon", "swapoff"},
+		"%s reaches the network, which commands here do not have": {"curl", "wget", "nc", "ncat", "netcat", "socat", "ssh", "scp", "sftp", "rsync", "ftp", "telnet"},
+		"%s schedules commands to run later":                      {"crontab", "at", "batch"},
+		"%s runs package scripts or recipes written in a file, which the guard cannot check; run the underlying command directly":              {"npm", "npx", "yarn", "pnpm", "bun", "make", "gmake", "just", "rake", "task", "composer", "poetry", "pipenv", "tox", "nox", "gradle", "gradlew", "mvn", "ant"},
+		"%s can run commands and write files (sed's e and w commands, awk's system); use read_file to read lines and edit_file to change them": {"sed", "awk", "gawk", "mawk", "perl", "ruby", "node", "deno", "php", "lua"},
+		"%s writes or replaces files; use write_file or edit_file":                                                                             {"tee", "cp", "mv", "install", "truncate"},
+		"%s makes links, which can lead out of the workspace":                                                                                  {"ln", "link"},
+	})
 })
 
 // reasons turns reasons, each a format for one command name, and the names
@@ -84,14 +91,14 @@ func reasons(suffix string, byReason map[string][]string) map[string]string {
 
 // isKnown reports whether name is a command the guard has a reason for.
 func isKnown(name string) bool {
-	_, n := never[name]
-	_, k := known[name]
+	_, n := never()[name]
+	_, k := known()[name]
 	return n || k
 }
 
 // refusal returns why name may not run, or "".
 func (p *Policy) refusal(name string) string {
-	if why, ok := never[name]; ok {
+	if why, ok := never()[name]; ok {
 		return why
 	}
 	if p.block[name] {
@@ -101,9 +108,9 @@ func (p *Policy) refusal(name string) string {
 		return ""
 	}
 	if strings.HasPrefix(name, "mkfs.") {
-		return known["mkfs"]
+		return known()["mkfs"]
 	}
-	if why, ok := known[name]; ok {
+	if why, ok := known()[name]; ok {
 		return why
 	}
 	return fmt.Sprintf("%s is not on the allowlist of commands (read-only tools such as ls, cat, grep, find; git, go, cargo, pytest); do without it, or ask the user to allow it with --bash-allow %s", name, name)

@@ -65,7 +65,7 @@ func New(allow, block []string) (*Policy, error) {
 		if err := checkName(name); err != nil {
 			return nil, fmt.Errorf("allow %q: %w", name, err)
 		}
-		if why, ok := never[name]; ok {
+		if why, ok := never()[name]; ok {
 			return nil, fmt.Errorf("allow %q: it cannot be allowed: %s", name, why)
 		}
 		p.allow[name] = true

@@ -60,6 +60,7 @@ type Model struct {
 	host *url.URL
 	name string
 	opts Options
+	sent sent
 }
 
 // New returns the model called name at host.
@@ -92,22 +93,20 @@ func ParseHost(s string) (*url.URL, error) {
 // Chat sends the conversation and streams the reply. On failure it returns
 // what had arrived so far with the error.
 func (m *Model) Chat(ctx context.Context, req protocol.Request, stream func(protocol.Delta)) (protocol.Reply, error) {
-	msgs := make([]api.Message, len(req.Messages))
-	for i, msg := range req.Messages {
-		msgs[i] = api.Message{Role: string(msg.Role), Content: msg.Content}
-	}
 	yes, no := true, false
-	creq := &api.ChatRequest{
+	body, err := m.sent.body(api.ChatRequest{
 		Model:    m.name,
-		Messages: msgs,
 		Stream:   &yes,
 		Truncate: &no,
 		Shift:    &no,
 		Options:  m.options(req.Stop),
+	}, req.Messages)
+	if err != nil {
+		return protocol.Reply{}, err
 	}
 	var reply protocol.Reply
 	var content, thinking strings.Builder
-	err := m.post(ctx, creq, func(r api.ChatResponse) error {
+	err = m.post(ctx, body, func(r *chunk) error {
 		content.WriteString(r.Message.Content)
 		thinking.WriteString(r.Message.Thinking)
 		if stream != nil && (r.Message.Content != "" || r.Message.Thinking != "") {

@@ -13,19 +13,32 @@ import (
 	"github.com/ollama/ollama/api"
 )
 
-// post sends req to /api/chat and calls fn with each chunk of the streamed
+// chunk is what the adapter reads of each api.ChatResponse in a reply's
+// stream, under the same names. Decoding the whole response at every chunk
+// (its time stamp, its message twice over, as api.Message decodes itself)
+// was most of the time the adapter spent reading.
+type chunk struct {
+	Message struct {
+		Content  string `json:"content"`
+		Thinking string `json:"thinking"`
+	} `json:"message"`
+	Done       bool   `json:"done"`
+	DoneReason string `json:"done_reason"`
+	api.Metrics
+	Error string `json:"error"`
+}
+
+// post sends a request to /api/chat and calls fn with each chunk of the streamed
 // reply, reading the stream with a buffer that grows only as long as its
 // longest line. An HTTP error status is an api.StatusError, an error chunk
 // in the stream a plain error, as api.Client reports them.
-func (m *Model) post(ctx context.Context, req *api.ChatRequest, fn func(api.ChatResponse) error) error {
-	body, err := json.Marshal(req)
+func (m *Model) post(ctx context.Context, b body, fn func(*chunk) error) error {
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, m.host.JoinPath("api", "chat").String(), b.reader())
 	if err != nil {
 		return err
 	}
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, m.host.JoinPath("api", "chat").String(), bytes.NewReader(body))
-	if err != nil {
-		return err
-	}
+	hreq.ContentLength = b.size()
+	hreq.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(b.reader()), nil }
 	hreq.Header.Set("Content-Type", "application/json")
 	hreq.Header.Set("Accept", "application/x-ndjson")
 	resp, err := m.http.Do(hreq)
@@ -42,18 +55,15 @@ func (m *Model) post(ctx context.Context, req *api.ChatRequest, fn func(api.Chat
 			if failed {
 				return statusError(resp, line)
 			}
-			var chunk struct {
-				api.ChatResponse
-				Error string `json:"error"`
-			}
-			if err := json.Unmarshal(line, &chunk); err != nil {
+			var c chunk
+			if err := json.Unmarshal(line, &c); err != nil {
 				return fmt.Errorf("reading the reply: %w", err)
 			}
-			if chunk.Error != "" {
-				return errors.New(chunk.Error)
+			if c.Error != "" {
+				return errors.New(c.Error)
 			}
-			done = done || chunk.Done
-			if err := fn(chunk.ChatResponse); err != nil {
+			done = done || c.Done
+			if err := fn(&c); err != nil {
 				return err
 			}
 		}

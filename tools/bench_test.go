@@ -2,9 +2,11 @@ package tools
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -173,5 +175,125 @@ func BenchmarkNewWorkspace(b *testing.B) {
 		if _, err := NewWorkspace(root); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// bigFile writes a file of about size bytes of numbered lines of about 50
+// bytes (a 50 MB file has a million lines) and returns its name.
+func bigFile(b *testing.B, root string, size int) string {
+	b.Helper()
+	var s strings.Builder
+	s.Grow(size + 100)
+	for i := 1; s.Len() < size; i++ {
+		fmt.Fprintf(&s, "%07d func f(a, b int) int { return a*b + 1 }\n", i)
+	}
+	name := fmt.Sprintf("big%d.txt", size)
+	benchWrite(b, filepath.Join(root, name), s.String())
+	return name
+}
+
+// BenchmarkReadFilePage reads the 25th page of 2000 lines of a 50 MB file
+// (lines 48001 to 50000): the first time a file version is read, when its
+// lines are counted, and after, when they are known; and, for scale, the
+// whole file with os.ReadFile. A page once the file is known should cost
+// what the page costs, and the first read about what reading the file does.
+func BenchmarkReadFilePage(b *testing.B) {
+	root := b.TempDir()
+	name := bigFile(b, root, 50<<20)
+	page := protocol.Call{ID: "call_1", Name: readName, Args: map[string]any{"path": name, "offset": json.Number("48001")}}
+	b.Run("first", func(b *testing.B) {
+		ctx := context.Background()
+		b.ReportAllocs()
+		for b.Loop() {
+			ts := benchTools(b, root) // knows no file yet
+			call := page
+			if err := protocol.Check(ts.Specs(), &call); err != nil {
+				b.Fatal(err)
+			}
+			if res := ts.Run(ctx, call); !res.OK {
+				b.Fatal(res.Body)
+			}
+		}
+	})
+	b.Run("again", func(b *testing.B) {
+		benchRun(b, benchTools(b, root), page)
+	})
+	b.Run("os.ReadFile", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := os.ReadFile(filepath.Join(root, name)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkReadFileAll pages through the whole of a 2 MB and an 8 MB file
+// with read_file, as a model reading on would: the cost must grow in
+// proportion to the file.
+func BenchmarkReadFileAll(b *testing.B) {
+	for _, size := range []int{2 << 20, 8 << 20} {
+		root := b.TempDir()
+		name := bigFile(b, root, size)
+		b.Run(fmt.Sprintf("%dMB", size>>20), func(b *testing.B) {
+			ctx := context.Background()
+			b.ReportAllocs()
+			for b.Loop() {
+				ts := benchTools(b, root)
+				for offset := 1; offset > 0; {
+					call := protocol.Call{ID: "call_1", Name: readName, Args: map[string]any{"path": name, "offset": json.Number(strconv.Itoa(offset))}}
+					if err := protocol.Check(ts.Specs(), &call); err != nil {
+						b.Fatal(err)
+					}
+					res := ts.Run(ctx, call)
+					if !res.OK {
+						b.Fatal(res.Body)
+					}
+					offset = nextOffset(res.Body)
+				}
+			}
+		})
+	}
+}
+
+// nextOffset is the offset a read_file result says to read on from, or 0.
+func nextOffset(body string) int {
+	_, rest, ok := strings.Cut(body[max(0, len(body)-200):], "with offset=")
+	if !ok {
+		return 0
+	}
+	n, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimSuffix(rest, "]"), " to read on"))
+	return n
+}
+
+// BenchmarkReadOutputAll pages with read_output through the whole of a
+// kept output of 2 MB and of 8 MB: the cost must grow in proportion to the
+// output.
+func BenchmarkReadOutputAll(b *testing.B) {
+	for _, size := range []int{2 << 20, 8 << 20} {
+		var s strings.Builder
+		for i := 1; s.Len() < size; i++ {
+			fmt.Fprintf(&s, "%07d func f(a, b int) int { return a*b + 1 }\n", i)
+		}
+		body := s.String()
+		b.Run(fmt.Sprintf("%dMB", size>>20), func(b *testing.B) {
+			ctx := context.Background()
+			b.ReportAllocs()
+			for b.Loop() {
+				o := benchTools(b, b.TempDir())
+				o.keep("out_1", body)
+				for offset := 1; offset > 0; {
+					call := protocol.Call{ID: "call_2", Name: outputName, Args: map[string]any{"ref": "out_1", "offset": json.Number(strconv.Itoa(offset))}}
+					if err := protocol.Check(o.Specs(), &call); err != nil {
+						b.Fatal(err)
+					}
+					res := o.Run(ctx, call)
+					if !res.OK {
+						b.Fatal(res.Body)
+					}
+					offset = nextOffset(res.Body)
+				}
+			}
+		})
 	}
 }

@@ -40,14 +40,21 @@ type Outputs struct {
 	read  *Set // read_output alone
 
 	mu    sync.Mutex
-	kept  map[string]string
+	kept  map[string]*output
 	order []string
 	size  int
 }
 
+// output is a whole result kept for read_output, and once it has been
+// paged, where its lines begin.
+type output struct {
+	body  string
+	index *lineIndex
+}
+
 // WithOutputs wraps inner.
 func WithOutputs(inner caller) *Outputs {
-	o := &Outputs{inner: inner, kept: map[string]string{}}
+	o := &Outputs{inner: inner, kept: map[string]*output{}}
 	read := New(outputName,
 		"Page through the whole of a long result that was cut, by its reference (such as out_3). Shows up to 2000 lines or 64 KiB at a time.",
 		false, o.page)
@@ -83,20 +90,23 @@ func (o *Outputs) Run(ctx context.Context, call protocol.Call) protocol.Result {
 func (o *Outputs) Kept(ref string) (string, bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	body, ok := o.kept[ref]
-	return body, ok
+	out, ok := o.kept[ref]
+	if !ok {
+		return "", false
+	}
+	return out.body, true
 }
 
 func (o *Outputs) keep(ref, body string) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	o.kept[ref] = body
+	o.kept[ref] = &output{body: body}
 	o.order = append(o.order, ref)
 	o.size += len(body)
 	for o.size > maxKept && len(o.order) > 1 {
 		old := o.order[0]
 		o.order = o.order[1:]
-		o.size -= len(o.kept[old])
+		o.size -= len(o.kept[old].body)
 		delete(o.kept, old)
 	}
 }
@@ -155,7 +165,11 @@ type outputArgs struct {
 
 func (o *Outputs) page(ctx context.Context, a outputArgs) (string, error) {
 	o.mu.Lock()
-	body, ok := o.kept[a.Ref]
+	out, ok := o.kept[a.Ref]
+	var index *lineIndex
+	if ok {
+		index = out.index
+	}
 	refs := slices.Clone(o.order)
 	o.mu.Unlock()
 	if !ok {
@@ -168,10 +182,27 @@ func (o *Outputs) page(ctx context.Context, a outputArgs) (string, error) {
 	if limit <= 0 || limit > maxReadLines {
 		limit = maxReadLines
 	}
-	w, err := readWindow(ctx, bufio.NewReader(strings.NewReader(body)), first, limit)
+	// The first page reads the whole output to count its lines and mark
+	// where some begin; the next start near their first line.
+	var w window
+	var err error
+	if index == nil {
+		w, err = readWindow(ctx, bufio.NewReader(strings.NewReader(out.body)), mark{line: 1}, first, limit, true)
+		if err == nil {
+			kept := w.index
+			index = &kept
+			o.mu.Lock()
+			out.index = index
+			o.mu.Unlock()
+		}
+	} else if first <= index.total {
+		from := index.near(first)
+		w, err = readWindow(ctx, bufio.NewReader(strings.NewReader(out.body[from.off:])), from, first, limit, false)
+	}
 	if err != nil {
 		return "", err
 	}
+	w.total = index.total
 	if first > w.total {
 		return "", fmt.Errorf("offset %d is past the end of %s, which has %d lines", first, a.Ref, w.total)
 	}

@@ -111,3 +111,37 @@ func TestOutputsLeaveReadFileWhole(t *testing.T) {
 		t.Errorf("a full read_file window was changed: ...%q", res.Body[max(0, len(res.Body)-120):])
 	}
 }
+
+// TestOutputsPages pages through a kept output with one Outputs, which
+// counts the output's lines at the first page and then starts near the
+// page asked for, and checks every page against an Outputs paging it for
+// the first time.
+func TestOutputsPages(t *testing.T) {
+	var b strings.Builder
+	for i := range 30000 {
+		n := i % 90
+		if i%4999 == 0 {
+			n = 70000
+		}
+		fmt.Fprintf(&b, "%d %s\n", i+1, strings.Repeat("y", n))
+	}
+	b.WriteString("no newline at the end")
+	body := b.String()
+	o := outputsFixture(t)
+	o.keep("out_1", body)
+	for _, limit := range []int64{0, 3, 1999} {
+		for offset := int64(1); ; offset += 1 + offset/2 {
+			args := map[string]any{"ref": "out_1", "offset": offset, "limit": limit}
+			got := runOut(t, o, "call_2", "read_output", args)
+			fresh := outputsFixture(t)
+			fresh.keep("out_1", body)
+			want := runOut(t, fresh, "call_2", "read_output", args)
+			if got != want {
+				t.Fatalf("offset %d limit %d:\ngot  %.200q\nwant %.200q", offset, limit, got.Body, want.Body)
+			}
+			if !want.OK {
+				break
+			}
+		}
+	}
+}

@@ -3,10 +3,15 @@ package tools
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"slices"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -29,14 +34,18 @@ type readArgs struct {
 }
 
 // ReadFile returns the read_file tool, which shows the text of a file in ws.
+// It remembers where the lines of the last long files it read begin, so
+// that reading on in a file costs what the part shown costs, not a read of
+// the whole file to count its lines again.
 func ReadFile(ws *Workspace) Tool {
+	known := &knownFiles{}
 	return New(readName,
 		"Show the text of a file. Long files are shown in parts of up to 2000 lines or 64 KiB; a line in square brackets at the end says how to read on.",
 		false,
-		func(ctx context.Context, a readArgs) (string, error) { return readFile(ctx, ws, a) })
+		func(ctx context.Context, a readArgs) (string, error) { return readFile(ctx, ws, known, a) })
 }
 
-func readFile(ctx context.Context, ws *Workspace, a readArgs) (string, error) {
+func readFile(ctx context.Context, ws *Workspace, known *knownFiles, a readArgs) (string, error) {
 	first, limit := a.Offset, a.Limit
 	if first < 0 {
 		return "", fmt.Errorf("offset %d is not a line number; lines count from 1", first)
@@ -70,7 +79,8 @@ func readFile(ctx context.Context, ws *Workspace, a readArgs) (string, error) {
 	// A buffer the size of the file, up to what one read shows: most files
 	// are small, and a 64 KiB buffer for each would be mostly waste.
 	size := maxReadBytes
-	if fi, err := f.Stat(); err == nil {
+	fi, err := f.Stat()
+	if err == nil {
 		size = int(min(max(fi.Size()+1, sniffBytes), maxReadBytes))
 	}
 	br := bufio.NewReaderSize(f, size)
@@ -81,9 +91,22 @@ func readFile(ctx context.Context, ws *Workspace, a readArgs) (string, error) {
 	if bytes.IndexByte(head, 0) >= 0 {
 		return "", fail(errBinary, "%s is a binary file (it holds NUL bytes); read_file shows text only", name)
 	}
-	w, err := readWindow(ctx, br, first, limit)
+	// A file longer than one read is read whole once, to count its lines
+	// and mark where some begin; later reads of the same version start
+	// near their first line and stop at their last.
+	var index *lineIndex
+	if fi != nil && fi.Size() > maxReadBytes {
+		index = known.get(path, fi)
+	}
+	w, err := readFrom(ctx, f, br, index, first, limit)
 	if err != nil {
 		return "", fail(err, "cannot read %s: %v", name, reason(err))
+	}
+	if w.counted && fi != nil && fi.Size() > maxReadBytes {
+		if now, err := f.Stat(); err == nil && sameVersion(fi, now) {
+			index := w.index
+			known.put(path, fi, &index)
+		}
 	}
 	if !utf8.Valid(w.text) {
 		return "", fail(errBinary, "%s is not UTF-8 text; read_file shows text only", name)
@@ -110,23 +133,62 @@ func readFile(ctx context.Context, ws *Workspace, a readArgs) (string, error) {
 	return string(text) + "[" + note + "]", nil
 }
 
+// readFrom reads the window of f, whose reader br has not moved from the
+// start, from line first on. With index it starts at the last mark at or
+// before first and stops at the window's end; without, or when the index
+// does not fit the file, it reads the whole file and counts its lines.
+func readFrom(ctx context.Context, f *os.File, br *bufio.Reader, index *lineIndex, first, limit int) (window, error) {
+	if index == nil {
+		return readWindow(ctx, br, mark{line: 1}, first, limit, true)
+	}
+	if first > index.total {
+		return window{total: index.total}, nil
+	}
+	from := index.near(first)
+	if from.off > 0 {
+		// A mark that is not just after a newline belongs to another
+		// version that looked the same: count again.
+		var before [1]byte
+		if _, err := f.ReadAt(before[:], from.off-1); err != nil || before[0] != '\n' {
+			return readFrom(ctx, f, br, nil, first, limit)
+		}
+		if _, err := f.Seek(from.off, io.SeekStart); err != nil {
+			return window{}, err
+		}
+		br.Reset(f)
+	}
+	w, err := readWindow(ctx, br, from, first, limit, false)
+	w.total = index.total
+	return w, err
+}
+
 // window is the part of a file that one read shows.
 type window struct {
 	text  []byte
 	last  int  // last line shown
 	total int  // lines in the file
 	cut   bool // line last was too long and only its start is shown
+	// counted is set when the whole text was read to count its lines, and
+	// index then marks where some of them begin.
+	counted bool
+	index   lineIndex
 }
 
-// readWindow reads r to its end, keeping at most limit lines from line
-// first on, and no more than maxReadBytes of them. Lines are kept whole
-// unless the first one alone is too long, in which case it is cut at a
-// character boundary.
-func readWindow(ctx context.Context, r *bufio.Reader, first, limit int) (window, error) {
+// readWindow reads r, which begins at line from.line of a text, from.off
+// bytes in, keeping at most limit lines from line first on, and no more
+// than maxReadBytes of them. Lines are kept whole unless the first one alone
+// is too long, in which case it is cut at a character boundary.
+//
+// With count it reads to the end, counting the lines into w.total and
+// marking in w.index where some of them begin, r's start being the start
+// of the text; without, it stops as soon as the window is full, and w.total
+// is left 0.
+func readWindow(ctx context.Context, r *bufio.Reader, from mark, first, limit int, count bool) (window, error) {
 	w := window{last: first - 1}
-	line, atStart, full := 0, true, false
+	line, atStart, full := from.line-1, true, false
+	off := from.off
 	lineStart := 0 // where line begins in w.text
-	for {
+	for !full || count {
 		piece, err := r.ReadSlice('\n')
 		if len(piece) > 0 {
 			if atStart {
@@ -135,7 +197,11 @@ func readWindow(ctx context.Context, r *bufio.Reader, first, limit int) (window,
 				if line%4096 == 0 && ctx.Err() != nil {
 					return w, ctx.Err()
 				}
+				if count {
+					w.index.mark(line, off)
+				}
 			}
+			off += int64(len(piece))
 			atStart = piece[len(piece)-1] == '\n'
 			switch {
 			case full || line < first:
@@ -144,6 +210,7 @@ func readWindow(ctx context.Context, r *bufio.Reader, first, limit int) (window,
 			case len(w.text)+len(piece) <= maxReadBytes:
 				w.text = append(w.text, piece...)
 				w.last = line
+				full = atStart && line == first+limit-1
 			case line > first:
 				w.text = w.text[:lineStart]
 				w.last = line - 1
@@ -160,10 +227,101 @@ func readWindow(ctx context.Context, r *bufio.Reader, first, limit int) (window,
 		switch err {
 		case nil, bufio.ErrBufferFull:
 		case io.EOF:
-			w.total = line
+			w.total, w.index.total, w.counted = line, line, count
 			return w, nil
 		default:
 			return w, err
 		}
 	}
+	return w, nil
+}
+
+// Marks are at most this many lines and bytes apart, so that a read that
+// starts at the mark before its first line reads little it does not show.
+const (
+	markLines = 1024
+	markBytes = 64 << 10
+)
+
+// lineIndex counts the lines of a text and marks where some of them begin,
+// besides the first, which begins at the start.
+type lineIndex struct {
+	total int
+	marks []mark // in order
+}
+
+// mark is where a line begins.
+type mark struct {
+	line int   // from 1
+	off  int64 // bytes from the start
+}
+
+// mark notes that line begins at off, if the last mark is far enough back.
+func (x *lineIndex) mark(line int, off int64) {
+	last := mark{line: 1}
+	if len(x.marks) > 0 {
+		last = x.marks[len(x.marks)-1]
+	}
+	if line-last.line >= markLines || off-last.off >= markBytes {
+		x.marks = append(x.marks, mark{line, off})
+	}
+}
+
+// near returns the last mark at or before line.
+func (x *lineIndex) near(line int) mark {
+	i, found := slices.BinarySearchFunc(x.marks, line, func(m mark, line int) int { return cmp.Compare(m.line, line) })
+	switch {
+	case found:
+		return x.marks[i]
+	case i > 0:
+		return x.marks[i-1]
+	}
+	return mark{line: 1}
+}
+
+// knownFiles holds the line indexes of the last long files read whole, each
+// for as long as its file stays the same version.
+type knownFiles struct {
+	mu    sync.Mutex
+	files []knownFile // oldest first
+}
+
+type knownFile struct {
+	path  string
+	fi    fs.FileInfo
+	index *lineIndex
+}
+
+// knownMax bounds how many files' indexes are kept. An index takes about
+// a hundredth of a percent of its file: 16 bytes every 64 KiB or 1024 lines.
+const knownMax = 8
+
+// get returns the index of the file at path if fi is the version it was
+// made from, or nil.
+func (k *knownFiles) get(path string, fi fs.FileInfo) *lineIndex {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	for _, f := range k.files {
+		if f.path == path && sameVersion(f.fi, fi) {
+			return f.index
+		}
+	}
+	return nil
+}
+
+func (k *knownFiles) put(path string, fi fs.FileInfo, index *lineIndex) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.files = slices.DeleteFunc(k.files, func(f knownFile) bool { return f.path == path })
+	if len(k.files) == knownMax {
+		k.files = slices.Delete(k.files, 0, 1)
+	}
+	k.files = append(k.files, knownFile{path, fi, index})
+}
+
+// sameVersion reports whether a and b describe the same file with the
+// same size and modification time. Editing tools replace a file with a new
+// one, and writing to a file in place changes its modification time.
+func sameVersion(a, b fs.FileInfo) bool {
+	return os.SameFile(a, b) && a.Size() == b.Size() && a.ModTime().Equal(b.ModTime())
 }

@@ -1,11 +1,17 @@
 package tools
 
 import (
+	"bufio"
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"unicode/utf8"
 )
 
@@ -104,5 +110,142 @@ func checkErr(t *testing.T, err, want error) {
 		t.Fatalf("no error, want one wrapping %v", want)
 	case want != errAny && !errors.Is(err, want):
 		t.Fatalf("error %q does not wrap %v", err, want)
+	}
+}
+
+// TestReadFilePages reads long files part by part with one tool, which
+// counts each file's lines once and then starts near the part asked for,
+// and checks every part against a tool that has never seen the file.
+func TestReadFilePages(t *testing.T) {
+	var mixed strings.Builder
+	for i := range 9000 {
+		// Lines of 1 to 120 bytes, every 997th of 70,000.
+		n := 1 + i%120
+		if i%997 == 0 {
+			n = 70000
+		}
+		mixed.WriteString(strings.Repeat("ab", n/2) + "\n")
+	}
+	files := map[string]string{
+		"numbered.txt": numbered(1, 30000),
+		"mixed.txt":    mixed.String(),
+		"noeol.txt":    numbered(1, 20000) + "last",
+		"one.txt":      strings.Repeat("x", 300000),
+	}
+	ws := newWorkspace(t, files)
+	known := ReadFile(ws)
+	for name := range files {
+		for _, limit := range []int64{0, 1, 7, 1500} {
+			for offset := int64(1); ; offset += 1 + offset/3 {
+				args := map[string]any{"path": name, "offset": offset, "limit": limit}
+				got, gotErr := run(t, known, args)
+				want, wantErr := run(t, ReadFile(ws), args)
+				if got != want || (gotErr == nil) != (wantErr == nil) {
+					t.Fatalf("%s offset %d limit %d:\ngot  %.200q, %v\nwant %.200q, %v", name, offset, limit, got, gotErr, want, wantErr)
+				}
+				if wantErr != nil {
+					break
+				}
+			}
+		}
+	}
+}
+
+// TestReadFileNewVersion changes a long file after a read: a part read
+// after must come from the new text, even when the new version has the
+// old one's size and modification time.
+func TestReadFileNewVersion(t *testing.T) {
+	ws := newWorkspace(t, map[string]string{"f.txt": numbered(1, 20000)})
+	path := filepath.Join(ws.Root(), "f.txt")
+	read := ReadFile(ws)
+	if _, err := run(t, read, map[string]any{"path": "f.txt"}); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := readString(t, path)
+	short := strings.ReplaceAll(old, "line ", "l ")
+	for _, text := range []string{
+		numbered(1, 25000),                                        // grown
+		strings.ReplaceAll(old, "line ", "LINE "),                 // same size: the marks still fit
+		short + strings.Repeat("z", len(old)-len(short)-1) + "\n", // same size, the lines moved
+	} {
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if len(text) == len(old) {
+			if err := os.Chtimes(path, fi.ModTime(), fi.ModTime()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, offset := range []int64{3000, 17001} {
+			args := map[string]any{"path": "f.txt", "offset": offset, "limit": int64(3)}
+			got, err := run(t, read, args)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, _ := run(t, ReadFile(ws), args)
+			if got != want {
+				t.Errorf("after a change, offset %d:\ngot  %q\nwant %q", offset, got, want)
+			}
+		}
+	}
+}
+
+// TestReadWindowStops: once a file's lines are counted, a read stops at
+// the end of its part; the reader here fails past it.
+func TestReadWindowStops(t *testing.T) {
+	text := numbered(1, 100)
+	w, err := readWindow(context.Background(), bufio.NewReader(strings.NewReader(text)), mark{line: 1}, 1, 1, true)
+	if err != nil || w.total != 100 || w.index.total != 100 {
+		t.Fatalf("counted %d lines (%v), want 100", w.total, err)
+	}
+	// From line 11 on, then nothing readable after line 13.
+	start := len(numbered(1, 10))
+	r := io.MultiReader(strings.NewReader(text[start:start+len(numbered(11, 13))]), iotest.ErrReader(errors.New("read past the part")))
+	w, err = readWindow(context.Background(), bufio.NewReaderSize(r, 16), mark{line: 11, off: int64(start)}, 12, 2, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(w.text) != "line 12\nline 13\n" || w.last != 13 {
+		t.Errorf("window %q, last %d", w.text, w.last)
+	}
+}
+
+func TestLineIndexMarks(t *testing.T) {
+	var text strings.Builder
+	for i := range 20000 {
+		text.WriteString(strings.Repeat("x", i%300) + "\n")
+	}
+	w, err := readWindow(context.Background(), bufio.NewReader(strings.NewReader(text.String())), mark{line: 1}, 1, 1, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	index := w.index
+	lines := strings.SplitAfter(text.String(), "\n")
+	off := 0
+	starts := make([]int, len(lines))
+	for i, l := range lines {
+		starts[i] = off
+		off += len(l)
+	}
+	prev := mark{line: 1}
+	for i, m := range index.marks {
+		if int64(starts[m.line-1]) != m.off {
+			t.Fatalf("mark %d: line %d at %d, but it begins at %d", i, m.line, m.off, starts[m.line-1])
+		}
+		// A mark is at the first line start past either bound.
+		if m.line-prev.line > markLines || m.off-prev.off > markBytes+int64(len(lines[m.line-2])) {
+			t.Fatalf("marks %+v and %+v too far apart", prev, m)
+		}
+		prev = m
+	}
+	for _, line := range []int{1, 2, 1024, 1025, 5000, 20000} {
+		m := index.near(line)
+		if m.line > line || line-m.line >= markLines {
+			t.Errorf("near(%d) = %+v", line, m)
+		}
 	}
 }

@@ -6,7 +6,7 @@
 //
 //	go run ./bench/e2e
 //
-// It builds both programs into a temporary folder, writes the script (19
+// It builds the programs into a temporary folder, writes the script (19
 // read_file calls of a 2.5 KB file, then an answer) and a workspace, and
 // runs each client -runs times, in turn, each against a fresh server. It
 // prints for each the median wall time, the median CPU time (user and
@@ -14,13 +14,21 @@
 // and the size of the first and last request as the server received them,
 // then the ratios to the reference client. Every run must end with the
 // scripted answer after exactly one request per step, each request
-// extending the one before.
+// extending the one before. Then it times the start-up of `harness
+// --version`, `refclient -h` and a hello-world program, four times -runs
+// each, and prints their ratios to hello-world's.
 //
-// -compare BIN adds a row for another harness binary, such as one built
-// with a change, to weigh the change on the same runs. -backend openai
-// runs the same session over the OpenAI-compatible API the fake server
-// also serves (/v1/chat/completions, server-sent events), the harness
-// with --backend openai and the reference client speaking that API too.
+// Every program is started through bench/e2e/launch, which measures it: on
+// Linux a program's peak RSS counts that of the process that started it,
+// and e2e's own grows with the request logs it checks.
+//
+// -steps N makes the session N steps long (the harness is given step
+// limits to match), -size the bytes of each file read. -compare BIN adds a
+// row for another harness binary, such as one built with a change, to
+// weigh the change on the same runs. -backend openai runs the same session
+// over the OpenAI-compatible API the fake server also serves
+// (/v1/chat/completions, server-sent events), the harness with --backend
+// openai and the reference client speaking that API too.
 package main
 
 import (
@@ -34,6 +42,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -79,7 +88,10 @@ func run(runs, steps, fileSize int, keep bool, backend string, others []string) 
 	}
 	harness := filepath.Join(dir, "harness")
 	ref := filepath.Join(dir, "refclient")
-	for bin, pkg := range map[string]string{harness: "harness/cmd/harness", ref: "harness/bench/refclient"} {
+	hello := filepath.Join(dir, "hello")
+	launcher := filepath.Join(dir, "launch")
+	for bin, pkg := range map[string]string{harness: "harness/cmd/harness", ref: "harness/bench/refclient",
+		hello: "harness/bench/e2e/hello", launcher: "harness/bench/e2e/launch"} {
 		if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
 			return fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
 		}
@@ -95,15 +107,22 @@ func run(runs, steps, fileSize int, keep bool, backend string, others []string) 
 	if backend == "openai" {
 		server = func(addr string) []string { return []string{"--backend", "openai", "--base-url", addr} }
 	}
+	// The step limit is the session's length, so that a session longer
+	// than the default limits runs to its end.
+	limits := []string{"--max-steps", strconv.Itoa(steps), "--max-model-calls", strconv.Itoa(steps)}
+	harnessArgs := func(bin, addr string, more ...string) []string {
+		args := append(append([]string{bin, "-w", ws, "-m", "fake"}, server(addr)...), limits...)
+		return append(append(args, more...), "-p", prompt)
+	}
 	clients := []client{
 		{name: "reference client", args: func(addr string) []string {
 			return []string{ref, "-api", backend, "-host", addr, "-model", "fake", "-result", filepath.Join(ws, "file_01.go"), "-p", prompt}
 		}},
 		{name: "harness -p", args: func(addr string) []string {
-			return append([]string{harness, "-w", ws, "-m", "fake", "-p", prompt}, server(addr)...)
+			return harnessArgs(harness, addr)
 		}},
 		{name: "harness -p --record", args: func(addr string) []string {
-			return append([]string{harness, "-w", ws, "-m", "fake", "--record", filepath.Join(dir, "run.jsonl"), "-p", prompt}, server(addr)...)
+			return harnessArgs(harness, addr, "--record", filepath.Join(dir, "run.jsonl"))
 		}},
 	}
 	for _, bin := range others {
@@ -112,7 +131,7 @@ func run(runs, steps, fileSize int, keep bool, backend string, others []string) 
 			return err
 		}
 		clients = append(clients, client{name: filepath.Base(bin) + " -p", args: func(addr string) []string {
-			return append([]string{bin, "-w", ws, "-m", "fake", "-p", prompt}, server(addr)...)
+			return harnessArgs(bin, addr)
 		}})
 	}
 	for i := range runs {
@@ -120,23 +139,31 @@ func run(runs, steps, fileSize int, keep bool, backend string, others []string) 
 			// Alternate the order so that neither client always runs
 			// right after the other.
 			c := &clients[(i+j)%len(clients)]
-			m, err := session(harness, script, dir, c.args, steps)
+			m, err := session(launcher, harness, script, dir, c.args, steps)
 			if err != nil {
 				return fmt.Errorf("%s, run %d: %w", c.name, i+1, err)
 			}
 			c.runs = append(c.runs, m)
 		}
 	}
-	startHarness, err := startUp(runs, harness, "--version")
-	if err != nil {
-		return err
+	starts := []client{
+		{name: "hello", args: func(string) []string { return []string{hello} }},
+		{name: "refclient -h", args: func(string) []string { return []string{ref, "-h"} }},
+		{name: "harness --version", args: func(string) []string { return []string{harness, "--version"} }},
+		{name: "launch (alone)", args: func(string) []string { return []string{launcher} }},
 	}
-	startRef, err := startUp(runs, ref, "-h")
-	if err != nil {
-		return err
+	for i := range runs * 4 {
+		for j := range starts {
+			c := &starts[(i+j)%len(starts)]
+			m, err := launch(launcher, c.args(""), nil, nil)
+			if err != nil {
+				return fmt.Errorf("%s: %w", c.name, err)
+			}
+			c.runs = append(c.runs, m)
+		}
 	}
 	fmt.Printf("over the %s API\n", backend)
-	report(os.Stdout, clients, runs, steps, fileSize, startHarness, startRef)
+	report(os.Stdout, clients, starts, runs, steps, fileSize)
 	return nil
 }
 
@@ -191,7 +218,7 @@ func goFile(n, size int) []byte {
 
 // session starts a fresh fake server, runs one client against it, stops the
 // server and checks its request log.
-func session(harness, script, dir string, args func(string) []string, steps int) (measure, error) {
+func session(launcher, harness, script, dir string, args func(string) []string, steps int) (measure, error) {
 	logPath := filepath.Join(dir, "requests.jsonl")
 	os.Remove(logPath)
 	srv := exec.Command(harness, "fake-ollama", "--script", script, "--log", logPath)
@@ -223,14 +250,8 @@ func session(harness, script, dir string, args func(string) []string, steps int)
 	}
 	go io.Copy(io.Discard, out)
 
-	argv := args(strings.TrimSpace(addr))
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = append(os.Environ(), "NO_COLOR=1", "XDG_STATE_HOME="+filepath.Join(dir, "state")) // sessions stay in the run's folder
 	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	begin := time.Now()
-	err = cmd.Run()
-	wall := time.Since(begin)
+	m, err := launch(launcher, args(strings.TrimSpace(addr)), &stdout, &stderr)
 	if err != nil {
 		return measure{}, fmt.Errorf("%v\nstderr:\n%s", err, stderr.Bytes())
 	}
@@ -240,9 +261,40 @@ func session(harness, script, dir string, args func(string) []string, steps int)
 	if err := stop(); err != nil {
 		return measure{}, err
 	}
-	m := measure{wall: wall, cpu: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), rss: peakRSS(cmd.ProcessState)}
 	m.first, m.last, err = checkLog(logPath, steps)
 	return m, err
+}
+
+// launch runs argv through the launcher, with NO_COLOR set, and returns
+// what it cost as the launcher measured it.
+func launch(launcher string, argv []string, stdout, stderr io.Writer) (measure, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return measure{}, err
+	}
+	defer r.Close()
+	cmd := exec.Command(launcher, argv...)
+	// Sessions stay in the run's folder.
+	cmd.Env = append(os.Environ(), "NO_COLOR=1", "XDG_STATE_HOME="+filepath.Join(filepath.Dir(launcher), "state"))
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	cmd.ExtraFiles = []*os.File{w}
+	err = cmd.Start()
+	w.Close()
+	if err != nil {
+		return measure{}, err
+	}
+	if err := cmd.Wait(); err != nil {
+		return measure{}, fmt.Errorf("%s: %w", strings.Join(argv, " "), err)
+	}
+	line, err := io.ReadAll(r)
+	if err != nil {
+		return measure{}, err
+	}
+	var m measure
+	if _, err := fmt.Sscan(string(line), &m.wall, &m.cpu, &m.rss); err != nil {
+		return measure{}, fmt.Errorf("the launcher's report %q: %w", line, err)
+	}
+	return m, nil
 }
 
 // checkLog checks that the server got one request per step, each extending
@@ -266,51 +318,57 @@ func checkLog(path string, steps int) (first, last int, err error) {
 	return len(lines[0]), len(lines[len(lines)-1]), nil
 }
 
-// startUp returns the median wall time of running bin with args.
-func startUp(runs int, bin string, args ...string) (time.Duration, error) {
-	var times []time.Duration
-	for range runs {
-		cmd := exec.Command(bin, args...)
-		begin := time.Now()
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return 0, fmt.Errorf("%s %s: %v\n%s", bin, strings.Join(args, " "), err, out)
-		}
-		times = append(times, time.Since(begin))
-	}
-	return median(times), nil
-}
-
-func report(w io.Writer, clients []client, runs, steps, size int, startHarness, startRef time.Duration) {
+func report(w io.Writer, clients, starts []client, runs, steps, size int) {
 	fmt.Fprintf(w, "%d-step session (%d read_file calls of a %d-byte file, then an answer), %d runs of each client, fresh fake-ollama per run\n\n",
 		steps, steps-1, size, runs)
 	fmt.Fprintf(w, "%-20s %10s %10s %10s %10s %10s %12s %12s\n", "client", "median", "min", "max", "CPU", "peak RSS", "1st request", "last request")
-	type summary struct {
-		wall, cpu time.Duration
-		rss       int64
-	}
 	sums := make([]summary, len(clients))
 	for i, c := range clients {
-		var walls, cpus []time.Duration
-		var rss []int64
-		for _, m := range c.runs {
-			walls, cpus, rss = append(walls, m.wall), append(cpus, m.cpu), append(rss, m.rss)
-		}
-		sums[i] = summary{median(walls), median(cpus), median(rss)}
-		fmt.Fprintf(w, "%-20s %10s %10s %10s %10s %10s %12s %12s\n", c.name, msec(sums[i].wall), msec(slices.Min(walls)), msec(slices.Max(walls)),
+		sums[i] = summarize(c.runs)
+		fmt.Fprintf(w, "%-20s %10s %10s %10s %10s %10s %12s %12s\n", c.name, msec(sums[i].wall), msec(sums[i].min), msec(sums[i].max),
 			msec(sums[i].cpu), mib(sums[i].rss), kb(c.runs[0].first), kb(c.runs[0].last))
 	}
 	fmt.Fprintln(w)
-	base := sums[0]
+	ratios(w, clients, sums, "the reference's")
+
+	fmt.Fprintf(w, "\nstart-up, %d runs of each\n\n", len(starts[0].runs))
+	fmt.Fprintf(w, "%-20s %10s %10s %10s %10s %10s\n", "program", "median", "min", "max", "CPU", "peak RSS")
+	sums = make([]summary, len(starts))
+	for i, c := range starts {
+		sums[i] = summarize(c.runs)
+		fmt.Fprintf(w, "%-20s %10s %10s %10s %10s %10s\n", c.name, msec(sums[i].wall), msec(sums[i].min), msec(sums[i].max), msec(sums[i].cpu), mib(sums[i].rss))
+	}
+	fmt.Fprintln(w)
+	ratios(w, starts[:len(starts)-1], sums, "hello's")
+	fmt.Fprintln(w, "\ntimes are medians of wall time; CPU is user+system time; RSS is the median of each run's peak,")
+	fmt.Fprintln(w, "never below the launcher's own (launch alone), from which every program is started")
+}
+
+// summary is the medians of a client's runs.
+type summary struct {
+	wall, min, max, cpu time.Duration
+	rss                 int64
+}
+
+func summarize(runs []measure) summary {
+	var walls, cpus []time.Duration
+	var rss []int64
+	for _, m := range runs {
+		walls, cpus, rss = append(walls, m.wall), append(cpus, m.cpu), append(rss, m.rss)
+	}
+	return summary{median(walls), slices.Min(walls), slices.Max(walls), median(cpus), median(rss)}
+}
+
+// ratios prints how each client after the first compares with the first.
+func ratios(w io.Writer, clients []client, sums []summary, base string) {
 	for i, c := range clients[1:] {
-		s := sums[i+1]
-		fmt.Fprintf(w, "%-20s %.2fx the reference's median time, %.2fx its CPU", c.name, ratio(s.wall, base.wall), ratio(s.cpu, base.cpu))
-		if base.rss > 0 {
-			fmt.Fprintf(w, ", %.2fx its peak RSS", ratio(s.rss, base.rss))
+		s, b := sums[i+1], sums[0]
+		fmt.Fprintf(w, "%-20s %.2fx %s median time, %.2fx its CPU", c.name, ratio(s.wall, b.wall), base, ratio(s.cpu, b.cpu))
+		if b.rss > 0 {
+			fmt.Fprintf(w, ", %.2fx its peak RSS", ratio(s.rss, b.rss))
 		}
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintf(w, "\nstart-up (median of %d): harness --version %s, refclient -h %s\n", runs, msec(startHarness), msec(startRef))
-	fmt.Fprintln(w, "times are medians of wall time; CPU is user+system time; RSS is the median of each run's peak")
 }
 
 func ratio[T int64 | time.Duration](a, b T) float64 { return float64(a) / float64(b) }

@@ -22,7 +22,7 @@ func benchSession(b *testing.B, steps int) (dir string, script *fakemodel.Script
 	dir = b.TempDir()
 	var s strings.Builder
 	for n := 1; n < steps; n++ {
-		name := fmt.Sprintf("f%02d.go", n)
+		name := fmt.Sprintf("f%03d.go", n)
 		body := strings.Repeat(fmt.Sprintf("func f%d(a, b int) int { return a*b + %d }\n", n, n), 80)[:2560]
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
 			b.Fatal(err)
@@ -42,27 +42,36 @@ func benchSession(b *testing.B, steps int) (dir string, script *fakemodel.Script
 // parsing, tools, budget and rendering. The server's own work is included.
 // It runs saving the session, as by default, and with --no-session.
 func BenchmarkSession20(b *testing.B) {
-	dir, script := benchSession(b, 20)
-	ctx := context.Background()
 	for _, bb := range []struct {
 		name  string
 		extra []string
 	}{{"saved", nil}, {"no-session", []string{"--no-session"}}} {
-		b.Run(bb.name, func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				b.StopTimer()
-				srv := httptest.NewServer(fakemodel.NewServer(script).Handler())
-				b.StartTimer()
-				args := append([]string{"-w", dir, "--host", srv.Listener.Addr().String(), "-m", "fake", "-p", "read the files"}, bb.extra...)
-				if code := run(ctx, args, nil, io.Discard, io.Discard); code != exitOK {
-					b.Fatalf("exit code %d", code)
-				}
-				b.StopTimer()
-				srv.Close()
-				b.StartTimer()
-			}
-		})
+		b.Run(bb.name, func(b *testing.B) { benchmarkSession(b, 20, bb.extra...) })
+	}
+}
+
+// BenchmarkSession400 is the same over 400 steps, where the conversation
+// grows to 1.1 MB: what the harness does at every step, over the whole
+// conversation, shows here. Profile it with -cpuprofile and -memprofile,
+// leaving out the server (pprof -ignore fakemodel).
+func BenchmarkSession400(b *testing.B) { benchmarkSession(b, 400) }
+
+func benchmarkSession(b *testing.B, steps int, extra ...string) {
+	dir, script := benchSession(b, steps)
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		b.StopTimer()
+		srv := httptest.NewServer(fakemodel.NewServer(script).Handler())
+		b.StartTimer()
+		args := []string{"-w", dir, "--host", srv.Listener.Addr().String(), "-m", "fake",
+			"--max-steps", fmt.Sprint(steps), "--max-model-calls", fmt.Sprint(steps), "-p", "read the files"}
+		if code := run(ctx, append(args, extra...), nil, io.Discard, io.Discard); code != exitOK {
+			b.Fatalf("exit code %d", code)
+		}
+		b.StopTimer()
+		srv.Close()
+		b.StartTimer()
 	}
 }
 
@@ -79,21 +88,19 @@ func BenchmarkPrompt(b *testing.B) {
 	}
 }
 
-// BenchmarkStream renders a reply of 100, 400 and 1600 lines streamed in
-// pieces, as the REPL shows it (the text is parsed again at every newline),
-// and as -p handles it (no streaming: the text is shown once).
+// BenchmarkStream renders a reply of 100, 1000 and 10000 lines streamed in
+// pieces, as the REPL shows it (line by line as it arrives), and as -p
+// handles it (no streaming: the text is shown once). The REPL's cost must
+// grow in proportion to the reply.
 func BenchmarkStream(b *testing.B) {
-	for _, lines := range []int{100, 400, 1600} {
-		var reply strings.Builder
-		for i := range lines {
-			fmt.Fprintf(&reply, "Line %d of a long explanation, the kind a model writes about code.\n", i)
-		}
+	for _, lines := range []int{100, 1000, 10000} {
+		reply := longReply(lines)
 		var deltas []protocol.Delta
-		for _, line := range strings.SplitAfter(reply.String(), "\n") {
+		for _, line := range strings.SplitAfter(reply, "\n") {
 			half := len(line) / 2
 			deltas = append(deltas, protocol.Delta{Content: line[:half]}, protocol.Delta{Content: line[half:]})
 		}
-		parsed := protocol.Parse(reply.String())
+		parsed := protocol.Parse(reply)
 		for _, mode := range []struct {
 			name   string
 			stream bool
@@ -111,4 +118,43 @@ func BenchmarkStream(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkLongReply is a whole run in process whose one turn gets a reply
+// of 1000 or 10000 lines from the scripted model: in the REPL, which shows
+// the reply as it streams, and with -p, which prints it once at the end.
+// The REPL should cost little more than -p.
+func BenchmarkLongReply(b *testing.B) {
+	dir := b.TempDir()
+	ctx := context.Background()
+	for _, lines := range []int{1000, 10000} {
+		script := filepath.Join(dir, fmt.Sprintf("long%d.fake", lines))
+		if err := os.WriteFile(script, []byte(">>>\n"+longReply(lines)), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		for _, mode := range []struct {
+			name string
+			args []string
+			in   string
+		}{{"repl", nil, "explain\n"}, {"print", []string{"-p", "explain"}, ""}} {
+			b.Run(fmt.Sprintf("%s/%d", mode.name, lines), func(b *testing.B) {
+				args := append([]string{"-w", dir, "--fake", script}, mode.args...)
+				b.ReportAllocs()
+				for b.Loop() {
+					if code := run(ctx, args, strings.NewReader(mode.in), io.Discard, io.Discard); code != exitOK {
+						b.Fatalf("exit code %d", code)
+					}
+				}
+			})
+		}
+	}
+}
+
+// longReply is an answer of n lines of prose.
+func longReply(n int) string {
+	var reply strings.Builder
+	for i := range n {
+		fmt.Fprintf(&reply, "Line %d of a long explanation, the kind a model writes about code.\n", i)
+	}
+	return reply.String()
 }

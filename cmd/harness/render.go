@@ -36,22 +36,34 @@ type view struct {
 	// final leaves the last answer to the caller (-p prints it on stdout).
 	final bool
 
-	buf   strings.Builder // the streamed content of the current step
+	reply protocol.Stream // the streamed content of the current step
 	shown string          // the assistant text printed so far in this step
+	// sync says how shown stands to the streamed text: a prefix of it, so
+	// that what is new can be printed without comparing; unknown; or, once
+	// the text has grown as long as shown without starting with it, apart
+	// for good (the text only grows until a Stream says it did not).
+	sync syncState
 }
+
+type syncState int
+
+const (
+	inSync syncState = iota
+	unknown
+	apart
+)
 
 func (v *view) event(e loop.Event) {
 	switch e.Kind {
 	case loop.StepStarted:
-		v.buf.Reset()
-		v.shown = ""
+		v.reply = protocol.Stream{}
+		v.shown, v.sync = "", inSync
 		fmt.Fprintln(v.log, v.st.dim(fmt.Sprintf("<Step %d>", e.Step)))
 	case loop.Streamed:
 		if v.stream && e.Delta.Content != "" {
-			v.buf.WriteString(e.Delta.Content)
+			v.reply.Add(e.Delta.Content)
 			if strings.Contains(e.Delta.Content, "\n") {
-				s := v.buf.String()
-				v.show(holdFence(protocol.Parse(s[:strings.LastIndexByte(s, '\n')]).Text))
+				v.showStreamed(v.reply.Text())
 			}
 		}
 	case loop.Replied:
@@ -81,27 +93,42 @@ func (v *view) event(e loop.Event) {
 	}
 }
 
-// show prints what text adds to the assistant text already shown. Text that
-// no longer extends it (a fence that turned out to hold a call) is skipped.
-func (v *view) show(text string) {
+// show prints what text adds to the assistant text already shown, and
+// reports whether it did. Text that no longer extends it (a fence that
+// turned out to hold a call) is skipped.
+func (v *view) show(text string) bool {
 	if text == v.shown || !strings.HasPrefix(text, v.shown) {
-		return
+		return false
 	}
+	v.print(text)
+	return true
+}
+
+// print prints what text, which extends the text shown, adds to it.
+func (v *view) print(text string) {
 	if v.shown == "" {
 		fmt.Fprint(v.out, v.st.model("Assistant")+": ")
 	}
-	fmt.Fprint(v.out, text[len(v.shown):])
+	io.WriteString(v.out, text[len(v.shown):])
 	v.shown = text
 }
 
-// holdFence leaves out a code fence that opens on the last line so far: it
-// may turn out to hold only a call, and then it is no text at all.
-func holdFence(text string) string {
-	i := strings.LastIndexByte(text, '\n') + 1
-	if strings.HasPrefix(strings.TrimSpace(text[i:]), "```") {
-		return strings.TrimRight(text[:i], "\n")
+// showStreamed is show for the text of a reply still streaming, without
+// comparing all that was shown at every line: text extends what was shown
+// as long as it extends the streamed text before it.
+func (v *view) showStreamed(text string, extends bool) {
+	if !extends || v.sync == unknown && len(text) >= len(v.shown) {
+		v.sync = unknown
+		if v.show(text) || text == v.shown {
+			v.sync = inSync
+		} else if len(text) >= len(v.shown) {
+			v.sync = apart
+		}
+		return
 	}
-	return text
+	if v.sync == inSync && len(text) > len(v.shown) {
+		v.print(text)
+	}
 }
 
 // summary is the short form of a result body for the tool-success line.
