@@ -34,6 +34,7 @@ func commands() []command {
 		{"load", "NAME", "go on with the conversation saved as NAME, or with session NAME", (*console).load},
 		{"sessions", "[--all]", "list this workspace's saved sessions (--all: every workspace's)", (*console).sessions},
 		{"tools", "", "list the tools the model may call", (*console).tools},
+		{"context", "", "show what the context window holds, by part, and when compaction begins", (*console).context},
 		{"diff", "", "show what this conversation changed in the workspace's files", (*console).diff},
 		{"undo", "", "put back the files the last turn changed, as they were before it", (*console).undo},
 	}
@@ -163,6 +164,13 @@ func (r *runner) modelChanged(turn int, from string) error {
 		errs = append(errs, r.conv.writer.Model(turn, from, to))
 	}
 	return errors.Join(errs...)
+}
+
+// context shows what the context window holds for the conversation so
+// far: each part's tokens, the free space, the reply's reserve and the
+// compaction threshold. It changes nothing.
+func (c *console) context(context.Context, string) error {
+	return c.r.ctxview.show(c.out, c.agent.State(), c.r.instructions())
 }
 
 // tools lists each tool with the first sentence of its description.
