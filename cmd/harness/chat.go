@@ -96,7 +96,7 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string) (*runner,
 	if err := c.startSandbox(ctx, tb.box, fb); err != nil {
 		return nil, err
 	}
-	model, _, err := c.model(given, os.Getenv)
+	model, provs, err := c.model(given, os.Getenv)
 	if err != nil {
 		return nil, &exitCodeError{code: exitUsage, err: err}
 	}
@@ -146,8 +146,9 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string) (*runner,
 			Repeats:      c.MaxRepeats,
 			Window:       8,
 		},
-		close:  j.close,
-		pinned: slices.Contains(given, "model"),
+		close:     j.close,
+		pinned:    slices.Contains(given, "model"),
+		providers: provs,
 	}
 	if m, ok := model.(*ollama.Model); ok {
 		r.ollama = m
