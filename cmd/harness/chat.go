@@ -205,6 +205,7 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string) (*runner,
 			Target:          target,
 			Hooks:           r.hooks(newNest(log, style(colours(log))), newWireView(log, style(colours(log)), c.ShowWire)),
 			Done:            r.saveChild,
+			Limited:         []subagent.Limited{readOnlyBash()},
 		})
 	}
 	if r.tools, err = r.toolsFor(r.model); err != nil {
