@@ -13,8 +13,14 @@
 //
 // The call's tools argument chooses them:
 //
-//	read   (the default) the tools whose spec says they do not write
+//	read   (the default) the tools whose spec says they do not write, and
+//	       the limited ones (Config.Limited), such as bash, for their
+//	       calls that only read
 //	all    every tool of the parent but agent
+//
+// A read child's call of a limited tool that may write (bash with mkdir)
+// is refused with an ERROR result before it reaches the parent's tools;
+// its system prompt says so, in one line for each limited tool.
 //
 // A child never has the agent tool: children are one level deep. Its calls
 // go through the parent's tools, so the approval gate, the secrets and the
@@ -45,6 +51,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -87,6 +94,24 @@ type Config struct {
 	// over, with the id of the call that started it: for a session to keep
 	// it beside the parent's.
 	Done func(origin string, st loop.State)
+	// Limited are tools that may write which a read child has all the
+	// same, limited to their calls that only read. One the parent's tools
+	// do not have is left out.
+	Limited []Limited
+}
+
+// Limited is a tool that may write, given to a child that only reads for
+// the calls of it that only read: a command tool and the command lines a
+// check finds read-only.
+type Limited struct {
+	Name string // the tool's
+	// Reads reports whether a call of the tool only reads; any other is
+	// refused, and Refusal says why in its result.
+	Reads   func(protocol.Call) bool
+	Refusal string
+	// Rule is the line the child's system prompt adds about the tool:
+	// what it may do with it.
+	Rule string
 }
 
 // Tools is a parent's tool set with the agent tool added: it runs agent
@@ -102,9 +127,10 @@ type Tools struct {
 
 // kind is the tool set of one kind of child.
 type kind struct {
-	specs  []protocol.ToolSpec
-	system string // the system prompt of a child with these tools
-	writes bool   // some of the tools may write
+	specs   []protocol.ToolSpec
+	system  string             // the system prompt of a child with these tools
+	writes  bool               // some of the tools may write
+	limited map[string]Limited // by name: tools only some of whose calls run
 }
 
 var (
@@ -125,25 +151,44 @@ func New(inner loop.Tools, cfg Config) (*Tools, error) {
 	if slices.ContainsFunc(all, func(s protocol.ToolSpec) bool { return s.Name == Name }) {
 		return nil, ErrName
 	}
-	reads := slices.DeleteFunc(slices.Clone(all), func(s protocol.ToolSpec) bool { return s.Writes })
+	limited := map[string]Limited{}
+	for _, l := range cfg.Limited {
+		if slices.ContainsFunc(all, func(s protocol.ToolSpec) bool { return s.Name == l.Name && s.Writes }) {
+			limited[l.Name] = l
+		}
+	}
+	reads := slices.DeleteFunc(slices.Clone(all), func(s protocol.ToolSpec) bool {
+		_, ok := limited[s.Name]
+		return s.Writes && !ok
+	})
 	t := &Tools{
 		inner: inner,
 		cfg:   cfg,
 		specs: append(slices.Clone(all), Spec()),
 		kinds: map[string]*kind{
-			Read: newKind(cfg.Root, reads),
-			All:  newKind(cfg.Root, all),
+			Read: newKind(cfg.Root, reads, limited),
+			All:  newKind(cfg.Root, all, nil),
 		},
 	}
 	slices.SortFunc(t.specs, func(a, b protocol.ToolSpec) int { return strings.Compare(a.Name, b.Name) })
 	return t, nil
 }
 
-func newKind(root string, specs []protocol.ToolSpec) *kind {
+// newKind returns the kind of child whose tools are specs, those named in
+// limited limited to their calls that only read.
+func newKind(root string, specs []protocol.ToolSpec, limited map[string]Limited) *kind {
+	var rules []string
+	for _, name := range slices.Sorted(maps.Keys(limited)) {
+		rules = append(rules, limited[name].Rule)
+	}
 	return &kind{
 		specs:  specs,
-		system: System(root, specs),
-		writes: slices.ContainsFunc(specs, func(s protocol.ToolSpec) bool { return s.Writes }),
+		system: System(root, specs, rules...),
+		writes: slices.ContainsFunc(specs, func(s protocol.ToolSpec) bool {
+			_, ok := limited[s.Name]
+			return s.Writes && !ok
+		}),
+		limited: limited,
 	}
 }
 
@@ -164,10 +209,16 @@ func Spec() protocol.ToolSpec {
 const note = "\nYou work for another agent, not a person: the first message is the task it gave you, and your final answer is all it will see. Do that task, then answer with a concise report: what you found or did, which files you changed, and whether tests ran.\n"
 
 // System returns the system prompt of a child whose tools are specs, in
-// the workspace root: the protocol's, and a line saying whom it works for.
-// The same root and tools always give the same bytes.
-func System(root string, specs []protocol.ToolSpec) string {
-	return protocol.SystemPrompt(root, specs) + note
+// the workspace root: the protocol's, a line saying whom it works for,
+// and rules, one line each, such as what it may do with a limited tool.
+// The same root, tools and rules always give the same bytes.
+func System(root string, specs []protocol.ToolSpec, rules ...string) string {
+	var b strings.Builder
+	b.WriteString(protocol.SystemPrompt(root, specs) + note)
+	for _, r := range rules {
+		b.WriteString(strings.TrimSpace(r) + "\n")
+	}
+	return b.String()
 }
 
 // Specs returns what the parent's model is told about the tools: those
@@ -257,6 +308,9 @@ func (c *childTools) Specs() []protocol.ToolSpec {
 func (c *childTools) Run(ctx context.Context, call protocol.Call) protocol.Result {
 	if !slices.ContainsFunc(c.kind.specs, func(s protocol.ToolSpec) bool { return s.Name == call.Name }) {
 		return protocol.Rejected(call, fmt.Errorf("this helper has no tool named %q", call.Name))
+	}
+	if l, ok := c.kind.limited[call.Name]; ok && !l.Reads(call) {
+		return protocol.Rejected(call, errors.New(l.Refusal))
 	}
 	id := call.ID
 	call.ID = c.origin + "/" + id

@@ -14,8 +14,10 @@ import (
 
 	"harness/approve"
 	"harness/fakemodel"
+	"harness/guard"
 	"harness/loop"
 	"harness/protocol"
+	"harness/sandbox"
 	"harness/subagent"
 	"harness/tools"
 )
@@ -39,6 +41,7 @@ type opts struct {
 	gate  func(loop.Tools) loop.Tools
 	model func(loop.Model) loop.Model // wraps the scripted model
 	hooks []loop.Hook                 // before the world's own
+	bash  bool                        // the tools have bash, run without a sandbox
 }
 
 func setup(t testing.TB, script string, o opts) *world {
@@ -53,7 +56,19 @@ func setup(t testing.TB, script string, o opts) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
-	set, err := tools.NewSet(tools.ReadFile(ws), tools.ListFiles(ws), tools.WriteFile(ws))
+	ts := []tools.Tool{tools.ReadFile(ws), tools.ListFiles(ws), tools.WriteFile(ws)}
+	if o.bash {
+		policy, err := guard.New(nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		box, err := sandbox.New(sandbox.Config{Mode: sandbox.None, Dir: ws.Root()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts = append(ts, tools.Bash(ws, policy, box))
+	}
+	set, err := tools.NewSet(ts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,6 +212,90 @@ Done.
 	if got := w.results(); len(got) != 1 || got[0] != want {
 		t.Errorf("results %q\nwant %q", got, want)
 	}
+}
+
+// readOnlyBash is bash limited to the command lines the guard finds only
+// read, as the harness gives it to a read child.
+var readOnlyBash = subagent.Limited{
+	Name: "bash",
+	Reads: func(c protocol.Call) bool {
+		command, _ := c.Args["command"].(string)
+		return guard.ReadOnly(command)
+	},
+	Refusal: "only read-only commands are allowed to a read-only helper",
+	Rule:    "Your bash runs only commands that only read.",
+}
+
+// TestReadOnlyChildRunsReadOnlyCommands: a read child has bash, limited:
+// its ls and cat run, its mkdir is refused before it reaches the tools,
+// and nothing is made. Its system prompt says so in one line; a child
+// with every tool has bash whole. The child still counts as one that
+// only reads, and so may run beside other reads.
+func TestReadOnlyChildRunsReadOnlyCommands(t *testing.T) {
+	var ran []string
+	gate := func(inner loop.Tools) loop.Tools {
+		return toolsFunc{inner, func(call protocol.Call) { ran = append(ran, call.Args["command"].(string)) }}
+	}
+	w := setup(t, `>>> expect="look around"
+TOOL_CALL {"name":"agent","arguments":{"task":"list the files and show a.txt"}}
+>>> when="list the files"
+TOOL_CALL {"name":"bash","arguments":{"command":"ls"}}
+TOOL_CALL {"name":"bash","arguments":{"command":"cat a.txt | wc -l"}}
+TOOL_CALL {"name":"bash","arguments":{"command":"mkdir out"}}
+>>> when="list the files" expect="TOOL_RESULT call_3 bash ERROR"
+a.txt has one line; I could not make out.
+>>> expect="TOOL_RESULT call_1 agent SUCCESS"
+Done.
+`, opts{files: map[string]string{"a.txt": "hello\n"}, bash: true, gate: gate, cfg: subagent.Config{Limited: []subagent.Limited{readOnlyBash}}})
+	if w.tools.Writes(protocol.Call{Name: "agent", Args: map[string]any{"task": "x"}}) {
+		t.Error("a read child with limited bash counts as one that may write")
+	}
+	if answer, err := w.parent.Turn(context.Background(), "look around"); err != nil || answer != "Done." {
+		t.Fatalf("Turn = %q, %v", answer, err)
+	}
+	if _, err := os.Stat(filepath.Join(w.root, "out")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("out: %v; the read-only child's mkdir ran", err)
+	}
+	if got := strings.Join(ran, "; "); got != "ls; cat a.txt | wc -l" {
+		t.Errorf("commands that reached the tools: %s", got)
+	}
+	child := w.reqs["call_1"]
+	if len(child) != 2 {
+		t.Fatalf("the child made %d requests, want 2", len(child))
+	}
+	sys := child[0].Messages[0].Content
+	if !strings.Contains(sys, "\nbash:") || strings.Contains(sys, "\nwrite_file:") || !strings.HasSuffix(sys, "\nYour bash runs only commands that only read.\n") {
+		t.Errorf("the read child's system prompt:\n%s", sys)
+	}
+	results := child[1].Messages[len(child[1].Messages)-3:]
+	for i, want := range []string{
+		"TOOL_RESULT call_1 bash SUCCESS\na.txt\n",
+		"TOOL_RESULT call_2 bash SUCCESS\n1\n",
+		"TOOL_RESULT call_3 bash ERROR\nNothing was run: only read-only commands are allowed to a read-only helper.",
+	} {
+		if !strings.HasPrefix(results[i].Content, want) {
+			t.Errorf("result %d: %q, want it to start with %q", i+1, results[i].Content, want)
+		}
+	}
+	if got := w.results(); len(got) != 1 || !strings.HasSuffix(got[0], "[report of the helper: 2 steps, 3 calls (2 succeeded, 1 failed); nothing changed; no tests ran]") {
+		t.Errorf("results %q", got)
+	}
+	// A child with every tool has bash as the parent has it, and no rule.
+	all := subagent.System(w.root, w.tools.Specs())
+	if strings.Contains(all, "Your bash") {
+		t.Errorf("a child with every tool is told of a limit:\n%s", all)
+	}
+}
+
+// toolsFunc passes every call to inner, telling seen of it first.
+type toolsFunc struct {
+	loop.Tools
+	seen func(protocol.Call)
+}
+
+func (t toolsFunc) Run(ctx context.Context, call protocol.Call) protocol.Result {
+	t.seen(call)
+	return t.Tools.Run(ctx, call)
 }
 
 // TestChildEventsCarryItsOrigin: the child's events reach the parent's

@@ -139,31 +139,54 @@ func (p *providers) backend(s config.Settings) (backend, error) {
 }
 
 // use returns the backend of spec, PROVIDER/MODEL or a MODEL of the
-// provider in use, and makes it the one in use. A model of the provider
-// in use keeps the address given on the command line; one of another
-// provider has that provider's.
+// provider in use, and makes it the one in use.
 func (p *providers) use(spec string) (backend, error) {
-	spec = strings.TrimSpace(spec)
-	if spec == "" {
-		return nil, errors.New("no model named: give PROVIDER/MODEL or MODEL")
-	}
-	if !strings.Contains(spec, "/") {
-		spec = p.cur.Provider.Value + "/" + spec
-	}
-	flags := config.Flags{Model: spec, NumCtx: p.flags.NumCtx}
-	if provider, _, _ := strings.Cut(spec, "/"); provider == p.cur.Provider.Value {
-		flags.BaseURL = p.flags.BaseURL
-	}
-	s, err := p.resolve(flags)
-	if err != nil {
-		return nil, err
-	}
-	b, err := p.backend(s)
+	b, s, err := p.pick(spec)
 	if err != nil {
 		return nil, err
 	}
 	p.cur = s
 	return b, nil
+}
+
+// pick returns the backend of spec, PROVIDER/MODEL or a MODEL of the
+// provider in use, and its settings, without making it the one in use. A
+// model of the provider in use keeps the address given on the command
+// line; one of another provider has that provider's.
+func (p *providers) pick(spec string) (backend, config.Settings, error) {
+	spec = strings.TrimSpace(spec)
+	if spec == "" {
+		return nil, config.Settings{}, errors.New("no model named: give PROVIDER/MODEL or MODEL")
+	}
+	if !strings.Contains(spec, "/") {
+		spec = p.cur.Provider.Value + "/" + spec
+	}
+	// Said here rather than by Resolve, which would name the spec a flag.
+	provider, model, _ := strings.Cut(spec, "/")
+	if names := p.file.ProviderNames(); !slices.Contains(names, provider) {
+		return nil, config.Settings{}, fmt.Errorf("%w %q: the providers are %s", config.ErrUnknownProvider, provider, strings.Join(names, ", "))
+	}
+	if model == "" {
+		return nil, config.Settings{}, fmt.Errorf("%w: no model after %q", config.ErrInvalid, provider+"/")
+	}
+	flags := config.Flags{Model: spec, NumCtx: p.flags.NumCtx}
+	if provider == p.cur.Provider.Value {
+		flags.BaseURL = p.flags.BaseURL
+	}
+	s, err := p.resolve(flags)
+	if err != nil {
+		return nil, config.Settings{}, err
+	}
+	b, err := p.backend(s)
+	if err != nil {
+		return nil, config.Settings{}, err
+	}
+	return b, s, nil
+}
+
+// spec is the model in use as -m names it: PROVIDER/MODEL.
+func (p *providers) spec() string {
+	return p.cur.Provider.Value + "/" + p.cur.Model.Value
 }
 
 // offer is what one provider offers: its models, or why they could not

@@ -108,6 +108,13 @@ base_url = "http://127.0.0.1:1"
 	if _, err := p.use(" "); err == nil {
 		t.Error("use of no model: no error")
 	}
+	if _, err := p.use("lms/"); !errors.Is(err, config.ErrInvalid) {
+		t.Errorf("use lms/: %v", err)
+	}
+	// pick only looks: the model in use stays.
+	if b, s, err := p.pick("lms/qwen3"); err != nil || b.Describe().Model != "qwen3" || s.Provider.Value != "lms" || p.spec() != "ollama/fake" {
+		t.Errorf("pick lms/qwen3: %v, %s, %v; in use %s", b, s.Provider.Value, err, p.spec())
+	}
 }
 
 // TestUseKeepsTheAddressGiven: --base-url addresses the provider chosen at

@@ -96,7 +96,7 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string) (*runner,
 	if err := c.startSandbox(ctx, tb.box, fb); err != nil {
 		return nil, err
 	}
-	model, _, err := c.model(given, os.Getenv)
+	model, provs, err := c.model(given, os.Getenv)
 	if err != nil {
 		return nil, &exitCodeError{code: exitUsage, err: err}
 	}
@@ -146,8 +146,9 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string) (*runner,
 			Repeats:      c.MaxRepeats,
 			Window:       8,
 		},
-		close:  j.close,
-		pinned: slices.Contains(given, "model"),
+		close:     j.close,
+		pinned:    slices.Contains(given, "model"),
+		providers: provs,
 	}
 	if m, ok := model.(*ollama.Model); ok {
 		r.ollama = m
@@ -204,6 +205,7 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string) (*runner,
 			Target:          target,
 			Hooks:           r.hooks(newNest(log, style(colours(log))), newWireView(log, style(colours(log)), c.ShowWire)),
 			Done:            r.saveChild,
+			Limited:         []subagent.Limited{readOnlyBash()},
 		})
 	}
 	if r.tools, err = r.toolsFor(r.model); err != nil {

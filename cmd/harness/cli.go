@@ -27,6 +27,7 @@ type cli struct {
 	Chat       chatCmd       `cmd:"" default:"withargs" help:"Work with the model in the workspace: a REPL, or one turn with -p (the default command)."`
 	Prompt     promptCmd     `cmd:"" help:"Print the system prompt that would be sent, and exit."`
 	Sessions   sessionsCmd   `cmd:"" help:"List the saved conversations of this workspace (--all: of every workspace), to continue with --resume ID."`
+	Context    contextCmd    `cmd:"" help:"Show what a saved conversation holds of its context window, by part, as the REPL's /context does (default: this workspace's latest session)."`
 	Replay     replayCmd     `cmd:"" help:"Print a run record (--record FILE), or a session's file, as a readable transcript."`
 	Config     configCmd     `cmd:"" help:"Print the model settings a chat with the same flags would use, and where each came from (flag, environment, settings file or default), the API key redacted."`
 	FakeOllama fakeOllamaCmd `cmd:"" name:"fake-ollama" help:"Serve a fake-model script over Ollama's HTTP API, for tests and demos."`

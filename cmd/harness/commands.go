@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"harness/config"
 	"harness/loop"
 	"harness/ollama"
 )
@@ -29,11 +30,12 @@ func commands() []command {
 		{"help", "", "list the commands, and what else the prompt takes", (*console).help},
 		{"exit", "", "leave (so do exit, quit and Ctrl-D)", (*console).exit},
 		{"clear", "", "start a new conversation", (*console).clear},
-		{"model", "NAME", "use the model NAME from the next turn on (Ollama)", (*console).model},
+		{"model", "[PROVIDER/MODEL]", "list the providers' models; or use PROVIDER/MODEL (or a MODEL of the provider in use) from the next turn on", (*console).model},
 		{"save", "NAME", "keep a copy of the conversation under NAME (a name already taken is refused)", (*console).save},
 		{"load", "NAME", "go on with the conversation saved as NAME, or with session NAME", (*console).load},
 		{"sessions", "[--all]", "list this workspace's saved sessions (--all: every workspace's)", (*console).sessions},
 		{"tools", "", "list the tools the model may call", (*console).tools},
+		{"context", "", "show what the context window holds, by part, and when compaction begins", (*console).context},
 		{"diff", "", "show what this conversation changed in the workspace's files", (*console).diff},
 		{"undo", "", "put back the files the last turn changed, as they were before it", (*console).undo},
 	}
@@ -97,27 +99,37 @@ func (c *console) clear(context.Context, string) error {
 	return nil
 }
 
-// model switches the Ollama model between turns: the conversation goes
-// on with the new one. A model the server does not have is refused.
-func (c *console) model(ctx context.Context, name string) error {
+// model lists the models the providers offer, or switches to one between
+// turns: the conversation goes on with it. A model an Ollama server does
+// not have is refused; another server's is taken at its word until the
+// next request.
+func (c *console) model(ctx context.Context, spec string) error {
 	r := c.r
 	switch {
-	case name == "":
-		fmt.Fprintf(c.out, "The model is %s; /model NAME changes it.\n", r.backend.Model)
+	case r.providers == nil:
+		fmt.Fprintf(c.out, "The model is %s, a scripted %s model: with --fake there are no providers, and /model has no other model to use.\n", r.backend.Model, r.backend.Name)
 		return nil
-	case r.ollama == nil:
-		fmt.Fprintf(c.out, "The %s backend has only its model, %s; /model works with Ollama.\n", r.backend.Name, r.backend.Model)
+	case spec == "":
+		fmt.Fprintf(c.out, "The model is %s. The providers offer:\n", r.modelSpec())
+		if err := r.providers.writeOffers(c.out, r.providers.list(ctx)); err != nil {
+			return err
+		}
+		fmt.Fprintf(c.out, "/model PROVIDER/MODEL uses one of them from the next turn on; /model MODEL one of %s's.\n", r.providers.cur.Provider.Value)
 		return nil
 	}
-	m := r.ollama.Named(name)
-	if err := checkModel(ctx, m); errors.Is(err, ollama.ErrModelNotFound) {
-		fmt.Fprintf(c.out, "%s; the model is still %s.\n", modelAdvice(err), r.backend.Model)
+	from := r.modelSpec()
+	b, s, err := r.providers.pick(spec)
+	if err != nil {
+		fmt.Fprintf(c.out, "%v; the model is still %s.\n", err, from)
+		return nil
+	}
+	if err := checkBackend(ctx, b); errors.Is(err, ollama.ErrModelNotFound) {
+		fmt.Fprintf(c.out, "%s; the model is still %s.\n", modelAdvice(err), from)
 		return nil
 	} else if err != nil {
 		fmt.Fprintf(c.out, "%s %s\n", c.st.bad("warning:"), modelAdvice(err))
 	}
-	from := r.backend.Model
-	if err := r.useModel(m); err != nil {
+	if err := r.useModel(b, s); err != nil {
 		return err
 	}
 	agent, err := loop.Resume(r.model, r.tools, r.cfg, c.agent.State(), r.hooks(r.ui(c.view)...)...)
@@ -131,27 +143,48 @@ func (c *console) model(ctx context.Context, name string) error {
 	if err := r.modelChanged(agent.State().Turn+1, from); err != nil {
 		fmt.Fprintf(c.out, "%s %v\n", c.st.bad("warning:"), err)
 	}
-	fmt.Fprintf(c.out, "The model is %s from the next turn on.\n", name)
+	fmt.Fprintf(c.out, "The model is %s from the next turn on.\n", r.modelSpec())
 	return nil
 }
 
-// useModel makes m the run's model, with the tools built for it again
-// (its helpers use it too).
-func (r *runner) useModel(m *ollama.Model) error {
-	ts, err := r.toolsFor(m)
+// checkBackend asks b's server whether it has b's model. Only an Ollama
+// server is asked.
+func checkBackend(ctx context.Context, b backend) error {
+	if m, ok := b.(*ollama.Model); ok {
+		return checkModel(ctx, m)
+	}
+	return nil
+}
+
+// modelSpec is the run's model as -m names it: PROVIDER/MODEL, or the
+// model's name alone when there are no providers (--fake).
+func (r *runner) modelSpec() string {
+	if r.providers == nil {
+		return r.backend.Model
+	}
+	return r.providers.spec()
+}
+
+// useModel makes b, whose settings are s, the run's model, with the tools
+// built for it again (its helpers use it too).
+func (r *runner) useModel(b backend, s config.Settings) error {
+	ts, err := r.toolsFor(b)
 	if err != nil {
 		return err
 	}
-	r.ollama, r.model, r.tools, r.backend = m, m, ts, m.Describe()
+	r.model, r.tools, r.backend = b, ts, b.Describe()
+	r.ollama, _ = b.(*ollama.Model)
+	r.providers.cur = s
 	return nil
 }
 
 // modelChanged records that the run's model, which was from, answers from
 // turn on: in the run record, in the session, and in what a new session
-// of the run starts with.
+// of the run starts with. The record and the session name both as
+// PROVIDER/MODEL, so that a resumed conversation finds the provider too.
 func (r *runner) modelChanged(turn int, from string) error {
-	to := r.backend.Model
-	r.conv.start.Model = to
+	to := r.modelSpec()
+	r.conv.start.Model, r.conv.start.Backend, r.conv.start.Options = r.backend.Model, r.backend.Name, r.backend.Options
 	if from == to {
 		return nil
 	}
@@ -163,6 +196,13 @@ func (r *runner) modelChanged(turn int, from string) error {
 		errs = append(errs, r.conv.writer.Model(turn, from, to))
 	}
 	return errors.Join(errs...)
+}
+
+// context shows what the context window holds for the conversation so
+// far: each part's tokens, the free space, the reply's reserve and the
+// compaction threshold. It changes nothing.
+func (c *console) context(context.Context, string) error {
+	return c.r.ctxview.show(c.out, c.agent.State(), c.r.instructions())
 }
 
 // tools lists each tool with the first sentence of its description.

@@ -93,10 +93,13 @@ func (c *console) load(ctx context.Context, ref string) error {
 	}
 	loaded := fmt.Sprintf("loaded %s: %s, %s", ref, count(sv.State.Turn, "turn"), count(len(sv.State.Messages), "message"))
 	if name := r.savedModel(sv); name != "" {
-		m := r.ollama.Named(name)
-		if err := checkModel(ctx, m); err != nil {
-			fmt.Fprintf(c.out, "%s; it goes on with %s.\n", modelAdvice(err), r.backend.Model)
-		} else if err := r.useModel(m); err != nil {
+		b, s, err := r.providers.pick(name)
+		if err == nil {
+			err = checkBackend(ctx, b)
+		}
+		if err != nil {
+			fmt.Fprintf(c.out, "%s; it goes on with %s.\n", modelAdvice(err), r.modelSpec())
+		} else if err := r.useModel(b, s); err != nil {
 			if w != nil {
 				w.Close()
 			}
@@ -111,7 +114,7 @@ func (c *console) load(ctx context.Context, ref string) error {
 		}
 	}
 	r.conv.writer = w
-	r.conv.start.Model = r.backend.Model
+	r.conv.start.Model, r.conv.start.Backend, r.conv.start.Options = r.backend.Model, r.backend.Name, r.backend.Options
 	r.resume(sv)
 	if err := r.recordModel(sv); err != nil {
 		fmt.Fprintf(c.out, "%s %v\n", c.st.bad("warning:"), err)

@@ -121,7 +121,14 @@ func (v *ctxview) show(w io.Writer, st loop.State, instructions string) error {
 // added to the system prompt, for show: "" when there are none, or when the
 // system prompt is a saved one that begins otherwise.
 func (r *runner) instructions() string {
-	text, ok := strings.CutPrefix(r.cfg.System, protocol.SystemPrompt(r.root, r.tools.Specs()))
+	return instructionsIn(r.cfg.System, protocol.SystemPrompt(r.root, r.tools.Specs()))
+}
+
+// instructionsIn is the text that system, a conversation's system prompt,
+// adds to fixed, the prompt the protocol builds for its workspace and
+// tools: "" when system does not begin with fixed.
+func instructionsIn(system, fixed string) string {
+	text, ok := strings.CutPrefix(system, fixed)
 	if !ok {
 		return ""
 	}

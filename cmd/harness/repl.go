@@ -37,9 +37,12 @@ type runner struct {
 	journal *journal
 	// attach reads what the @tags of an input name, through the gate.
 	attach *attacher
-	// ollama is the model when the backend is Ollama, nil otherwise:
-	// the REPL checks it at start, and /model renames it.
+	// ollama is the model when the backend is Ollama, nil otherwise: the
+	// REPL checks it at start.
 	ollama *ollama.Model
+	// providers are what the model was chosen from, and /model chooses
+	// from; nil with --fake.
+	providers *providers
 	// toolsFor builds the tools of the main conversation for a model:
 	// those behind the gate, and the agent tool, whose helpers use the
 	// model too.

@@ -6,8 +6,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"harness/loop"
+	"harness/ollama"
 	"harness/record"
 	"harness/session"
 )
@@ -136,32 +138,49 @@ func (r *runner) resume(sv *session.Saved) {
 // savedModel is the model a resumed conversation goes on with, by the
 // rule: the model it named last, unless -m named one for this run. It is
 // "" when the run's model stays: -m was given, the session names the
-// model in use, or the backend cannot switch models (only Ollama's can,
-// and only between sessions of its own).
+// model in use, or there are no providers to find it in (--fake). A model
+// the session names as PROVIDER/MODEL (as /model records it) is found on
+// that provider; a name alone, on the provider in use, only when that is
+// an Ollama one and the session was started with an Ollama backend too.
 func (r *runner) savedModel(sv *session.Saved) string {
-	if r.pinned || r.ollama == nil || sv.Start.Backend != r.backend.Name || sv.Model == "" || sv.Model == r.backend.Model {
+	name := sv.Model
+	switch {
+	case r.pinned || r.providers == nil || name == "" || name == r.backend.Model || name == r.modelSpec():
+		return ""
+	case strings.Contains(name, "/"):
+		return name
+	case r.ollama == nil || sv.Start.Backend != r.backend.Name:
 		return ""
 	}
-	return sv.Model
+	return name
 }
 
 // adoptModel makes the run's model the one a resumed conversation goes on
-// with (savedModel), before the tools are built for it.
+// with (savedModel), before the tools are built for it. A model that
+// cannot be had (its provider is gone from the settings) leaves the run's
+// model, with a note.
 func (r *runner) adoptModel(sv *session.Saved) {
-	if name := r.savedModel(sv); name != "" {
-		m := r.ollama.Named(name)
-		r.ollama, r.model, r.backend = m, m, m.Describe()
-		r.conv.notes = append(r.conv.notes, fmt.Sprintf("note: session %s goes on with the model it used last, %s (-m chooses another)", sv.ID(), name))
+	name := r.savedModel(sv)
+	if name == "" {
+		return
 	}
+	b, err := r.providers.use(name)
+	if err != nil {
+		r.conv.notes = append(r.conv.notes, fmt.Sprintf("note: session %s used %s last, which cannot be used: %v; it goes on with %s", sv.ID(), name, err, r.modelSpec()))
+		return
+	}
+	r.model, r.backend = b, b.Describe()
+	r.ollama, _ = b.(*ollama.Model)
+	r.conv.notes = append(r.conv.notes, fmt.Sprintf("note: session %s goes on with the model it used last, %s (-m chooses another)", sv.ID(), name))
 }
 
 // recordModel saves, in the session a resumed conversation goes on in,
 // that the model from the next turn is not the one it named last.
 func (r *runner) recordModel(sv *session.Saved) error {
-	if r.conv.writer == nil || sv.Model == r.backend.Model {
+	if r.conv.writer == nil || sv.Model == r.backend.Model || sv.Model == r.modelSpec() {
 		return nil
 	}
-	return r.conv.writer.Model(sv.State.Turn+1, sv.Model, r.backend.Model)
+	return r.conv.writer.Model(sv.State.Turn+1, sv.Model, r.modelSpec())
 }
 
 // saveChild saves the conversation of a helper with the session, when

@@ -99,6 +99,22 @@ func (w *workspaceFlags) commands(safety *safetyFlags, ws *tools.Workspace) (*gu
 	return safety.commands(ws)
 }
 
+// readOnlyBash is bash as a helper that only reads has it: for the command
+// lines the guard finds only read. The guard's check is advice, not a
+// boundary; the sandbox and the approval gate still apply to what it lets
+// through.
+func readOnlyBash() subagent.Limited {
+	return subagent.Limited{
+		Name: "bash",
+		Reads: func(c protocol.Call) bool {
+			command, _ := c.Args["command"].(string)
+			return guard.ReadOnly(command)
+		},
+		Refusal: "only read-only commands are allowed to a read-only helper, and this one may write or run another program",
+		Rule:    "Your bash runs only commands that only read (ls, cat, head, grep, find, wc, git status, git log, git diff, ...); any other command line is refused.",
+	}
+}
+
 // parsers are the reply parsers --parser chooses from.
 var parsers = map[string]func(string) protocol.Parsed{
 	"tolerant": protocol.Parse,

@@ -1,0 +1,120 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"harness/config"
+	"harness/protocol"
+	"harness/sandbox"
+	"harness/session"
+	"harness/tools"
+	"harness/window"
+)
+
+// contextCmd shows what a saved conversation holds of its context window,
+// as the REPL's /context shows it for the conversation in progress.
+type contextCmd struct {
+	Session   string `arg:"" optional:"" placeholder:"ID|NAME" help:"The session, by id or by the name /save gave it (default: this workspace's latest)."`
+	Workspace string `short:"w" default:"." placeholder:"DIR" help:"The workspace whose session it is."`
+	NumCtx    int    `placeholder:"N" help:"Context window in tokens (default: the num_ctx the session sent, which only an ollama provider does, else 16384)."`
+	MaxTokens int    `placeholder:"N" help:"Tokens kept free for the reply (default: the session's reply limit, else an eighth of the window)."`
+}
+
+// Run finds the session, as --resume or -c would, and writes its
+// breakdown: what it holds by part, the free space, the reply's reserve
+// and where compaction begins. It reads the session and changes nothing.
+func (c *contextCmd) Run(std stdio) error {
+	ws, err := tools.NewWorkspace(c.Workspace)
+	if err != nil {
+		return &exitCodeError{code: exitUsage, err: err}
+	}
+	sv, err := c.load(ws.Root())
+	if err != nil {
+		return err
+	}
+	size := config.DefaultNumCtx
+	if n, ok := intOption(sv.Start.Options, protocol.NumCtx); ok {
+		size = n
+	}
+	if c.NumCtx > 0 {
+		size = c.NumCtx
+	}
+	reserve, _ := intOption(sv.Start.Options, protocol.NumPredict)
+	if c.MaxTokens > 0 {
+		reserve = c.MaxTokens
+	}
+	if reserve >= size {
+		return &exitCodeError{code: exitUsage, err: fmt.Errorf("a reply limit of %d tokens leaves no room in a window of %d: give --num-ctx or --max-tokens", reserve, size)}
+	}
+	name := sv.ID()
+	if sv.Start.Name != "" {
+		name += " (" + sv.Start.Name + ")"
+	}
+	fmt.Fprintf(std.out, "session %s: %s, %s; %s model %s\n", name, count(sv.State.Turn, "turn"), count(len(sv.State.Messages), "message"), sv.Start.Backend, sv.Model)
+	v := &ctxview{comp: window.New(window.Config{Reserve: reserve}), size: size}
+	return v.show(std.out, sv.State, savedInstructions(sv))
+}
+
+// load reads the session c names in the workspace root: its latest when
+// it names none.
+func (c *contextCmd) load(root string) (*session.Saved, error) {
+	dir, err := sessionDir()
+	if err != nil {
+		return nil, err
+	}
+	none := &exitCodeError{code: exitUsage, err: fmt.Errorf("%w of %s (harness sessions --all lists every workspace's)", session.ErrNotFound, root)}
+	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+		return nil, none
+	}
+	store, err := session.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	var info session.Info
+	if c.Session == "" {
+		info, err = store.Latest(root)
+	} else {
+		info, err = store.Find(root, c.Session)
+	}
+	switch {
+	case errors.Is(err, session.ErrNotFound) && c.Session == "":
+		return nil, none
+	case errors.Is(err, session.ErrNotFound):
+		return nil, &exitCodeError{code: exitUsage, err: err}
+	case err != nil:
+		return nil, err
+	}
+	return store.Load(info.ID)
+}
+
+// intOption is the setting s among a saved session's options, when it
+// holds a whole number.
+func intOption(opts map[string]any, s protocol.Setting) (int, bool) {
+	switch v := opts[string(s)].(type) {
+	case int:
+		return v, true
+	case float64: // as JSON reads numbers
+		if v == float64(int(v)) {
+			return int(v), true
+		}
+	}
+	return 0, false
+}
+
+// savedInstructions is the text the project instructions added to a saved
+// session's system prompt: what follows the prompt the protocol builds
+// for its workspace and the tools it was started with. It is "" when the
+// workspace is gone, or the prompt begins otherwise (the tools or the
+// harness changed): the instructions then count as system prompt.
+func savedInstructions(sv *session.Saved) string {
+	list := strings.Join(sv.Start.Tools, ",")
+	w := &workspaceFlags{Workspace: sv.Start.Workspace, Tools: &list}
+	tb, err := w.tools(&safetyFlags{Sandbox: string(sandbox.None)})
+	if err != nil {
+		return ""
+	}
+	return instructionsIn(sv.State.Messages[0].Content, protocol.SystemPrompt(tb.ws.Root(), w.mainSpecs(tb.set.Specs())))
+}
