@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"harness/protocol"
 )
@@ -43,20 +44,23 @@ type testLine struct {
 }
 
 // testLines are the lines of go test, cargo test, pytest and unittest
-// that say whether a test ran.
-var testLines = []testLine{
-	{re: regexp.MustCompile(`^\?\s+\S+\s+\[no test files\]`)},                                       // go: a package without tests
-	{re: regexp.MustCompile(`^ok\s+\S+.*\[no tests to run\]`)},                                      // go: -run matched nothing
-	{re: regexp.MustCompile(`^testing: warning: no tests to run`)},                                  // go -v
-	{re: regexp.MustCompile(`^ok\s+\S+`), ran: true},                                                // go: a package passed
-	{re: regexp.MustCompile(`^--- (PASS|FAIL|SKIP)\b`), ran: true},                                  // go -v: a test ended
-	{re: regexp.MustCompile(`^FAIL\b`), ran: true},                                                  // go: a package failed, to build or to pass
-	{re: regexp.MustCompile(`^running (\d+) tests?$`), ran: true, count: 1},                         // cargo, per test binary
-	{re: regexp.MustCompile(`^Ran (\d+) tests? in`), ran: true, count: 1},                           // unittest
-	{re: regexp.MustCompile(`(?i)\bno tests ran\b`)},                                                // pytest's exit 5, unittest 3.12
-	{re: regexp.MustCompile(`^collected 0 items`)},                                                  // pytest
-	{re: regexp.MustCompile(`\b(\d+) (passed|failed|errors?)\b.* in [\d.]+s`), ran: true, count: 1}, // pytest's summary
-}
+// that say whether a test ran. They are compiled when a test command's
+// output is first read, not at every start.
+var testLines = sync.OnceValue(func() []testLine {
+	return []testLine{
+		{re: regexp.MustCompile(`^\?\s+\S+\s+\[no test files\]`)},                                       // go: a package without tests
+		{re: regexp.MustCompile(`^ok\s+\S+.*\[no tests to run\]`)},                                      // go: -run matched nothing
+		{re: regexp.MustCompile(`^testing: warning: no tests to run`)},                                  // go -v
+		{re: regexp.MustCompile(`^ok\s+\S+`), ran: true},                                                // go: a package passed
+		{re: regexp.MustCompile(`^--- (PASS|FAIL|SKIP)\b`), ran: true},                                  // go -v: a test ended
+		{re: regexp.MustCompile(`^FAIL\b`), ran: true},                                                  // go: a package failed, to build or to pass
+		{re: regexp.MustCompile(`^running (\d+) tests?$`), ran: true, count: 1},                         // cargo, per test binary
+		{re: regexp.MustCompile(`^Ran (\d+) tests? in`), ran: true, count: 1},                           // unittest
+		{re: regexp.MustCompile(`(?i)\bno tests ran\b`)},                                                // pytest's exit 5, unittest 3.12
+		{re: regexp.MustCompile(`^collected 0 items`)},                                                  // pytest
+		{re: regexp.MustCompile(`\b(\d+) (passed|failed|errors?)\b.* in [\d.]+s`), ran: true, count: 1}, // pytest's summary
+	}
+})
 
 // ranNoTests reports whether the output of a test command says that it
 // found no test to run, and no line says that any did: a package without
@@ -66,7 +70,7 @@ func ranNoTests(body string) bool {
 	none := false
 	for line := range strings.Lines(body) {
 		line = strings.TrimSpace(line)
-		for _, tl := range testLines {
+		for _, tl := range testLines() {
 			m := tl.re.FindStringSubmatch(line)
 			if m == nil {
 				continue

@@ -108,8 +108,10 @@ func run(runs, steps, fileSize int, keep bool, backend string, others []string) 
 		server = func(addr string) []string { return []string{"--backend", "openai", "--base-url", addr} }
 	}
 	// The step limit is the session's length, so that a session longer
-	// than the default limits runs to its end.
-	limits := []string{"--max-steps", strconv.Itoa(steps), "--max-model-calls", strconv.Itoa(steps)}
+	// than the default limits runs to its end; and the conversation is
+	// never compacted, which would change what is measured and break the
+	// log's prefix check.
+	limits := []string{"--max-steps", strconv.Itoa(steps), "--max-model-calls", strconv.Itoa(steps), "--no-compact"}
 	harnessArgs := func(bin, addr string, more ...string) []string {
 		args := append(append([]string{bin, "-w", ws, "-m", "fake"}, server(addr)...), limits...)
 		return append(append(args, more...), "-p", prompt)
