@@ -136,7 +136,7 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string) (*runner,
 			MaxFormatErrors: c.MaxFormatErrors,
 			IsTest:          isTest(tests),
 			Target:          target,
-			Parse:           parsers[c.Parser],
+			Parse:           replyParser(c.Parser),
 		},
 		wire: c.ShowWire,
 		budget: &loop.Budget{

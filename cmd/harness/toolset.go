@@ -115,8 +115,11 @@ func readOnlyBash() subagent.Limited {
 	}
 }
 
-// parsers are the reply parsers --parser chooses from.
-var parsers = map[string]func(string) protocol.Parsed{
-	"tolerant": protocol.Parse,
-	"strict":   protocol.ParseStrict,
+// replyParser returns the reply parser --parser names: tolerant (the default)
+// or strict.
+func replyParser(name string) func(string) protocol.Parsed {
+	if name == "strict" {
+		return protocol.ParseStrict
+	}
+	return protocol.Parse
 }
