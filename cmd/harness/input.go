@@ -63,8 +63,13 @@ func plainInput(r io.Reader, out io.Writer, echo bool) *input {
 
 // terminalInput reads from the terminal on standard input, with line
 // editing, bracketed paste, and the history kept in historyFile ("" keeps
-// none). It fails when standard input is not a terminal.
+// none). It fails when standard input is not a terminal, or out does not
+// show the escape sequences the line editor writes (a Windows console
+// without them).
 func terminalInput(out io.Writer, historyFile string) (*input, error) {
+	if !ansi(out) {
+		return nil, errors.New("the terminal shows no escape sequences")
+	}
 	term, err := readline.NewTerminal()
 	if err != nil {
 		return nil, err
