@@ -161,6 +161,14 @@ func filterMatches(t *testing.T, f any, path string) bool {
 	return false
 }
 
+// skipWindowsPaths skips a test of profiles made from this system's
+// folders where they are not Unix paths, as Seatbelt's are.
+func skipWindowsPaths(t *testing.T) {
+	if filepath.Separator != '/' {
+		t.Skip("Seatbelt's paths are Unix paths")
+	}
+}
+
 // seatbeltHome makes a home folder holding every secret place that
 // fence.SecretPlaces names there, and returns it resolved.
 func seatbeltHome(t *testing.T) string {
@@ -190,6 +198,7 @@ func seatbeltHome(t *testing.T) string {
 // secret file of the workspace or another program's temporary files, nor
 // rename the folder that holds a secret file; and it uses no network.
 func TestSeatbeltProfile(t *testing.T) {
+	skipWindowsPaths(t)
 	ws, outside := dirs(t)
 	home := seatbeltHome(t)
 	cache := filepath.Join(outside, "cache")
@@ -359,6 +368,7 @@ func TestQuoteSBPL(t *testing.T) {
 // named are writable as they are reached, symlinks resolved; a read-only
 // path that does not exist yet is still kept from being made.
 func TestSeatbeltPolicyPaths(t *testing.T) {
+	skipWindowsPaths(t)
 	ws, outside := dirs(t)
 	link := filepath.Join(outside, "link")
 	if err := os.Symlink(ws, link); err != nil {
