@@ -1,6 +1,7 @@
 package fence
 
 import (
+	"path"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -42,36 +43,144 @@ func TestWithin(t *testing.T) {
 		{"", "/a", false},
 		{".", "x", false},
 		{"/a/b", "/a/b/\x00", true},
+		{"/a/b", "/a/b/c:d", true}, // a colon is part of a name
+		{"/a/b", "/a/b./c", false}, // and so are trailing dots
+		{"/a/b", `/a/b\c`, false},  // and backslashes
 	}
 	for _, tt := range tests {
-		if got := Within(tt.root, tt.path); got != tt.want {
-			t.Errorf("Within(%q, %q) = %v, want %v", tt.root, tt.path, got, tt.want)
+		if got := Unix.Within(tt.root, tt.path); got != tt.want {
+			t.Errorf("Unix.Within(%q, %q) = %v, want %v", tt.root, tt.path, got, tt.want)
+		}
+		if Within(tt.root, tt.path) != Host.Within(tt.root, tt.path) {
+			t.Errorf("Within(%q, %q) is not Host.Within", tt.root, tt.path)
 		}
 	}
 }
 
-// FuzzWithin checks Within against its definition, and against
-// filepath.Rel, which the sandbox and the guard used before.
+// On macOS, names are compared without case: the default file system
+// ignores it, so /Users/me/PROJ/.GIT is the workspace's .git.
+func TestWithinMacOS(t *testing.T) {
+	tests := []struct {
+		root, path string
+		want       bool
+	}{
+		{"/Users/me/proj", "/Users/me/proj/x", true},
+		{"/Users/me/proj", "/users/ME/PROJ/x", true},
+		{"/Users/me/proj/.git", "/Users/me/proj/.GIT/config", true},
+		{"/Users/me/proj/.git", "/Users/me/proj/.Git/hooks/pre-commit", true},
+		{"/Users/me/.ssh", "/Users/me/.SSH/id_rsa", true},
+		{"/k", "/\u212a/x", true}, // the Kelvin sign is a K
+		{"/Users/me/proj", "/Users/me/project", false},
+		{"/Users/me/proj", "/Users/me/proj/../other", false},
+		{"/Users/me/proj", "Users/me/proj", false},
+		{"/Users/me/proj", "/Users/me/proj./x", false},
+	}
+	for _, tt := range tests {
+		if got := MacOS.Within(tt.root, tt.path); got != tt.want {
+			t.Errorf("MacOS.Within(%q, %q) = %v, want %v", tt.root, tt.path, got, tt.want)
+		}
+	}
+}
+
+// On Windows, a path's volume (a drive or a share) must match, in any
+// case, either separator may be used, verbatim and device prefixes are
+// taken off, and names are taken as Windows opens them: without case,
+// streams, or the trailing dots and spaces it drops.
+func TestWithinWindows(t *testing.T) {
+	tests := []struct {
+		root, path string
+		want       bool
+	}{
+		{`C:\ws`, `C:\ws`, true},
+		{`C:\ws`, `C:\ws\`, true},
+		{`C:\ws\`, `C:\ws`, true},
+		{`C:\ws`, `C:\ws\src\main.go`, true},
+		{`C:\ws`, `c:\WS\Src\main.go`, true},
+		{`C:\ws`, `C:/ws/src/main.go`, true},
+		{`C:/ws`, `C:\ws\src`, true},
+		{`C:\ws`, `C:\ws\a\..\b`, true},
+		{`C:\ws`, `C:\ws\..\other`, false},
+		{`C:\ws`, `C:\ws\a\..\..\other`, false},
+		{`C:\ws`, `C:\..\ws\x`, true}, // ".." stops at the root
+		{`C:\ws`, `C:\wsx\y`, false},
+		{`C:\ws`, `D:\ws\x`, false},
+		{`C:\`, `C:\anything`, true},
+		{`C:\`, `D:\anything`, false},
+		// verbatim and device paths
+		{`C:\ws`, `\\?\C:\ws\x`, true},
+		{`\\?\C:\ws`, `C:\ws\x`, true},
+		{`C:\ws`, `\\.\C:\ws\x`, true},
+		{`C:\ws`, `\??\C:\ws\x`, true},
+		{`C:\ws`, `\\?\D:\ws\x`, false},
+		{`\\server\share\ws`, `\\?\UNC\server\share\ws\x`, true},
+		{`\\server\share\ws`, `\\?\unc\SERVER\Share\ws\x`, true},
+		{`\\?\Volume{1234}\ws`, `\\?\volume{1234}\ws\x`, true},
+		{`\\?\Volume{1234}\ws`, `C:\ws\x`, false},
+		// shares
+		{`\\server\share`, `\\server\share\x`, true},
+		{`\\server\share\ws`, `\\server\share\wsx`, false},
+		{`\\server\share`, `\\server\other\x`, false},
+		{`\\server\share`, `\\other\share\x`, false},
+		{`\\server`, `\\server\share`, false}, // no share: no volume
+		{`C:\ws`, `\\server\share\ws`, false},
+		// names as Windows opens them
+		{`C:\ws\.git`, `C:\ws\.git.\config`, true},
+		{`C:\ws\.git`, `C:\ws\.git. . \config`, true},
+		{`C:\ws\.git`, `C:\ws\.GIT\config`, true},
+		{`C:\ws\.git`, `C:\ws\.git::$INDEX_ALLOCATION\config`, true},
+		{`C:\ws\.env`, `C:\ws\.env:secret`, true},
+		{`C:\ws\.git`, `\\?\C:\ws\.git.\config`, false}, // verbatim: ".git." is another name
+		{`C:\ws`, `C:\ws\.. \x`, false},                 // dots and spaces: inside nothing
+		{`C:\ws`, `C:\ws\...\x`, false},
+		{`C:\ws`, `C:\ws\ \x`, false},
+		// not absolute
+		{`C:\ws`, `ws\x`, false},
+		{`C:\ws`, `\ws\x`, false},  // the current drive's root
+		{`C:\ws`, `C:ws\x`, false}, // the drive's current folder
+		{`C:`, `C:\x`, false},
+		{`\ws`, `\ws\x`, false},
+		{`C:\ws`, ``, false},
+		{`/ws`, `/ws/x`, false}, // a Unix path has no volume
+	}
+	for _, tt := range tests {
+		if got := Windows.Within(tt.root, tt.path); got != tt.want {
+			t.Errorf("Windows.Within(%q, %q) = %v, want %v", tt.root, tt.path, got, tt.want)
+		}
+	}
+}
+
+// FuzzWithin checks Unix.Within against its definition, and against
+// filepath.Rel, which the sandbox and the guard used before, where paths
+// are Unix paths; and checks that Windows.Within ignores case and which
+// separator is used.
 func FuzzWithin(f *testing.F) {
-	for _, s := range [][2]string{{"/a/b", "/a/bc"}, {"/a/b", "/a/b/../c"}, {"/", "/x"}, {"/a/", "/a"}, {"/a", "a"}, {"/a/b", "/a/b/..c"}} {
+	for _, s := range [][2]string{{"/a/b", "/a/bc"}, {"/a/b", "/a/b/../c"}, {"/", "/x"}, {"/a/", "/a"}, {"/a", "a"}, {"/a/b", "/a/b/..c"}, {`C:\a`, `c:/A/b`}} {
 		f.Add(s[0], s[1])
 	}
-	f.Fuzz(func(t *testing.T, root, path string) {
-		got := Within(root, path)
-		abs := filepath.IsAbs(root) && filepath.IsAbs(path)
-		r, p := filepath.Clean(root), filepath.Clean(path)
-		sep := string(filepath.Separator)
-		def := abs && (p == r || strings.HasPrefix(p, strings.TrimSuffix(r, sep)+sep))
+	f.Fuzz(func(t *testing.T, root, p string) {
+		got := Unix.Within(root, p)
+		abs := path.IsAbs(root) && path.IsAbs(p)
+		r, c := path.Clean(root), path.Clean(p)
+		def := abs && (c == r || strings.HasPrefix(c, strings.TrimSuffix(r, "/")+"/"))
 		if got != def {
-			t.Fatalf("Within(%q, %q) = %v, but cleaned %q starts with %q+separator or equals it: %v", root, path, got, p, r, def)
+			t.Fatalf("Unix.Within(%q, %q) = %v, but cleaned %q starts with %q+/ or equals it: %v", root, p, got, c, r, def)
 		}
-		rel, err := filepath.Rel(root, path)
-		old := abs && err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+sep)
-		if got != old {
-			t.Fatalf("Within(%q, %q) = %v, filepath.Rel gives %q, %v", root, path, got, rel, err)
+		if filepath.Separator == '/' {
+			rel, err := filepath.Rel(root, p)
+			old := abs && err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
+			if got != old {
+				t.Fatalf("Unix.Within(%q, %q) = %v, filepath.Rel gives %q, %v", root, p, got, rel, err)
+			}
 		}
-		if got && !Within(path, path) {
-			t.Fatalf("Within(%q, %q) but a path is not within itself", root, path)
+		if got && !Unix.Within(p, p) {
+			t.Fatalf("Unix.Within(%q, %q) but a path is not within itself", root, p)
+		}
+		win := Windows.Within(root, p)
+		if other := Windows.Within(strings.ToUpper(root), strings.ReplaceAll(strings.ToLower(p), `\`, "/")); other != win {
+			t.Fatalf("Windows.Within(%q, %q) = %v, but %v with case and separators changed", root, p, win, other)
+		}
+		if win && !Windows.Within(p, p) {
+			t.Fatalf("Windows.Within(%q, %q) but a path is not within itself", root, p)
 		}
 	})
 }
@@ -105,7 +214,19 @@ func TestSecretName(t *testing.T) {
 		// not secrets
 		{"env", ""},
 		{"x.env", ""},
-		{".ENV", ""}, // case counts
+		{".ENV", ".env*"}, // case does not count, on any system
+		{".Env.Local", ".env*"},
+		{"SERVER.PEM", "*.pem"},
+		{"ID_RSA", "id_rsa*"},
+		{".SSH", ".ssh"},
+		{".NetRC", ".netrc"},
+		{"deploy.\u212aey", "*.key"}, // the Kelvin sign is a K
+		{".\u017fsh", ".ssh"},        // the long s is an s
+		{".env.", ".env*"},           // what Windows opens: trailing dots and spaces go
+		{".netrc.", ".netrc"},
+		{".ssh ", ".ssh"},
+		{"server.pem:stream", "*.pem"}, // and a stream is its file's
+		{".aws::$DATA", ".aws"},
 		{"server.pem.txt", ""},
 		{"keys", ""},
 		{"key", ""},
@@ -136,7 +257,7 @@ func TestSecretPlaces(t *testing.T) {
 		"/h/.netrc", "/h/.git-credentials", "/h/.config/gh", "/h/.config/hub", "/h/.npmrc", "/h/.yarnrc",
 		"/h/.pypirc", "/h/.cargo/credentials", "/h/.cargo/credentials.toml", "/h/.gem/credentials",
 		"/h/.password-store", "/h/.local/share/keyrings", "/h/.vault-token", "/h/.terraform.d",
-		"/h/.config/op", "/h/.m2/settings.xml", "/h/.gradle/gradle.properties",
+		"/h/.config/op", "/h/.m2/settings.xml", "/h/.gradle/gradle.properties", "/h/Library/Keychains",
 		"/etc/shadow", "/etc/gshadow", "/etc/ssh", "/root",
 	}
 	got := SecretPlaces("/h")

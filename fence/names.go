@@ -2,6 +2,7 @@ package fence
 
 import (
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -24,7 +25,8 @@ func SecretPath(p string) (pattern string, ok bool) {
 var ordinaryNames = []string{"x", "main.go", "README.md", "Makefile"}
 
 // SecretGlob reports whether pat, a pattern as path.Match reads it (git's
-// pathspecs and shell globs are close enough), is aimed at secrets: it
+// pathspecs and shell globs are close enough), taken without case, is
+// aimed at secrets: it
 // matches a name that holds secrets (an example of each SecretName
 // pattern, such as ".env", "x.pem" or "id_rsa") but not every ordinary
 // name. A pattern that matches everything ("*") is not aimed at anything;
@@ -34,9 +36,10 @@ func SecretGlob(pat string) (pattern string, ok bool) {
 	if i := strings.LastIndexByte(pat, '/'); i >= 0 {
 		pat = pat[i+1:]
 	}
+	pat = foldCase(pat)
 	all := true
 	for _, name := range ordinaryNames {
-		if m, _ := path.Match(pat, name); !m {
+		if m, _ := path.Match(pat, foldCase(name)); !m {
 			all = false
 			break
 		}
@@ -58,8 +61,12 @@ func SecretGlob(pat string) (pattern string, ok bool) {
 // IgnoreFile reports whether rel, a slash-separated path from the top of
 // a repository, is a file whose rules keep other files out of git, and so
 // mark them as secret to the harness: a .gitignore in any folder, or
-// .git/info/exclude. Changing one can expose what it protected.
+// .git/info/exclude, their names taken as SecretName takes names (in any
+// case). Changing one can expose what it protected.
 func IgnoreFile(rel string) bool {
-	rel = path.Clean(strings.TrimPrefix(rel, "./"))
-	return path.Base(rel) == ".gitignore" || rel == ".git/info/exclude"
+	segs := strings.Split(path.Clean(strings.TrimPrefix(rel, "./")), "/")
+	for i, seg := range segs {
+		segs[i] = canonName(seg)
+	}
+	return segs[len(segs)-1] == ".gitignore" || slices.Equal(segs, []string{".git", "info", "exclude"})
 }

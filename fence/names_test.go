@@ -16,6 +16,8 @@ func TestSecretPath(t *testing.T) {
 		{"docs/env.md", false},
 		{"", false},
 		{"./.env", true},
+		{"Config/.ENV.local", true},
+		{"KEYS/ID_ED25519", true},
 	}
 	for _, tt := range tests {
 		if _, got := SecretPath(tt.path); got != tt.want {
@@ -44,6 +46,10 @@ func TestSecretGlob(t *testing.T) {
 		{"README*", false},
 		{"[", false}, // invalid
 		{".env", true},
+		{".ENV", true}, // cat .ENV reads .env where case does not count
+		{"*.PEM", true},
+		{"ID_*", true},
+		{"*.GO", false},
 	}
 	for _, tt := range tests {
 		if _, got := SecretGlob(tt.pat); got != tt.want {
@@ -65,10 +71,41 @@ func TestIgnoreFile(t *testing.T) {
 		{".gitignore.bak", false},
 		{"sub/.git/info/exclude", false},
 		{"exclude", false},
+		{".GITIGNORE", true}, // names as SecretName takes them
+		{"sub/.GitIgnore", true},
+		{".gitignore.", true},
+		{".GIT/Info/EXCLUDE", true},
+		{".git./info/exclude", true},
+		{".gitignored", false},
 	}
 	for _, tt := range tests {
 		if got := IgnoreFile(tt.rel); got != tt.want {
 			t.Errorf("IgnoreFile(%q) = %v, want %v", tt.rel, got, tt.want)
+		}
+	}
+}
+
+func TestGitName(t *testing.T) {
+	tests := []struct {
+		name string
+		want bool
+	}{
+		{".git", true},
+		{".GIT", true},
+		{".Git", true},
+		{".git.", true},
+		{".git ", true},
+		{".git::$INDEX_ALLOCATION", true},
+		{"git", false},
+		{".gitignore", false},
+		{".git-credentials", false},
+		{".github", false},
+		{"x.git", false},
+		{"", false},
+	}
+	for _, tt := range tests {
+		if got := GitName(tt.name); got != tt.want {
+			t.Errorf("GitName(%q) = %v, want %v", tt.name, got, tt.want)
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // secretNames are the patterns, as path.Match reads them, of the file and
@@ -24,6 +25,7 @@ var homePlaces = []string{
 	".azure", ".config/gcloud", ".kube", ".docker", ".config/gh", ".config/hub", ".yarnrc",
 	".cargo/credentials", ".cargo/credentials.toml", ".gem/credentials",
 	".local/share/keyrings", ".terraform.d", ".config/op", ".m2/settings.xml", ".gradle/gradle.properties",
+	"Library/Keychains", // macOS
 }
 
 // systemPlaces hold the system's password hashes and host keys.
@@ -33,15 +35,57 @@ var systemPlaces = []string{"/etc/shadow", "/etc/gshadow", "/etc/ssh"}
 // holds secrets wherever it is, and the pattern it matches: .env*, *.pem,
 // *.key, SSH keys (id_rsa*, id_dsa*, id_ecdsa*, id_ed25519*), credential
 // files (.netrc, .git-credentials, .npmrc, .pypirc, .vault-token) and
-// folders of keys (.ssh, .gnupg, .aws, .password-store). Case counts:
-// ".ENV" is not ".env".
+// folders of keys (.ssh, .gnupg, .aws, .password-store). Case does not
+// count, on any system: ".ENV" is ".env" on macOS and Windows, and a
+// secret on Linux too, where it is more likely a copy than anything else.
+// Nor do the stream and the trailing dots and spaces that Windows drops
+// (".env.", "id_rsa:x").
 func SecretName(name string) (pattern string, ok bool) {
+	folded := foldCase(name)
+	forms := []string{folded}
+	if w, ok := windowsName(folded, false); ok && w != folded && w != "" {
+		forms = append(forms, w)
+	}
 	for _, pat := range secretNames {
-		if ok, _ := path.Match(pat, name); ok {
-			return pat, true
+		for _, form := range forms {
+			if ok, _ := path.Match(pat, form); ok {
+				return pat, true
+			}
 		}
 	}
 	return "", false
+}
+
+// GitName reports whether name, one file or folder name, names the git
+// folder: ".git", in any case, with the stream and the trailing dots and
+// spaces that Windows drops (".GIT", ".git.", ".git::$INDEX_ALLOCATION").
+func GitName(name string) bool { return canonName(name) == ".git" }
+
+// canonName returns name as case-insensitive systems, and Windows, take
+// it: case folded, without a stream or trailing dots and spaces.
+func canonName(name string) string {
+	folded := foldCase(name)
+	if w, ok := windowsName(folded, false); ok && w != "" {
+		return w
+	}
+	return folded
+}
+
+// foldCase returns s with every letter that is an ASCII letter in another
+// case (K, the Kelvin sign, is k; ſ, the long s, is s, as file systems
+// that ignore case fold them) as a lower-case ASCII letter: the patterns
+// of secret names are ASCII, lower case.
+func foldCase(s string) string {
+	return strings.Map(func(r rune) rune {
+		for f := r; ; {
+			if f < utf8.RuneSelf {
+				return unicode.ToLower(f)
+			}
+			if f = unicode.SimpleFold(f); f == r {
+				return r
+			}
+		}
+	}, s)
 }
 
 // SecretPlaces lists the places secrets usually live on a machine: under

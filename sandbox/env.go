@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"path/filepath"
 	"strings"
 
 	"harness/fence"
@@ -25,6 +24,18 @@ var keepVars = map[string]bool{
 	"SSL_CERT_FILE": true, "SSL_CERT_DIR": true,
 }
 
+// windowsVars are the variables of Windows that programs need to run at all
+// (SystemRoot, ComSpec, PATHEXT), or to find the user's folders, kept on
+// Windows only. There a variable's name has no case: Path is PATH.
+var windowsVars = map[string]bool{
+	"SYSTEMROOT": true, "SYSTEMDRIVE": true, "WINDIR": true, "COMSPEC": true, "PATHEXT": true,
+	"TEMP": true, "TMP": true, "USERPROFILE": true, "HOMEDRIVE": true, "HOMEPATH": true, "USERNAME": true,
+	"APPDATA": true, "LOCALAPPDATA": true, "PROGRAMDATA": true, "PROGRAMFILES": true, "PROGRAMFILES(X86)": true,
+	"PROGRAMW6432": true, "COMMONPROGRAMFILES": true, "COMMONPROGRAMFILES(X86)": true, "COMMONPROGRAMW6432": true,
+	"NUMBER_OF_PROCESSORS": true, "PROCESSOR_ARCHITECTURE": true, "OS": true,
+	"MSYSTEM": true, // which environment Git for Windows' bash is
+}
+
 // fixedVars keep tools from waiting for a terminal, and keep git from
 // running hooks or a file-system monitor that a repository's configuration
 // names.
@@ -43,32 +54,53 @@ var fixedVars = []string{
 // a token in GOFLAGS' -ldflags or in GOPROXY's query is), a PATH without
 // relative entries or entries inside dir (where a command could plant a
 // program named like an allowed one), and settings that keep tools from
-// waiting for a terminal.
+// waiting for a terminal. On Windows, names are taken without case, and
+// the variables Windows programs need are kept too (windowsVars).
 func Env(environ []string, dir string) []string {
+	return env(environ, dir, fence.Host)
+}
+
+// env is Env on system sys, whose paths PATH holds.
+func env(environ []string, dir string, sys fence.System) []string {
+	windows := sys&fence.WindowsPaths != 0
 	var out []string
 	for _, kv := range environ {
 		name, value, ok := strings.Cut(kv, "=")
-		if !ok || !keepVars[name] || fence.SecretVar(name) {
+		canon := name
+		if windows {
+			canon = strings.ToUpper(name)
+		}
+		if !ok || !keepVars[canon] && !(windows && windowsVars[canon]) || fence.SecretVar(name) {
 			continue
 		}
 		if user, _ := fence.URLUserinfo(value); user || fence.Leak(value) != "" {
 			continue
 		}
-		if name == "PATH" {
-			value = cleanPath(value, dir)
+		if canon == "PATH" {
+			value = cleanPath(value, dir, sys)
 		}
 		out = append(out, name+"="+value)
 	}
 	return append(out, fixedVars...)
 }
 
-func cleanPath(path, dir string) string {
+// cleanPath returns path, a list of folders as PATH holds them on sys,
+// without the relative ones and those inside dir.
+func cleanPath(path, dir string, sys fence.System) string {
+	sep, windows := ":", sys&fence.WindowsPaths != 0
+	if windows {
+		sep = ";"
+	}
 	var keep []string
-	for _, p := range filepath.SplitList(path) {
-		if p == "" || !filepath.IsAbs(p) || fence.Within(dir, p) {
+	for _, p := range strings.Split(path, sep) {
+		if windows {
+			p = strings.Trim(p, `"`) // C:\a;"C:\Program Files\x";...
+		}
+		// A path is absolute when it is within itself.
+		if p == "" || !sys.Within(p, p) || sys.Within(dir, p) {
 			continue
 		}
 		keep = append(keep, p)
 	}
-	return strings.Join(keep, string(filepath.ListSeparator))
+	return strings.Join(keep, sep)
 }

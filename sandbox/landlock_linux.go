@@ -371,13 +371,3 @@ func (p *planner) add(path string, access uint64) {
 	}
 	p.rules[path] |= access
 }
-
-// within reports whether path is one of list or lies inside one.
-func within(list []string, path string) bool {
-	for _, x := range list {
-		if fence.Within(x, path) {
-			return true
-		}
-	}
-	return false
-}

@@ -1,8 +1,11 @@
 // Package sandbox runs the harness's bash commands: in the workspace, with a
 // clean environment, no input, a time limit, a cap on output and on the
-// size of any file written, and with the whole process group killed when
+// size of any file written, and with every process it started killed when
 // the command ends, times out or is cancelled, so nothing it started lives
-// on.
+// on: on Linux and macOS its process group (on Linux it also dies with
+// the harness), on Windows a job object that ends with the harness too.
+// Close ends what is still running when the harness exits; macOS has no
+// other way to end a command with the program that started it.
 //
 // With bubblewrap (bwrap) the command also runs in its own namespaces: it
 // sees the filesystem read-only, an empty private /tmp, the workspace
@@ -23,8 +26,16 @@
 // first: Launch restricts the process and then replaces it with the
 // command.
 //
-// Mode Auto uses bwrap where it works, else Landlock where the kernel has
-// it, else runs the command with the limits alone; Fallback says why.
+// On macOS, with Seatbelt, the system's sandbox that sandbox-exec applies,
+// the command runs under a profile the harness writes for it (see
+// Profile): it may read everything but the secret places, the shared
+// temporary folders and what it hides; may write only the workspace (never
+// what it keeps read-only) and a private temporary folder; and may use no
+// network.
+//
+// Mode Auto uses, on Linux, bwrap where it works, else Landlock where the
+// kernel has it; on macOS, Seatbelt; else, and on Windows, it runs the
+// command with the limits alone. Fallback says why.
 package sandbox
 
 import (
@@ -36,26 +47,49 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"harness/fence"
 )
 
-// Mode says whether commands run inside bubblewrap.
+// Mode says which sandbox commands run in.
 type Mode string
 
 const (
-	Auto     Mode = "auto"     // bwrap when it works, else Landlock when the kernel has it, else none
-	Bwrap    Mode = "bwrap"    // bwrap or nothing
-	Landlock Mode = "landlock" // Landlock or nothing
+	Auto     Mode = "auto"     // the best this system has that works (see Preferred), else none
+	Bwrap    Mode = "bwrap"    // bwrap or nothing (Linux)
+	Landlock Mode = "landlock" // Landlock or nothing (Linux)
+	Seatbelt Mode = "seatbelt" // sandbox-exec or nothing (macOS)
 	None     Mode = "none"     // no sandbox; the guard and the limits only
 )
+
+// Preferred returns the sandbox mode Auto tries first on this system:
+// Bwrap on Linux, Seatbelt on macOS, None where there is none (Windows).
+func Preferred() Mode {
+	if tiers := autoTiers(); len(tiers) > 0 {
+		return tiers[0]
+	}
+	return None
+}
+
+// name returns how a tier is called in messages.
+func (m Mode) name() string {
+	switch m {
+	case Bwrap:
+		return "bubblewrap"
+	case Landlock:
+		return "Landlock"
+	case Seatbelt:
+		return "Seatbelt"
+	}
+	return string(m)
+}
 
 // Defaults of a Config.
 const (
@@ -70,8 +104,11 @@ const (
 )
 
 // ErrUnavailable is wrapped by the error of Start when the sandbox asked
-// for (bwrap or Landlock) cannot run.
+// for (bwrap, Landlock or Seatbelt) cannot run.
 var ErrUnavailable = errors.New("the sandbox cannot run here")
+
+// ErrClosed is returned by Run after Close.
+var ErrClosed = errors.New("sandbox: closed")
 
 // Config says how commands run.
 type Config struct {
@@ -111,14 +148,15 @@ type Config struct {
 type Command struct {
 	Script string
 	// Hide lists paths to hide from this command only, such as the secret
-	// files in the workspace. Ignored without bwrap.
+	// files in the workspace. Ignored without a sandbox.
 	Hide []string
 	// ReadOnly lists paths this command may read but not change, such as
-	// the git directory. Ignored without bwrap or Landlock.
+	// the git directory. Ignored without a sandbox.
 	ReadOnly []string
 	// Replace lists files this command sees with other content,
 	// read-only, such as the git configuration without its credentials.
-	// Ignored without bwrap: Landlock cannot show a file other than it is.
+	// Ignored without bwrap: neither Landlock nor Seatbelt can show a file
+	// other than it is.
 	Replace []File
 }
 
@@ -143,11 +181,11 @@ type Result struct {
 	// MaxFileSize.
 	TimedOut, Flooded, FileTooLarge bool
 	Elapsed                         time.Duration
-	// Tier is how the command ran: Bwrap, Landlock or None.
+	// Tier is how the command ran: Bwrap, Landlock, Seatbelt or None.
 	Tier Mode
 	// Notice, on the first command only, says how it and later commands
-	// run when mode Auto found out only then that bwrap does not work
-	// (see Installed), for the model to read.
+	// run when mode Auto found out only then that the preferred sandbox
+	// does not work (see Installed), for the model to read.
 	Notice string
 }
 
@@ -162,17 +200,21 @@ type Sandbox struct {
 	fallback string
 	err      error
 	noticed  atomic.Bool // the fallback was told
+	// The commands running, and whether Close was called.
+	mu     sync.Mutex
+	live   map[*tree]bool
+	closed bool
 }
 
 // New returns a sandbox for cfg. It checks the paths of cfg but starts
-// nothing; Start finds out whether bwrap works.
+// nothing; Start finds out whether the sandbox works.
 func New(cfg Config) (*Sandbox, error) {
 	switch cfg.Mode {
-	case Auto, Bwrap, Landlock, None:
+	case Auto, Bwrap, Landlock, Seatbelt, None:
 	case "":
 		cfg.Mode = Auto
 	default:
-		return nil, fmt.Errorf("sandbox: unknown mode %q; use auto, bwrap, landlock or none", cfg.Mode)
+		return nil, fmt.Errorf("sandbox: unknown mode %q; use auto, bwrap, landlock, seatbelt or none", cfg.Mode)
 	}
 	if !filepath.IsAbs(cfg.Dir) {
 		return nil, fmt.Errorf("sandbox: the workspace %q is not an absolute path", cfg.Dir)
@@ -208,7 +250,7 @@ func New(cfg Config) (*Sandbox, error) {
 	if cfg.Shell == "" {
 		cfg.Shell = "bash"
 	}
-	return &Sandbox{cfg: cfg}, nil
+	return &Sandbox{cfg: cfg, live: make(map[*tree]bool)}, nil
 }
 
 // existing makes paths absolute and checks that each exists.
@@ -235,10 +277,13 @@ func absolute(flag string, paths []string) ([]string, error) {
 }
 
 // Start finds out, once, how commands will run: inside bwrap, found out by
-// running an empty command there, or under Landlock, found out by asking
-// the kernel and starting the launcher once. In mode Bwrap or Landlock it
-// fails with an error wrapping ErrUnavailable when that cannot run; in
-// mode Auto it falls back, from bwrap to Landlock to none.
+// running an empty command there, under Landlock, found out by asking the
+// kernel and starting the launcher once, or under Seatbelt, found out by
+// running an empty command under its profile. In mode Bwrap, Landlock or
+// Seatbelt it fails with an error wrapping ErrUnavailable when that cannot
+// run (on a system without it, always); in mode Auto it falls back, on
+// Linux from bwrap to Landlock to none, on macOS from Seatbelt to none,
+// and on Windows it runs commands with the limits alone.
 func (s *Sandbox) Start(ctx context.Context) error {
 	s.start.Do(func() {
 		// The outcome is kept for the run, so the caller's cancelling (a
@@ -248,34 +293,51 @@ func (s *Sandbox) Start(ctx context.Context) error {
 		switch s.cfg.Mode {
 		case None:
 			return
-		case Landlock:
-			if why := s.probeLandlock(ctx); why != "" {
+		case Auto:
+			tiers := autoTiers()
+			if len(tiers) == 0 {
+				s.fallback = noTier()
+				return
+			}
+			var whys []string
+			for _, t := range tiers {
+				why := s.probeTier(ctx, t)
+				if why == "" {
+					s.tier = t
+					break
+				}
+				whys = append(whys, why)
+			}
+			s.fallback = strings.Join(whys, "; ")
+		default:
+			if why := s.probeTier(ctx, s.cfg.Mode); why != "" {
 				s.err = fmt.Errorf("%w: %s", ErrUnavailable, why)
 				return
 			}
-			s.tier = Landlock
-			return
-		}
-		why := s.probe(ctx)
-		switch {
-		case why == "":
-			s.tier = Bwrap
-		case s.cfg.Mode == Bwrap:
-			s.err = fmt.Errorf("%w: %s", ErrUnavailable, why)
-		default:
-			s.fallback = why
-			if lwhy := s.probeLandlock(ctx); lwhy == "" {
-				s.tier = Landlock
-			} else {
-				s.fallback += "; " + lwhy
-			}
+			s.tier = s.cfg.Mode
 		}
 	})
 	return s.err
 }
 
+// probeTier returns why commands cannot run in tier, or "".
+func (s *Sandbox) probeTier(ctx context.Context, tier Mode) string {
+	switch tier {
+	case Bwrap:
+		return s.probe(ctx)
+	case Landlock:
+		return s.probeLandlock(ctx)
+	case Seatbelt:
+		return s.probeSeatbelt(ctx)
+	}
+	return "unknown sandbox " + string(tier)
+}
+
 // probe returns why bwrap cannot run a command, or "".
 func (s *Sandbox) probe(ctx context.Context) string {
+	if runtime.GOOS != "linux" {
+		return "bubblewrap runs only on Linux"
+	}
 	path, err := exec.LookPath(s.cfg.Bwrap)
 	if err != nil {
 		return "bwrap is not installed (Debian and Ubuntu: apt-get install bubblewrap)"
@@ -301,39 +363,87 @@ func (s *Sandbox) probe(ctx context.Context) string {
 	return ""
 }
 
-// Installed reports whether bwrap is on the PATH, at the cost of a look
-// there rather than of starting it. Whether it works is known only after
-// Start, which Run calls on first use, so a run that never runs a command
-// never pays for the check.
+// Installed reports whether the program of this system's preferred
+// sandbox is there (bwrap on the PATH on Linux, sandbox-exec on macOS),
+// at the cost of a look rather than of starting it; it is false where
+// there is none (Windows). Whether it works is known only after Start,
+// which Run calls on first use, so a run that never runs a command never
+// pays for the check.
 func (s *Sandbox) Installed() bool {
-	_, err := exec.LookPath(s.cfg.Bwrap)
-	return err == nil
+	switch Preferred() {
+	case Bwrap:
+		_, err := exec.LookPath(s.cfg.Bwrap)
+		return err == nil
+	case Seatbelt:
+		return seatbeltInstalled()
+	}
+	return false
 }
 
 // TakeNotice returns, once, a sentence for the model saying how commands
-// run when mode Auto runs them without bwrap, or "" when it does not or
-// this was already taken.
+// run when mode Auto runs them without this system's preferred sandbox,
+// or "" when it does not or this was already taken.
 func (s *Sandbox) TakeNotice() string {
 	if s.fallback == "" || s.noticed.Swap(true) {
 		return ""
 	}
-	if s.tier == Landlock {
-		return "this and later commands run under Landlock instead of the bubblewrap sandbox: " + s.fallback
+	first := Preferred()
+	switch {
+	case s.tier != None:
+		return fmt.Sprintf("this and later commands run under %s instead of the %s sandbox: %s", s.tier.name(), first.name(), s.fallback)
+	case first == None:
+		return "this and later commands run without a sandbox: " + s.fallback
 	}
-	return "this and later commands run without the bubblewrap sandbox: " + s.fallback
+	return fmt.Sprintf("this and later commands run without the %s sandbox: %s", first.name(), s.fallback)
 }
 
 // Isolated reports whether commands run inside bwrap. It is known after
 // Start.
 func (s *Sandbox) Isolated() bool { return s.tier == Bwrap }
 
-// Tier reports how commands run: Bwrap, Landlock or None. It is known
-// after Start.
+// Tier reports how commands run: Bwrap, Landlock, Seatbelt or None. It is
+// known after Start.
 func (s *Sandbox) Tier() Mode { return s.tier }
 
-// Fallback says why mode Auto runs commands without bwrap (and, when
-// Landlock cannot run either, why not), or is empty.
+// Fallback says why mode Auto runs commands without this system's
+// preferred sandbox (and, when the next cannot run either, why not), or
+// is empty.
 func (s *Sandbox) Fallback() string { return s.fallback }
+
+// Close ends every command still running, with everything it started, and
+// makes later calls of Run fail with ErrClosed. Call it before the program
+// exits: on macOS nothing else ends a command whose harness is gone.
+func (s *Sandbox) Close() error {
+	s.mu.Lock()
+	s.closed = true
+	live := make([]*tree, 0, len(s.live))
+	for t := range s.live {
+		live = append(live, t)
+	}
+	s.mu.Unlock()
+	var errs []error
+	for _, t := range live {
+		errs = append(errs, t.kill())
+	}
+	return errors.Join(errs...)
+}
+
+// track keeps t among the running commands, unless Close was called.
+func (s *Sandbox) track(t *tree) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return false
+	}
+	s.live[t] = true
+	return true
+}
+
+func (s *Sandbox) untrack(t *tree) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.live, t)
+}
 
 // Run runs c and reports what it did. The error is for a command that could
 // not be started, and for ctx ending first; a command that fails, times
@@ -351,25 +461,35 @@ func (s *Sandbox) Run(ctx context.Context, c Command) (Result, error) {
 	defer cleanup()
 	out := newCapture(s.cfg.MaxOutput, s.cfg.Flood)
 	cmd.Stdout, cmd.Stderr = out, out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	cmd.Cancel = func() error { return killGroup(cmd) }
+	tree := newTree(cmd)
+	cmd.Cancel = tree.kill
 	cmd.WaitDelay = time.Second
 
 	began := time.Now()
 	if err := cmd.Start(); err != nil {
 		return Result{}, fmt.Errorf("sandbox: cannot start %s: %w", cmd.Path, err)
 	}
+	if err := tree.started(); err != nil {
+		abandon(cmd, tree)
+		return Result{}, fmt.Errorf("sandbox: cannot hold the processes of %s: %w", cmd.Path, err)
+	}
+	if !s.track(tree) {
+		abandon(cmd, tree)
+		return Result{}, ErrClosed
+	}
+	defer s.untrack(tree)
 	done := make(chan struct{})
 	go func() {
 		select {
 		case <-out.flooded:
-			killGroup(cmd)
+			tree.kill()
 		case <-done:
 		}
 	}()
 	err = cmd.Wait()
 	close(done)
-	killGroup(cmd) // whatever it left running in its group goes too
+	tree.kill() // whatever it left running goes too
+	tree.release()
 	res := Result{Elapsed: time.Since(began), Exit: -1, Tier: s.tier, Notice: s.TakeNotice()}
 	res.Output, res.Omitted = out.result()
 	if cmd.ProcessState != nil {
@@ -384,23 +504,18 @@ func (s *Sandbox) Run(ctx context.Context, c Command) (Result, error) {
 		res.TimedOut = true
 	case errors.Is(err, exec.ErrWaitDelay):
 		// The shell exited but left a process holding its output, which
-		// killGroup has ended: the command ran, with the shell's status.
+		// tree.kill has ended: the command ran, with the shell's status.
 	case err != nil && !errors.As(err, new(*exec.ExitError)) && !res.Flooded:
 		return res, fmt.Errorf("sandbox: %w", err)
 	}
 	return res, nil
 }
 
-// killGroup kills the process group that cmd leads.
-func killGroup(cmd *exec.Cmd) error {
-	if cmd.Process == nil {
-		return nil
-	}
-	err := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	if errors.Is(err, syscall.ESRCH) {
-		return nil
-	}
-	return err
+// abandon ends a command that started but must not run.
+func abandon(cmd *exec.Cmd, t *tree) {
+	t.kill()
+	cmd.Wait()
+	t.release()
 }
 
 // command returns the command that runs c as the sandbox's tier says,
@@ -420,6 +535,8 @@ func (s *Sandbox) command(ctx context.Context, c Command) (*exec.Cmd, func(), er
 		cleanup = func() { closeAll(files) }
 	case Landlock:
 		return s.landlockCommand(ctx, c)
+	case Seatbelt:
+		return s.seatbeltCommand(ctx, c)
 	default:
 		args := s.shellArgs(c.Script)
 		cmd = exec.CommandContext(ctx, args[0], args[1:]...)
@@ -533,6 +650,16 @@ func (s *Sandbox) hidden(c Command) []string {
 		add(p, true)
 	}
 	return out
+}
+
+// within reports whether path is one of list or lies inside one.
+func within(list []string, path string) bool {
+	for _, x := range list {
+		if fence.Within(x, path) {
+			return true
+		}
+	}
+	return false
 }
 
 // dataFile returns a file holding data, read from its start, that exists

@@ -96,3 +96,6 @@ func TestIgnoreFileThatIsAPipe(t *testing.T) {
 		}
 	}
 }
+
+// mkfifo makes a named pipe at path.
+func mkfifo(path string) error { return syscall.Mkfifo(path, 0o644) }

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 
 	"harness/protocol"
@@ -54,7 +53,7 @@ func TestSourcesReads(t *testing.T) {
 
 func TestSourcesText(t *testing.T) {
 	ws := newWorkspace(t, map[string]string{"notes.txt": "milk\n"})
-	if err := syscall.Mkfifo(filepath.Join(ws.Root(), "pipe"), 0o644); err != nil {
+	if err := mkfifo(filepath.Join(ws.Root(), "pipe")); err != nil {
 		t.Skip("no named pipes:", err)
 	}
 	out := WithOutputs(mustSet(t))

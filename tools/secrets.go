@@ -82,7 +82,7 @@ func (w *Workspace) secret(ig *ignores, abs string, isDir bool) string {
 // secret, or "".
 func secretName(rel string) string {
 	for _, seg := range strings.Split(rel, "/") {
-		if seg == ".git" {
+		if fence.GitName(seg) {
 			return "it is inside .git, which holds the repository's configuration and history"
 		}
 		if pat, ok := fence.SecretName(seg); ok {
@@ -130,9 +130,10 @@ func (w *Workspace) InGit(abs string) bool {
 }
 
 // inGit reports whether rel, a slash-separated path from the root, is a
-// .git folder or lies inside one.
+// .git folder or lies inside one, its name taken as fence.GitName takes
+// it (.GIT is .git where case does not count).
 func inGit(rel string) bool {
-	return slices.Contains(strings.Split(rel, "/"), ".git")
+	return slices.ContainsFunc(strings.Split(rel, "/"), fence.GitName)
 }
 
 // SecretRead returns why call, a call of read_file, list_files or

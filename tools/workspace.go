@@ -122,10 +122,13 @@ func (w *Workspace) contains(p string) bool { return fence.Within(w.root, p) }
 // ".." goes up from where it leads (cleaning the text first would let
 // "link/../x" name a place the kernel never reaches). From the first
 // component that does not exist, the rest is taken as text. hops counts the
-// links followed.
+// links followed. A path's volume (C: or \\server\share on Windows) is
+// kept, and each name that exists is spelt as the file system keeps it
+// where that can differ from how it was asked for (onDisk).
 func realPath(p string, hops int) (string, error) {
-	parts := strings.Split(filepath.ToSlash(p), "/")
-	cur := string(filepath.Separator)
+	vol := filepath.VolumeName(p)
+	parts := strings.Split(filepath.ToSlash(p[len(vol):]), "/")
+	cur := vol + string(filepath.Separator)
 	for i, part := range parts {
 		switch part {
 		case "", ".":
@@ -140,7 +143,7 @@ func realPath(p string, hops int) (string, error) {
 			return filepath.Join(append([]string{next}, parts[i+1:]...)...), nil
 		}
 		if fi.Mode()&fs.ModeSymlink == 0 {
-			cur = next
+			cur = onDisk(next)
 			continue
 		}
 		if hops >= maxLinks {

@@ -213,6 +213,10 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string) (*runner,
 		return nil, err
 	}
 	r.attach = &attacher{ws: tb.ws, tools: gated}
+	// Commands still running when the chat ends end with it: on macOS
+	// nothing else would end them.
+	closeRest := r.close
+	r.close = func() { tb.box.Close(); closeRest() }
 	return r, nil
 }
 
@@ -422,8 +426,9 @@ func (c *promptCmd) Run(std stdio) error {
 	return err
 }
 
-// colours reports whether output to w may be coloured: w is a terminal and
-// NO_COLOR is not set.
+// colours reports whether output to w may be coloured: w is a terminal
+// that shows colours (on Windows, a console that can) and NO_COLOR is not
+// set.
 func colours(w any) bool {
-	return os.Getenv("NO_COLOR") == "" && interactive(w)
+	return os.Getenv("NO_COLOR") == "" && interactive(w) && ansi(w)
 }

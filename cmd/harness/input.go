@@ -72,12 +72,16 @@ func plainInput(r io.Reader, out io.Writer, echo bool) *input {
 // terminalInput reads from the terminal on standard input, with line
 // editing, bracketed paste (on while a line is read), and the history
 // kept in historyFile ("" keeps none). It fails when standard input is not
-// a terminal. The cursor's shape stays the user's, and the terminal is
-// never asked where the cursor is (a terminal that does not answer would
-// hang the prompt).
+// a terminal, or out does not show the escape sequences the line editor
+// writes (a Windows console without them). The cursor's shape stays the
+// user's, and the terminal is never asked where the cursor is (a terminal
+// that does not answer would hang the prompt).
 func terminalInput(out io.Writer, historyFile string) (*input, error) {
 	if !term.IsTerminal(int(os.Stdin.Fd())) {
 		return nil, errNotTerminal
+	}
+	if !ansi(out) {
+		return nil, errors.New("the terminal shows no escape sequences")
 	}
 	rl := readline.NewShell(inputrc.WithApp("harness"))
 	rl.Config.Set("enable-bracketed-paste", true)

@@ -18,5 +18,6 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(126)
 	}
-	os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	ctx, exitCode := stopOnSignal(context.Background())
+	os.Exit(exitCode(run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)))
 }

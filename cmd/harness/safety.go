@@ -26,9 +26,9 @@ import (
 // zero values mean the defaults, so a command that only shows the tools
 // (harness prompt) can build them without parsing any.
 type safetyFlags struct {
-	Sandbox         string        `default:"auto" enum:"auto,bwrap,landlock,none" env:"HARNESS_SANDBOX" group:"Safety" help:"How bash commands are sandboxed: auto uses bubblewrap (bwrap) where it works, else Landlock where the kernel has it, and says so once when it falls back; bwrap and landlock require that one; none runs commands checked by the command guard only."`
-	SandboxHide     []string      `placeholder:"PATH" sep:"none" group:"Safety" help:"Hide PATH from commands, besides ~/.ssh, ~/.aws, ~/.gnupg and the other known secret places (with bwrap or Landlock). Repeatable."`
-	SandboxWrite    []string      `placeholder:"PATH" sep:"none" group:"Safety" help:"Let commands write PATH, such as a build cache (with bwrap or Landlock, where otherwise only the workspace and a private temporary folder are writable); an ignored folder of the workspace named so is no longer hidden. Repeatable."`
+	Sandbox         string        `default:"auto" enum:"auto,bwrap,landlock,seatbelt,none" env:"HARNESS_SANDBOX" group:"Safety" help:"How bash commands are sandboxed: auto uses, on Linux, bubblewrap (bwrap) where it works, else Landlock where the kernel has it; on macOS, Seatbelt (sandbox-exec); on Windows, none; and says so once when it falls back; bwrap, landlock and seatbelt require that one; none runs commands checked by the command guard only."`
+	SandboxHide     []string      `placeholder:"PATH" sep:"none" group:"Safety" help:"Hide PATH from commands, besides ~/.ssh, ~/.aws, ~/.gnupg and the other known secret places (in a sandbox). Repeatable."`
+	SandboxWrite    []string      `placeholder:"PATH" sep:"none" group:"Safety" help:"Let commands write PATH, such as a build cache (in a sandbox, where otherwise only the workspace and a private temporary folder are writable); an ignored folder of the workspace named so is no longer hidden. Repeatable."`
 	BashTimeout     time.Duration `default:"2m" group:"Safety" help:"Most time one bash command may take; then it and everything it started are killed."`
 	BashMaxFileSize byteSize      `default:"1GiB" group:"Safety" help:"Largest file a bash command may write (such as 100MiB, 2GiB, or bytes); a program writing past it is stopped there."`
 	BashAllow       []string      `placeholder:"NAME" group:"Safety" help:"Add NAME to the commands bash may run (default: read-only tools and common build and test commands). Repeatable."`
@@ -74,13 +74,14 @@ func homePaths(paths []string) []string {
 	return out
 }
 
-// startSandbox starts box now when it must fail early (bwrap or Landlock
-// required) or costs little (bwrap missing), saying through fb when
-// commands will run without bwrap. Starting bwrap to see that it works
-// costs a run a few tens of milliseconds: otherwise the first command does
-// it, and its result tells of a fallback.
+// startSandbox starts box now when it must fail early (a sandbox
+// required) or costs little (the preferred sandbox missing, or none on
+// this system), saying through fb when commands will run without the
+// preferred one. Starting bwrap to see that it works costs a run a few
+// tens of milliseconds: otherwise the first command does it, and its
+// result tells of a fallback.
 func (s *safetyFlags) startSandbox(ctx context.Context, box *sandbox.Sandbox, fb *fallback) error {
-	if s.Sandbox == string(sandbox.Bwrap) || s.Sandbox == string(sandbox.Landlock) || !box.Installed() {
+	if required := s.Sandbox != "" && s.Sandbox != string(sandbox.Auto) && s.Sandbox != string(sandbox.None); required || !box.Installed() {
 		if err := box.Start(ctx); err != nil {
 			return fmt.Errorf("--sandbox %s: %w", s.Sandbox, err)
 		}
@@ -118,8 +119,8 @@ func (s *safetyFlags) gate(tb *toolbox, asker approve.Asker, decided func(approv
 	return &gated{Gate: g, box: tb.box, fallback: fb}, nil
 }
 
-// fallback tells the user, once, that commands run without bwrap, how,
-// and why.
+// fallback tells the user, once, that commands run without the preferred
+// sandbox of this system, how, and why.
 type fallback struct {
 	log  io.Writer
 	told atomic.Bool
@@ -133,7 +134,14 @@ func (f *fallback) tell(box *sandbox.Sandbox) {
 		fmt.Fprintf(f.log, "sandbox: bash commands run under Landlock, not bubblewrap (%s): they may write only the workspace (not its git directory) and a private temporary folder, read neither your home folder nor the workspace's secrets, and open no TCP connection where the kernel can stop it; they see the git configuration as it is. Install bubblewrap for the full sandbox, or pass --sandbox landlock to say you mean it.\n", box.Fallback())
 		return
 	}
-	fmt.Fprintf(f.log, "sandbox: bash commands run without bubblewrap (%s); the command guard still checks each one. Install bubblewrap for a sandbox, or pass --sandbox none to say you mean it.\n", box.Fallback())
+	switch sandbox.Preferred() {
+	case sandbox.Bwrap:
+		fmt.Fprintf(f.log, "sandbox: bash commands run without bubblewrap (%s); the command guard still checks each one. Install bubblewrap for a sandbox, or pass --sandbox none to say you mean it.\n", box.Fallback())
+	case sandbox.Seatbelt:
+		fmt.Fprintf(f.log, "sandbox: bash commands run without Seatbelt, the macOS sandbox (%s); the command guard still checks each one. Pass --sandbox none to say you mean it.\n", box.Fallback())
+	default:
+		fmt.Fprintf(f.log, "sandbox: bash commands run without a sandbox (%s): the command guard checks each one, and a command's time and output are limited and everything it started ends with it. Pass --sandbox none to say you mean it.\n", box.Fallback())
+	}
 }
 
 // byteSize is a size in bytes, given as a number with an optional unit:

@@ -1,0 +1,6 @@
+//go:build !windows && !darwin
+
+package fence
+
+// Host is the System this program runs on.
+const Host = Unix

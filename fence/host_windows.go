@@ -1,0 +1,4 @@
+package fence
+
+// Host is the System this program runs on.
+const Host = Windows
