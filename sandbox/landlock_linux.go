@@ -10,29 +10,33 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"syscall"
 	"time"
+	"unsafe"
 
-	"github.com/landlock-lsm/go-landlock/landlock"
-	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/sys/unix"
 
 	"harness/fence"
 )
 
 // Landlock's file system rights, as sets.
 const (
-	llRead  = ll.AccessFSExecute | ll.AccessFSReadFile | ll.AccessFSReadDir
-	llWrite = ll.AccessFSWriteFile | ll.AccessFSRemoveDir | ll.AccessFSRemoveFile | ll.AccessFSMakeChar |
-		ll.AccessFSMakeDir | ll.AccessFSMakeReg | ll.AccessFSMakeSock | ll.AccessFSMakeFifo |
-		ll.AccessFSMakeBlock | ll.AccessFSMakeSym | ll.AccessFSRefer | ll.AccessFSTruncate
+	llRead  = unix.LANDLOCK_ACCESS_FS_EXECUTE | unix.LANDLOCK_ACCESS_FS_READ_FILE | unix.LANDLOCK_ACCESS_FS_READ_DIR
+	llWrite = unix.LANDLOCK_ACCESS_FS_WRITE_FILE | unix.LANDLOCK_ACCESS_FS_REMOVE_DIR | unix.LANDLOCK_ACCESS_FS_REMOVE_FILE |
+		unix.LANDLOCK_ACCESS_FS_MAKE_CHAR | unix.LANDLOCK_ACCESS_FS_MAKE_DIR | unix.LANDLOCK_ACCESS_FS_MAKE_REG |
+		unix.LANDLOCK_ACCESS_FS_MAKE_SOCK | unix.LANDLOCK_ACCESS_FS_MAKE_FIFO | unix.LANDLOCK_ACCESS_FS_MAKE_BLOCK |
+		unix.LANDLOCK_ACCESS_FS_MAKE_SYM | unix.LANDLOCK_ACCESS_FS_REFER | unix.LANDLOCK_ACCESS_FS_TRUNCATE
 	// llDevice is what /dev needs: read and write the devices there
 	// (/dev/null, /dev/tty), make nothing.
-	llDevice = ll.AccessFSReadFile | ll.AccessFSWriteFile | ll.AccessFSReadDir | ll.AccessFSTruncate | ll.AccessFSIoctlDev
+	llDevice = unix.LANDLOCK_ACCESS_FS_READ_FILE | unix.LANDLOCK_ACCESS_FS_WRITE_FILE | unix.LANDLOCK_ACCESS_FS_READ_DIR |
+		unix.LANDLOCK_ACCESS_FS_TRUNCATE | unix.LANDLOCK_ACCESS_FS_IOCTL_DEV
 	// llFile are the rights that mean something for a file that is not
 	// a folder; a rule for one may hold no other.
-	llFile = ll.AccessFSExecute | ll.AccessFSWriteFile | ll.AccessFSReadFile | ll.AccessFSTruncate | ll.AccessFSIoctlDev
+	llFile = unix.LANDLOCK_ACCESS_FS_EXECUTE | unix.LANDLOCK_ACCESS_FS_WRITE_FILE | unix.LANDLOCK_ACCESS_FS_READ_FILE |
+		unix.LANDLOCK_ACCESS_FS_TRUNCATE | unix.LANDLOCK_ACCESS_FS_IOCTL_DEV
 )
 
 // maxRules bounds the rules of one command: a folder that holds something
@@ -96,43 +100,103 @@ func Launch() error {
 	if err != nil {
 		return fmt.Errorf("sandbox launcher: %w", err)
 	}
+	// Landlock restricts the thread that asks, not the process, and so
+	// does PR_SET_NO_NEW_PRIVS; execve replaces the whole process with
+	// one that inherits the calling thread's restrictions. So one locked
+	// thread restricts itself and execs: the runtime's other threads,
+	// gone with the exec, need no restricting.
+	runtime.LockOSThread()
 	if err := restrict(spec); err != nil {
 		return fmt.Errorf("sandbox launcher: Landlock: %w", err)
 	}
 	return fmt.Errorf("sandbox launcher: %w", syscall.Exec(path, os.Args[1:], os.Environ()))
 }
 
-// configs are go-landlock's configurations, one per ABI from 1: each
-// handles every right its ABI knows (files, then TCP, then scopes).
-var configs = []landlock.Config{landlock.V1, landlock.V2, landlock.V3, landlock.V4, landlock.V5, landlock.V6, landlock.V7, landlock.V8, landlock.V9, landlock.V10, landlock.V11}
+// abiRights are the rights each Landlock ABI, from 1, adds to the ABI
+// before it (see include/uapi/linux/landlock.h): file system rights, net
+// rights and scopes. A command is denied every right its kernel's ABI
+// knows but those its rules grant; rights newer than that ABI are masked
+// off, and a kernel newer than this table is treated as its last ABI.
+var abiRights = []unix.LandlockRulesetAttr{
+	1:  {Handled_access_fs: unix.LANDLOCK_ACCESS_FS_MAKE_SYM<<1 - 1}, // the 13 rights from EXECUTE to MAKE_SYM
+	2:  {Handled_access_fs: unix.LANDLOCK_ACCESS_FS_REFER},
+	3:  {Handled_access_fs: unix.LANDLOCK_ACCESS_FS_TRUNCATE},
+	4:  {Handled_access_net: unix.LANDLOCK_ACCESS_NET_BIND_TCP | unix.LANDLOCK_ACCESS_NET_CONNECT_TCP},
+	5:  {Handled_access_fs: unix.LANDLOCK_ACCESS_FS_IOCTL_DEV},
+	6:  {Scoped: unix.LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | unix.LANDLOCK_SCOPE_SIGNAL},
+	7:  {}, // audit logging
+	8:  {}, // restricting all threads at once
+	9:  {Handled_access_fs: unix.LANDLOCK_ACCESS_FS_RESOLVE_UNIX},
+	10: {Handled_access_net: unix.LANDLOCK_ACCESS_NET_BIND_UDP | unix.LANDLOCK_ACCESS_NET_CONNECT_SEND_UDP},
+	11: {},
+}
 
-// restrict applies spec to this process and every process it starts. No
-// rule grants a network port, so where the ABI handles TCP (4 and later)
-// no connection can be opened nor port bound; where it handles scopes (6
-// and later) no signal or abstract socket reaches outside.
+// handled returns what a ruleset for ABI abi handles: every right and
+// scope that ABI knows.
+func handled(abi int) unix.LandlockRulesetAttr {
+	var h unix.LandlockRulesetAttr
+	for _, r := range abiRights[1 : min(abi, len(abiRights)-1)+1] {
+		h.Handled_access_fs |= r.Handled_access_fs
+		h.Handled_access_net |= r.Handled_access_net
+		h.Scoped |= r.Scoped
+	}
+	return h
+}
+
+// restrict applies spec to the calling thread, and so to what it execs:
+// the caller keeps to its thread (runtime.LockOSThread) and execs from it.
+// No rule grants a network port, so where the ABI handles TCP (4 and
+// later) no connection can be opened nor port bound; where it handles
+// scopes (6 and later) no signal or abstract socket reaches outside.
 func restrict(spec launchSpec) error {
 	if spec.ABI < 1 {
 		return errors.New("the kernel has no Landlock")
 	}
-	cfg := configs[min(spec.ABI, len(configs))-1]
-	handled := uint64(cfg.HandledAccessFS)
-	var rules []landlock.Rule
+	attr := handled(spec.ABI)
+	fd, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, uintptr(unsafe.Pointer(&attr)), unsafe.Sizeof(attr), 0)
+	if errno != 0 {
+		return fmt.Errorf("landlock_create_ruleset (ABI %d): %w", spec.ABI, errno)
+	}
+	defer unix.Close(int(fd))
 	for _, r := range spec.Rules {
-		if a := r.Access & handled; a != 0 {
-			rules = append(rules, landlock.PathAccess(landlock.AccessFSSet(a), r.Path))
+		if a := r.Access & attr.Handled_access_fs; a != 0 {
+			if err := addRule(int(fd), r.Path, a); err != nil {
+				return fmt.Errorf("granting %#x on %s: %w", a, r.Path, err)
+			}
 		}
 	}
-	return cfg.Restrict(rules...)
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("prctl(PR_SET_NO_NEW_PRIVS): %w", err)
+	}
+	if _, _, errno := unix.Syscall(unix.SYS_LANDLOCK_RESTRICT_SELF, fd, 0, 0); errno != 0 {
+		return fmt.Errorf("landlock_restrict_self: %w", errno)
+	}
+	return nil
+}
+
+// addRule adds to the ruleset fd a rule that grants access on path and
+// everything beneath it.
+func addRule(fd int, path string, access uint64) error {
+	f, err := unix.Open(path, unix.O_PATH|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("open: %w", err)
+	}
+	defer unix.Close(f)
+	rule := unix.LandlockPathBeneathAttr{Allowed_access: access, Parent_fd: int32(f)}
+	if _, _, errno := unix.Syscall6(unix.SYS_LANDLOCK_ADD_RULE, uintptr(fd), unix.LANDLOCK_RULE_PATH_BENEATH, uintptr(unsafe.Pointer(&rule)), 0, 0, 0); errno != 0 {
+		return fmt.Errorf("landlock_add_rule: %w", errno)
+	}
+	return nil
 }
 
 // landlockABI returns the kernel's Landlock ABI version, 0 when it has
 // none or it is turned off.
 func landlockABI() int {
-	v, err := ll.LandlockGetABIVersion()
-	if err != nil {
+	v, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, 0, 0, unix.LANDLOCK_CREATE_RULESET_VERSION)
+	if errno != 0 {
 		return 0
 	}
-	return v
+	return int(v)
 }
 
 // probeLandlock returns why commands cannot run under Landlock, or "":
@@ -317,7 +381,7 @@ func (p *planner) grantReal(path string, isDir bool, access uint64) {
 		p.add(path, access)
 		return
 	}
-	p.add(path, ll.AccessFSReadDir&access) // its names, nothing more
+	p.add(path, unix.LANDLOCK_ACCESS_FS_READ_DIR&access) // its names, nothing more
 	entries, err := os.ReadDir(path)
 	if err != nil {
 		return

@@ -2,16 +2,18 @@ package sandbox
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
 
-	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/sys/unix"
 )
 
 // Under Landlock a command writes the workspace and its private
@@ -128,7 +130,7 @@ func TestLandlockHidesSecrets(t *testing.T) {
 // No TCP connection leaves the sandbox where the kernel's Landlock can
 // stop it (ABI 4 and later): here, a listener on the host's loopback.
 func TestLandlockNoNetwork(t *testing.T) {
-	if abi, _ := ll.LandlockGetABIVersion(); abi < 4 {
+	if abi := landlockABI(); abi < 4 {
 		t.Skipf("Landlock ABI %d cannot stop TCP connections", abi)
 	}
 	ws, _ := dirs(t)
@@ -198,7 +200,7 @@ func TestLandlockRules(t *testing.T) {
 		got[r.Path] = r.Access
 	}
 	want := map[string]uint64{
-		ws:                           ll.AccessFSReadDir,
+		ws:                           unix.LANDLOCK_ACCESS_FS_READ_DIR,
 		filepath.Join(ws, ".git"):    llRead,
 		filepath.Join(ws, "src"):     llRead | llWrite,
 		filepath.Join(ws, "main.go"): (llRead | llWrite) & llFile,
@@ -218,7 +220,92 @@ func TestLandlockRules(t *testing.T) {
 	if i := slices.IndexFunc(rules, func(r launchRule) bool { return strings.HasPrefix(r.Path, "/etc/ssh") }); i >= 0 {
 		t.Errorf("rule %+v opens the system's secret places", rules[i])
 	}
-	if _, err := os.Stat("/etc/ssh"); err == nil && got["/etc"] != ll.AccessFSReadDir {
+	if _, err := os.Stat("/etc/ssh"); err == nil && got["/etc"] != unix.LANDLOCK_ACCESS_FS_READ_DIR {
 		t.Errorf("/etc, which holds /etc/ssh, has rule %#x; want its names only", got["/etc"])
+	}
+}
+
+// Each ABI handles every right it knows, as go-landlock's V1 to V11
+// configurations did: file rights growing with refer (2), truncate (3),
+// ioctl on devices (5) and resolving UNIX sockets (9); TCP from 4, UDP
+// from 10; the signal and abstract-socket scopes from 6. A kernel newer
+// than the table gets its last ABI's.
+func TestLandlockHandled(t *testing.T) {
+	for _, tc := range []struct {
+		abi             int
+		fs, net, scoped uint64
+	}{
+		{1, 0x1fff, 0, 0},
+		{2, 0x3fff, 0, 0},
+		{3, 0x7fff, 0, 0},
+		{4, 0x7fff, 0x3, 0},
+		{5, 0xffff, 0x3, 0},
+		{6, 0xffff, 0x3, 0x3},
+		{7, 0xffff, 0x3, 0x3},
+		{8, 0xffff, 0x3, 0x3},
+		{9, 0x1ffff, 0x3, 0x3},
+		{10, 0x1ffff, 0xf, 0x3},
+		{11, 0x1ffff, 0xf, 0x3},
+		{99, 0x1ffff, 0xf, 0x3},
+	} {
+		h := handled(tc.abi)
+		if h.Handled_access_fs != tc.fs || h.Handled_access_net != tc.net || h.Scoped != tc.scoped {
+			t.Errorf("ABI %d handles fs %#x net %#x scopes %#x; want %#x %#x %#x", tc.abi, h.Handled_access_fs, h.Handled_access_net, h.Scoped, tc.fs, tc.net, tc.scoped)
+		}
+	}
+	// Every right a rule can grant is handled from the ABI that knows it.
+	if all := handled(99).Handled_access_fs; (llRead|llWrite|llDevice|llFile)&^all != 0 {
+		t.Errorf("rules may grant %#x, which no ABI handles", (llRead|llWrite|llDevice|llFile)&^all)
+	}
+}
+
+// A command cannot signal a process outside its sandbox where the ABI
+// scopes signals (6 and later), though the process is its user's.
+func TestLandlockCannotSignalOutside(t *testing.T) {
+	if abi := landlockABI(); abi < 6 {
+		t.Skipf("Landlock ABI %d does not scope signals", abi)
+	}
+	ws, _ := dirs(t)
+	other := exec.Command("sleep", "30")
+	if err := other.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { other.Process.Kill(); other.Wait() }()
+	script := fmt.Sprintf("kill -0 %d 2>/dev/null && echo reached || echo stopped", other.Process.Pid)
+	if res := run(t, newSandbox(t, Config{Mode: None, Dir: ws}), script); res.Output != "reached\n" {
+		t.Fatalf("without Landlock the process cannot be signalled (%q); the test proves nothing", res.Output)
+	}
+	if res := run(t, landlocked(t, Config{Dir: ws}), script); res.Output != "stopped\n" {
+		t.Errorf("the command signalled a process outside: %q", res.Output)
+	}
+}
+
+// The launcher says what failed: a kernel without Landlock, or a rule for
+// a path gone since the rules were made, whose error is the kernel's.
+// The test's thread is never restricted, but it is locked and let go with
+// its goroutine, so that no test runs on it if it were.
+func TestLandlockRestrictFails(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		spec launchSpec
+		want error
+	}{
+		{"no Landlock", launchSpec{ABI: 0}, nil},
+		{"missing path", launchSpec{ABI: max(landlockABI(), 1), Rules: []launchRule{{Path: filepath.Join(t.TempDir(), "gone"), Access: llRead}}}, unix.ENOENT},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.spec.ABI > 0 && landlockABI() < 1 {
+				t.Skip("the kernel has no Landlock")
+			}
+			errc := make(chan error)
+			go func() {
+				runtime.LockOSThread() // never unlocked: the thread ends with the goroutine
+				errc <- restrict(tc.spec)
+			}()
+			err := <-errc
+			if err == nil || tc.want != nil && !errors.Is(err, tc.want) {
+				t.Errorf("restrict: %v; want an error wrapping %v", err, tc.want)
+			}
+		})
 	}
 }
