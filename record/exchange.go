@@ -85,13 +85,15 @@ func Exchanges(run []Line) ([]Exchange, error) {
 	return out, nil
 }
 
-// Inputs returns what was typed in one run, in order: each turn's input,
-// and the answer to each approval question ("y", "n" or "a"), as the REPL
+// Inputs returns what was typed in one run, in order: each turn's input as
+// typed (before its @tags were attached), and the answer to each approval question ("y", "n" or "a"), as the REPL
 // reads them, a line each.
 func Inputs(run []Line) []string {
 	var in []string
 	for _, l := range run {
 		switch {
+		case l.Type == "turn" && l.Origin == "" && l.Typed != "":
+			in = append(in, l.Typed)
 		case l.Type == "turn" && l.Origin == "":
 			in = append(in, l.Input)
 		case l.Type == "approval" && l.Decision == "yes":

@@ -95,3 +95,48 @@ func TestExchangesRefuseAReplyWithoutRequest(t *testing.T) {
 		t.Error("a reply without a request was taken")
 	}
 }
+
+// A turn's input is read back as the user typed it, not as the model got
+// it: what the harness added (an attached file) is not typed again.
+func TestInputsAreAsTyped(t *testing.T) {
+	script, err := fakemodel.Parse("t", []byte(">>>\none\n>>>\ntwo\n>>>\nthree\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := tools.NewSet()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	rec := record.New(&buf)
+	agent := loop.New(fakemodel.New(script), set, loop.Config{System: "S"}, rec)
+	turns := []struct{ typed, sent string }{
+		{"fix @a.go", "fix @a.go\n\n--- a.go (attached) ---\nx\n--- end of a.go ---"},
+		{"same", "same"},
+		{"", "not told"},
+	}
+	for _, tt := range turns {
+		if tt.typed != "" {
+			rec.Typed(tt.typed)
+		}
+		if _, err := agent.Turn(context.Background(), tt.sent); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lines, err := record.Read(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var typed []string
+	for _, l := range lines {
+		if l.Type == "turn" {
+			typed = append(typed, l.Typed)
+		}
+	}
+	if !reflect.DeepEqual(typed, []string{"fix @a.go", "", ""}) {
+		t.Errorf("typed fields = %q, want only the one that differs from the input", typed)
+	}
+	if in := record.Inputs(lines); !reflect.DeepEqual(in, []string{"fix @a.go", "same", "not told"}) {
+		t.Errorf("inputs = %q", in)
+	}
+}

@@ -31,7 +31,11 @@
 //	             backend ignores; absent when none), tools ([]string),
 //	             system_prompt_bytes; in a session, also session (its id)
 //	             and name (when it was saved under one)
-//	turn         input: the user's words
+//	turn         input: the user's words, as the model got them; typed
+//	             (string): in the main conversation, the input as the
+//	             user typed it, before the harness added to it (what its
+//	             @tags attach, a note of what a command changed); absent
+//	             when the same as input, or unknown
 //	request      messages (count), bytes (of all message contents),
 //	             stop ([]string): one model call is about to be made
 //	reply        content, thinking, done_reason ("stop", "length" or ""),
@@ -145,6 +149,7 @@ type Line struct {
 	*Start `json:",omitempty"`
 
 	Input      string         `json:"input,omitempty"`
+	Typed      string         `json:"typed,omitempty"`
 	Messages   int            `json:"messages,omitempty"`
 	Bytes      int            `json:"bytes,omitempty"`
 	Stop       []string       `json:"stop,omitempty"`
@@ -195,6 +200,9 @@ type Recorder struct {
 	w   io.Writer
 	now func() time.Time
 	err error
+	// typed is what the user typed for the next turn of the main
+	// conversation (see Typed).
+	typed string
 }
 
 // New returns a recorder writing to w. Give it an unbuffered writer, such as
@@ -212,6 +220,16 @@ func (r *Recorder) Approval(turn int, id, tool, question, decision string) error
 	return r.write(&Line{Type: "approval", Turn: turn, ID: id, Tool: tool, Question: question, Decision: decision})
 }
 
+// Typed says what the user typed for the next turn of the main
+// conversation, before the harness added to it: the turn line records it
+// as typed (when it differs from the input the model gets), so that the
+// run can be typed again.
+func (r *Recorder) Typed(input string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.typed = input
+}
+
 // Model records that the model to answers from turn on, after from.
 func (r *Recorder) Model(turn int, from, to string) error {
 	return r.write(&Line{Type: "model", Turn: turn, From: from, To: to})
@@ -225,6 +243,9 @@ func (r *Recorder) Event(e loop.Event) error {
 	switch e.Kind {
 	case loop.TurnStarted:
 		l.Type, l.Input = "turn", e.Text
+		if e.Origin == "" {
+			l.Typed = r.takeTyped(e.Text)
+		}
 	case loop.StepStarted:
 		l.Type, l.Messages, l.Stop = "request", len(e.Request.Messages), e.Request.Stop
 		for _, m := range e.Request.Messages {
@@ -261,6 +282,19 @@ func (r *Recorder) Event(e loop.Event) error {
 		return nil
 	}
 	return r.write(l)
+}
+
+// takeTyped returns what was typed for the turn whose input is input, ""
+// when that is input itself or unknown, and forgets it.
+func (r *Recorder) takeTyped(input string) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	typed := r.typed
+	r.typed = ""
+	if typed == input {
+		return ""
+	}
+	return typed
 }
 
 func (r *Recorder) write(l *Line) error {

@@ -98,6 +98,14 @@ func openRecord(path string, start record.Start) (*record.Recorder, func(), erro
 	return rec, func() { f.Close() }, nil
 }
 
+// typed tells the record what the user typed for the next turn, before
+// the harness adds to it.
+func (r *runner) typed(input string) {
+	if r.rec != nil {
+		r.rec.Typed(input)
+	}
+}
+
 // oneTurn runs -p: one turn, the answer on stdout, the rest on stderr.
 func (r *runner) oneTurn(ctx context.Context, std stdio, prompt string) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
@@ -105,6 +113,7 @@ func (r *runner) oneTurn(ctx context.Context, std stdio, prompt string) error {
 	context.AfterFunc(ctx, stop) // after the first Ctrl-C, a second one quits at once
 	v := &view{out: std.err, log: std.err, st: style(colours(std.err)), final: true}
 	agent := r.agent(v)
+	r.typed(prompt)
 	prompt = r.attach.attach(ctx, prompt, std.err, v.st)
 	ctx, cancel := r.budget.Start(ctx)
 	defer cancel()
@@ -263,6 +272,7 @@ func (c *console) runTurn(parent context.Context, input string, sigs <-chan os.S
 		case <-done:
 		}
 	}()
+	r.typed(input)
 	input = r.attach.attach(ctx, input, c.out, c.st)
 	if c.note != "" {
 		input = c.note + "\n\n" + input

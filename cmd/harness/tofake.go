@@ -72,11 +72,11 @@ func fakeScript(source string, start *record.Start, xs []record.Exchange, inputs
 	}
 	switch {
 	case len(inputs) == 1:
-		fmt.Fprintf(&b, "#   harness --fake FILE -p %s\n", shellQuote(inputs[0]))
+		comment(&b, "harness --fake FILE -p "+shellQuote(inputs[0]))
 	case len(inputs) > 1:
-		b.WriteString("#   harness --fake FILE < input\n# where input holds what was typed, a line each, approval answers included:\n")
+		b.WriteString("#   harness --fake FILE < input\n# where input holds what was typed, approval answers included:\n")
 		for _, in := range inputs {
-			fmt.Fprintf(&b, "#   %s\n", in)
+			comment(&b, typedLine(in))
 		}
 	}
 	b.WriteString("#\n")
@@ -85,6 +85,22 @@ func fakeScript(source string, start *record.Start, xs []record.Exchange, inputs
 	}
 	b.Write(s.Format())
 	return []byte(b.String())
+}
+
+// comment writes text as comment lines, each indented under a "#".
+func comment(b *strings.Builder, text string) {
+	for line := range strings.Lines(text) {
+		b.WriteString("#   " + strings.TrimSuffix(line, "\n") + "\n")
+	}
+}
+
+// typedLine is an input as the REPL reads it: a text of several lines
+// between """ lines.
+func typedLine(input string) string {
+	if !strings.Contains(input, "\n") {
+		return input
+	}
+	return "\"\"\"\n" + input + "\n\"\"\""
 }
 
 // expectTail returns text, or, when it is longer than limit bytes, its end: from

@@ -70,3 +70,25 @@ func TestFakeScriptRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// Inputs of several lines stay in the comments, whatever they hold, with
+// -p or typed into the REPL, where they go between """ lines.
+func TestFakeScriptInputsStayComments(t *testing.T) {
+	xs := []record.Exchange{{Turn: 1, Step: 1, Sent: protocol.Message{Role: protocol.User, Content: "x"}, Reply: protocol.Reply{Content: "ok"}}}
+	tests := []struct {
+		inputs []string
+		want   string
+	}{
+		{[]string{"one\n>>> two\n"}, "#   harness --fake FILE -p 'one\n#   >>> two\n#   '\n"},
+		{[]string{"first\nsecond", "y"}, "#   \"\"\"\n#   first\n#   second\n#   \"\"\"\n#   y\n"},
+	}
+	for _, tt := range tests {
+		text := fakeScript("run.jsonl", nil, xs, tt.inputs, 0)
+		if _, err := fakemodel.Parse("run.fake", text); err != nil {
+			t.Errorf("inputs %q: %v in:\n%s", tt.inputs, err, text)
+		}
+		if !strings.Contains(string(text), tt.want) {
+			t.Errorf("inputs %q: the script lacks %q:\n%s", tt.inputs, tt.want, text)
+		}
+	}
+}
