@@ -4,8 +4,9 @@
 // # The file
 //
 // The file is TOML, at $XDG_CONFIG_HOME/harness/config.toml, or
-// ~/.config/harness/config.toml when XDG_CONFIG_HOME is unset ([Path]). A
-// missing file is no error: everything then has its default.
+// ~/.config/harness/config.toml when XDG_CONFIG_HOME is unset ([Path],
+// which finds the folder with package xdg, as the harness finds all its
+// folders). A missing file is no error: everything then has its default.
 //
 //	model = "local/qwen2.5-coder:7b"     # the default model, PROVIDER/MODEL
 //

@@ -16,6 +16,7 @@ import (
 
 	"harness/ollama"
 	"harness/openai"
+	"harness/xdg"
 )
 
 // Provider types.
@@ -87,18 +88,16 @@ func (f *File) Line(key string) int {
 	return f.lines[key]
 }
 
-// Path returns where the settings file is: $XDG_CONFIG_HOME/harness/config.toml,
-// or $HOME/.config/harness/config.toml when XDG_CONFIG_HOME is unset or
-// not absolute. getenv reads the environment (os.Getenv).
-func Path(getenv func(string) string) (string, error) {
-	if dir := getenv("XDG_CONFIG_HOME"); filepath.IsAbs(dir) {
-		return filepath.Join(dir, "harness", "config.toml"), nil
+// Path returns where the settings file is: config.toml in the harness's
+// settings folder, $XDG_CONFIG_HOME/harness or ~/.config/harness, as dirs
+// finds it. Without the one variable or a home folder there is no path:
+// the error wraps xdg.ErrNoHome.
+func Path(dirs xdg.Dirs) (string, error) {
+	dir, err := dirs.Config()
+	if err != nil {
+		return "", fmt.Errorf("config: no settings file: %w", err)
 	}
-	home := getenv("HOME")
-	if home == "" {
-		return "", errors.New("config: neither XDG_CONFIG_HOME nor HOME is set")
-	}
-	return filepath.Join(home, ".config", "harness", "config.toml"), nil
+	return filepath.Join(dir, "config.toml"), nil
 }
 
 // Load reads and checks the file at path. A file that does not exist is

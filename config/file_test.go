@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"harness/config"
+	"harness/xdg"
 )
 
 const example = `model = "local/qwen2.5-coder:7b"        # default, PROVIDER/MODEL
@@ -141,19 +142,31 @@ func TestLoad(t *testing.T) {
 	}
 }
 
+// The settings file is where the harness's other folders are found: the
+// home folder is the system's (on Windows, not $HOME), and a missing one is
+// an error, not a file silently left unread.
 func TestPath(t *testing.T) {
+	home := func() (string, error) { return filepath.FromSlash("/home/me"), nil }
+	noHome := func() (string, error) { return "", errors.New("no home") }
 	tests := []struct {
 		env  map[string]string
+		home func() (string, error)
 		want string
 	}{
-		{map[string]string{"XDG_CONFIG_HOME": "/cfg", "HOME": "/home/me"}, "/cfg/harness/config.toml"},
-		{map[string]string{"HOME": "/home/me"}, "/home/me/.config/harness/config.toml"},
-		{map[string]string{"XDG_CONFIG_HOME": "relative", "HOME": "/home/me"}, "/home/me/.config/harness/config.toml"},
-		{map[string]string{}, ""},
+		{map[string]string{"XDG_CONFIG_HOME": filepath.FromSlash("/cfg")}, home, "/cfg/harness/config.toml"},
+		{nil, home, "/home/me/.config/harness/config.toml"},
+		{map[string]string{"XDG_CONFIG_HOME": "relative"}, home, "/home/me/.config/harness/config.toml"},
+		{map[string]string{"HOME": "/home/me"}, noHome, ""},
 	}
 	for _, tt := range tests {
-		got, err := config.Path(func(k string) string { return tt.env[k] })
-		if got != tt.want || (err != nil) != (tt.want == "") {
+		got, err := config.Path(xdg.Dirs{Getenv: func(k string) string { return tt.env[k] }, Home: tt.home})
+		if tt.want == "" {
+			if !errors.Is(err, xdg.ErrNoHome) {
+				t.Errorf("Path(%v) = %q, %v; want an error wrapping xdg.ErrNoHome", tt.env, got, err)
+			}
+			continue
+		}
+		if got != filepath.FromSlash(tt.want) || err != nil {
 			t.Errorf("Path(%v) = %q, %v; want %q", tt.env, got, err, tt.want)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"harness/config"
 	"harness/ollama"
 	"harness/openai"
+	"harness/xdg"
 )
 
 // providerFlags choose the provider and the model. They are read only
@@ -41,6 +42,7 @@ type sampling struct {
 // between turns (use) and every provider asked for its models (list).
 type providers struct {
 	file   *config.File
+	path   string // of the settings file, which may not exist
 	getenv func(string) string
 	flags  config.Flags // as given on the command line
 	opts   sampling
@@ -48,8 +50,9 @@ type providers struct {
 }
 
 // choose resolves the settings of the run from the flags among given, the
-// settings file and the environment that getenv reads.
-func (f *providerFlags) choose(given []string, getenv func(string) string, opts sampling) (*providers, error) {
+// settings file in the folder dirs finds, and the environment that
+// dirs.Getenv reads.
+func (f *providerFlags) choose(given []string, dirs xdg.Dirs, opts sampling) (*providers, error) {
 	has := func(flag string) bool { return slices.Contains(given, flag) }
 	var flags config.Flags
 	if has("model") {
@@ -76,11 +79,15 @@ func (f *providerFlags) choose(given []string, getenv func(string) string, opts 
 	case has("base-url"):
 		flags.BaseURL = f.BaseURL
 	}
-	file, err := loadSettings(getenv)
+	path, err := config.Path(dirs)
 	if err != nil {
 		return nil, err
 	}
-	p := &providers{file: file, getenv: getenv, flags: flags, opts: opts}
+	file, err := config.Load(path)
+	if err != nil {
+		return nil, err
+	}
+	p := &providers{file: file, path: path, getenv: dirs.Getenv, flags: flags, opts: opts}
 	if p.cur, err = p.resolve(flags); err != nil {
 		return nil, err
 	}
@@ -92,16 +99,6 @@ func (f *providerFlags) choose(given []string, getenv func(string) string, opts 
 		return nil, fmt.Errorf("--host gives an Ollama server's address, and provider %s is of type %s: give its address with --base-url", p.cur.Provider.Value, typ)
 	}
 	return p, nil
-}
-
-// loadSettings reads the settings file, if there is one.
-func loadSettings(getenv func(string) string) (*config.File, error) {
-	path, err := config.Path(getenv)
-	if err != nil {
-		// Without a home there is no file to read.
-		return &config.File{}, nil
-	}
-	return config.Load(path)
 }
 
 func (p *providers) resolve(flags config.Flags) (config.Settings, error) {

@@ -13,6 +13,7 @@ import (
 	"harness/config"
 	"harness/fakemodel"
 	"harness/protocol"
+	"harness/xdg"
 )
 
 // fakeServer serves an empty script as the model name, and returns its
@@ -28,9 +29,10 @@ func fakeServer(t *testing.T, name string) string {
 	return strings.TrimPrefix(hs.URL, "http://")
 }
 
-// settingsDir writes a settings file into a new folder and returns an
-// environment in which it is the settings file, with env's variables.
-func settingsDir(t *testing.T, file string, env map[string]string) func(string) string {
+// settingsDir writes a settings file into a new folder and returns the
+// folders of an environment in which it is the settings file, with env's
+// variables and no home folder.
+func settingsDir(t *testing.T, file string, env map[string]string) xdg.Dirs {
 	t.Helper()
 	dir := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(dir, "harness"), 0o755); err != nil {
@@ -40,14 +42,14 @@ func settingsDir(t *testing.T, file string, env map[string]string) func(string) 
 		t.Fatal(err)
 	}
 	env["XDG_CONFIG_HOME"] = dir
-	return func(k string) string { return env[k] }
+	return xdg.Dirs{Getenv: func(k string) string { return env[k] }, Home: func() (string, error) { return "", errors.New("no home in this test") }}
 }
 
 // TestProvidersListAndUse: /model lists what each provider offers, asking
 // each server its own way, and switches to a model of any provider.
 func TestProvidersListAndUse(t *testing.T) {
 	ollamaAddr, lmsAddr := fakeServer(t, "fake"), fakeServer(t, "qwen3")
-	getenv := settingsDir(t, `
+	dirs := settingsDir(t, `
 [providers.lms]
 type = "openai"
 base_url = "http://`+lmsAddr+`/v1"
@@ -58,7 +60,7 @@ base_url = "http://127.0.0.1:1"
 `, map[string]string{"OLLAMA_HOST": ollamaAddr, "OPENAI_BASE_URL": "http://127.0.0.1:1/v1", "HARNESS_MODEL": "fake"})
 
 	f := &providerFlags{NumCtx: 2048}
-	p, err := f.choose([]string{"num-ctx"}, getenv, sampling{maxTokens: 7})
+	p, err := f.choose([]string{"num-ctx"}, dirs, sampling{maxTokens: 7})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,9 +123,9 @@ base_url = "http://127.0.0.1:1"
 // the start, for all its models, and no other provider.
 func TestUseKeepsTheAddressGiven(t *testing.T) {
 	addr := fakeServer(t, "fake")
-	getenv := settingsDir(t, "", map[string]string{})
+	dirs := settingsDir(t, "", map[string]string{})
 	f := &providerFlags{Backend: "openai", BaseURL: addr}
-	p, err := f.choose([]string{"backend", "base-url"}, getenv, sampling{})
+	p, err := f.choose([]string{"backend", "base-url"}, dirs, sampling{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,6 +22,7 @@ import (
 	"harness/sandbox"
 	"harness/subagent"
 	"harness/tools"
+	"harness/xdg"
 )
 
 // workspaceFlags choose the folder the tools work in and what they say.
@@ -67,8 +68,8 @@ type budgetFlags struct {
 	AgentMaxSteps   int           `default:"15" help:"Most model calls in the turn of a helper that the agent tool starts; its calls, time and tokens count in the run's limits too."`
 }
 
-func (c *chatCmd) Run(ctx context.Context, std stdio, k *kong.Context) error {
-	r, err := c.wire(ctx, std, flagsGiven(k))
+func (c *chatCmd) Run(ctx context.Context, std stdio, k *kong.Context, dirs xdg.Dirs) error {
+	r, err := c.wire(ctx, std, flagsGiven(k), dirs)
 	if err != nil {
 		return err
 	}
@@ -81,8 +82,8 @@ func (c *chatCmd) Run(ctx context.Context, std stdio, k *kong.Context) error {
 
 // wire builds the parts of a chat from the flags, once; they are passed
 // down from here and never looked for again. given names the flags given
-// on the command line.
-func (c *chatCmd) wire(ctx context.Context, std stdio, given []string) (*runner, error) {
+// on the command line; dirs finds the settings and state folders.
+func (c *chatCmd) wire(ctx context.Context, std stdio, given []string, dirs xdg.Dirs) (*runner, error) {
 	inREPL := c.Prompt == ""
 	log := std.err // where notes go: the REPL's output, or stderr with -p
 	if inREPL {
@@ -96,7 +97,7 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string) (*runner,
 	if err := c.startSandbox(ctx, tb.box, fb); err != nil {
 		return nil, err
 	}
-	model, provs, err := c.model(given, os.Getenv)
+	model, provs, err := c.model(given, dirs)
 	if err != nil {
 		return nil, &exitCodeError{code: exitUsage, err: err}
 	}
@@ -120,7 +121,7 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string) (*runner,
 	specs := c.mainSpecs(tb.set.Specs())
 	var keep string // where /undo's copies go: only the REPL has /undo
 	if inREPL {
-		keep, _ = stateDir()
+		keep, _ = dirs.State()
 	}
 	j := newJournal(tb.set, tb.ws, keep)
 	tb.set = j
@@ -129,9 +130,10 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string) (*runner,
 		model:   model,
 		root:    tb.ws.Root(),
 		ws:      tb.ws,
+		dirs:    dirs,
 		journal: j,
 		cfg: loop.Config{
-			System:          systemPrompt(tb.ws, specs, log),
+			System:          systemPrompt(tb.ws, specs, dirs, log),
 			MaxSteps:        c.MaxSteps,
 			MaxFormatErrors: c.MaxFormatErrors,
 			IsTest:          isTest(tests),
@@ -391,8 +393,8 @@ var (
 
 // model returns the model of the run, and, unless it is the fake, the
 // providers it was chosen from. given names the flags given on the
-// command line; getenv reads the environment.
-func (m *modelFlags) model(given []string, getenv func(string) string) (backend, *providers, error) {
+// command line; dirs finds the settings file, and reads the environment.
+func (m *modelFlags) model(given []string, dirs xdg.Dirs) (backend, *providers, error) {
 	if m.Fake != "" {
 		s, err := fakemodel.Load(m.Fake)
 		if err != nil {
@@ -402,7 +404,7 @@ func (m *modelFlags) model(given []string, getenv func(string) string) (backend,
 		fake.SetWindow(m.numCtx())
 		return fake, nil, nil
 	}
-	p, err := m.choose(given, getenv, sampling{maxTokens: m.MaxTokens, temperature: m.Temperature, seed: m.Seed})
+	p, err := m.choose(given, dirs, sampling{maxTokens: m.MaxTokens, temperature: m.Temperature, seed: m.Seed})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -417,12 +419,12 @@ type promptCmd struct {
 	workspaceFlags `embed:""`
 }
 
-func (c *promptCmd) Run(std stdio) error {
+func (c *promptCmd) Run(std stdio, dirs xdg.Dirs) error {
 	tb, err := c.tools(&safetyFlags{})
 	if err != nil {
 		return &exitCodeError{code: exitUsage, err: err}
 	}
-	_, err = fmt.Fprint(std.out, systemPrompt(tb.ws, c.mainSpecs(tb.set.Specs()), std.err))
+	_, err = fmt.Fprint(std.out, systemPrompt(tb.ws, c.mainSpecs(tb.set.Specs()), dirs, std.err))
 	return err
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"harness/protocol"
+	"harness/xdg"
 )
 
 func TestDefaultTestPattern(t *testing.T) {
@@ -45,7 +47,7 @@ func TestWiredPromptShowsTheWiredTools(t *testing.T) {
 	}
 	var out bytes.Buffer
 	c := &chatCmd{Prompt: "hi", workspaceFlags: workspaceFlags{Workspace: dir}, modelFlags: modelFlags{Fake: script}, safetyFlags: safetyFlags{Sandbox: "none"}}
-	r, err := c.wire(context.Background(), stdio{in: strings.NewReader(""), out: &out, err: &out}, nil)
+	r, err := c.wire(context.Background(), stdio{in: strings.NewReader(""), out: &out, err: &out}, nil, tempDirs(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,10 +59,17 @@ func TestWiredPromptShowsTheWiredTools(t *testing.T) {
 		t.Error("the agent tool is not in the system prompt")
 	}
 	out.Reset()
-	if err := (&promptCmd{workspaceFlags: c.workspaceFlags}).Run(stdio{out: &out}); err != nil {
+	if err := (&promptCmd{workspaceFlags: c.workspaceFlags}).Run(stdio{out: &out}, tempDirs(t)); err != nil {
 		t.Fatal(err)
 	}
 	if out.String() != r.cfg.System {
 		t.Error("harness prompt prints another prompt than the chat's")
 	}
+}
+
+// tempDirs are settings and state folders of a test's own, and no home
+// folder.
+func tempDirs(t *testing.T) xdg.Dirs {
+	env := map[string]string{"XDG_CONFIG_HOME": t.TempDir(), "XDG_STATE_HOME": t.TempDir()}
+	return xdg.Dirs{Getenv: func(k string) string { return env[k] }, Home: func() (string, error) { return "", errors.New("no home in this test") }}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"harness/loop"
+	"harness/xdg"
 )
 
 // Exit codes.
@@ -52,7 +53,15 @@ type exitCodeError struct {
 func (e *exitCodeError) Error() string { return e.err.Error() }
 func (e *exitCodeError) Unwrap() error { return e.err }
 
+// run runs the command line args with the folders of the process's
+// environment.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return runIn(ctx, xdg.OS(), args, stdin, stdout, stderr)
+}
+
+// runIn runs the command line args, the harness's settings and state
+// in the folders that dirs finds.
+func runIn(ctx context.Context, dirs xdg.Dirs, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var c cli
 	exited, code := false, 0
 	parser, err := kong.New(&c,
@@ -63,7 +72,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		kong.UsageOnError(),
 		kong.Vars{"version": version(), "default_model": "qwen2.5-coder:7b", "test_pattern": testPattern},
 		kong.BindTo(ctx, (*context.Context)(nil)),
-		kong.Bind(stdio{in: stdin, out: stdout, err: stderr}),
+		kong.Bind(stdio{in: stdin, out: stdout, err: stderr}, dirs),
 	)
 	if err != nil {
 		fmt.Fprintf(stderr, "harness: %v\n", err)

@@ -61,7 +61,7 @@ func (c *console) load(ctx context.Context, ref string) error {
 		fmt.Fprintln(c.out, "/load NAME goes on with the conversation saved as NAME (/save), or with the session of id NAME; /sessions lists them.")
 		return nil
 	}
-	store, err := r.conv.openStore()
+	store, err := r.conv.openStore(r.dirs)
 	if err != nil {
 		return err
 	}
@@ -131,9 +131,9 @@ func (c *console) load(ctx context.Context, ref string) error {
 func (c *console) sessions(_ context.Context, arg string) error {
 	switch arg {
 	case "":
-		return listSessions(c.out, c.out, c.r.root)
+		return listSessions(c.r.dirs, c.out, c.out, c.r.root)
 	case "--all":
-		return listSessions(c.out, c.out, "")
+		return listSessions(c.r.dirs, c.out, c.out, "")
 	}
 	fmt.Fprintln(c.out, "/sessions lists this workspace's sessions; /sessions --all every workspace's.")
 	return nil

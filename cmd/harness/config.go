@@ -3,13 +3,12 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/alecthomas/kong"
 
-	"harness/config"
+	"harness/xdg"
 )
 
 // configCmd prints the settings a chat with the same flags would use.
@@ -20,8 +19,8 @@ type configCmd struct {
 // Run prints the settings file's path, then each setting, its value and
 // where the value came from: a flag, the environment, the file and line,
 // or the default. The API key shows as [redacted], never itself.
-func (c *configCmd) Run(std stdio, k *kong.Context) error {
-	p, err := c.choose(flagsGiven(k), os.Getenv, sampling{})
+func (c *configCmd) Run(std stdio, k *kong.Context, dirs xdg.Dirs) error {
+	p, err := c.choose(flagsGiven(k), dirs, sampling{})
 	if err != nil {
 		return &exitCodeError{code: exitUsage, err: err}
 	}
@@ -32,14 +31,10 @@ func (c *configCmd) Run(std stdio, k *kong.Context) error {
 // use, one a line, aligned.
 func (p *providers) writeSettings(w io.Writer) error {
 	var b strings.Builder
-	path, err := config.Path(p.getenv)
-	switch {
-	case err != nil:
-		fmt.Fprintf(&b, "settings file: none (%v)\n", err)
-	case p.file.Path == "":
-		fmt.Fprintf(&b, "settings file: %s (no such file)\n", path)
-	default:
-		fmt.Fprintf(&b, "settings file: %s\n", path)
+	if p.file.Path == "" {
+		fmt.Fprintf(&b, "settings file: %s (no such file)\n", p.path)
+	} else {
+		fmt.Fprintf(&b, "settings file: %s\n", p.path)
 	}
 	b.WriteString("\n")
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
@@ -50,6 +45,6 @@ func (p *providers) writeSettings(w io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	_, err = io.WriteString(w, b.String())
+	_, err := io.WriteString(w, b.String())
 	return err
 }

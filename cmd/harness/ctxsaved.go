@@ -12,6 +12,7 @@ import (
 	"harness/session"
 	"harness/tools"
 	"harness/window"
+	"harness/xdg"
 )
 
 // contextCmd shows what a saved conversation holds of its context window,
@@ -26,12 +27,12 @@ type contextCmd struct {
 // Run finds the session, as --resume or -c would, and writes its
 // breakdown: what it holds by part, the free space, the reply's reserve
 // and where compaction begins. It reads the session and changes nothing.
-func (c *contextCmd) Run(std stdio) error {
+func (c *contextCmd) Run(std stdio, dirs xdg.Dirs) error {
 	ws, err := tools.NewWorkspace(c.Workspace)
 	if err != nil {
 		return &exitCodeError{code: exitUsage, err: err}
 	}
-	sv, err := c.load(ws.Root())
+	sv, err := c.load(dirs, ws.Root())
 	if err != nil {
 		return err
 	}
@@ -60,8 +61,8 @@ func (c *contextCmd) Run(std stdio) error {
 
 // load reads the session c names in the workspace root: its latest when
 // it names none.
-func (c *contextCmd) load(root string) (*session.Saved, error) {
-	dir, err := sessionDir()
+func (c *contextCmd) load(dirs xdg.Dirs, root string) (*session.Saved, error) {
+	dir, err := sessionDir(dirs)
 	if err != nil {
 		return nil, err
 	}

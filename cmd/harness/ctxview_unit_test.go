@@ -150,7 +150,7 @@ func TestShowContextInstructions(t *testing.T) {
 	var log bytes.Buffer
 	c := &chatCmd{Prompt: "hi", workspaceFlags: workspaceFlags{Workspace: dir}, modelFlags: modelFlags{Fake: script, providerFlags: providerFlags{NumCtx: 4096}},
 		safetyFlags: safetyFlags{Sandbox: "none"}, sessionFlags: sessionFlags{NoSession: true}}
-	r, err := c.wire(context.Background(), stdio{in: strings.NewReader(""), out: &log, err: &log}, nil)
+	r, err := c.wire(context.Background(), stdio{in: strings.NewReader(""), out: &log, err: &log}, nil, tempDirs(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"harness/protocol"
 	"harness/tools"
+	"harness/xdg"
 )
 
 // maxInstructions bounds what each instructions file adds to the system
@@ -23,17 +24,17 @@ const maxInstructions = 16 << 10
 // the workspace and the specs of its tools, then the instructions of the workspace's
 // AGENTS.md and of the user's SYSTEM.md, when they exist. It is built once
 // a run, so it stays byte for byte the same. Warnings about the
-// instructions go to warn.
-func systemPrompt(ws *tools.Workspace, specs []protocol.ToolSpec, warn io.Writer) string {
+// instructions go to warn; SYSTEM.md is in the settings folder of dirs.
+func systemPrompt(ws *tools.Workspace, specs []protocol.ToolSpec, dirs xdg.Dirs, warn io.Writer) string {
 	fixed := protocol.SystemPrompt(ws.Root(), specs)
 	var ins []protocol.Instructions
 	if text, ok := agentsFile(ws, warn); ok {
 		ins = append(ins, protocol.Instructions{Source: "AGENTS.md", Text: text})
 	}
-	if dir, err := configDir(); err == nil {
-		if text, ok := instructionsFile(filepath.Join(dir, "SYSTEM.md"), "SYSTEM.md", warn); ok {
-			ins = append(ins, protocol.Instructions{Source: "SYSTEM.md", Text: text})
-		}
+	if dir, err := dirs.Config(); err != nil {
+		fmt.Fprintf(warn, "warning: SYSTEM.md is not used: %v\n", err)
+	} else if text, ok := instructionsFile(filepath.Join(dir, "SYSTEM.md"), "SYSTEM.md", warn); ok {
+		ins = append(ins, protocol.Instructions{Source: "SYSTEM.md", Text: text})
 	}
 	return protocol.WithInstructions(fixed, ins...)
 }

@@ -15,6 +15,7 @@ import (
 	"harness/protocol"
 	"harness/record"
 	"harness/tools"
+	"harness/xdg"
 )
 
 // runner is a chat's parts, built once from the flags by (*chatCmd).wire
@@ -25,6 +26,7 @@ type runner struct {
 	tools     loop.Tools // behind the approval gate
 	root      string     // the workspace's
 	ws        *tools.Workspace
+	dirs      xdg.Dirs // where the run's settings and state are
 	cfg       loop.Config
 	budget    *loop.Budget
 	rec       *record.Recorder // nil without --record
@@ -150,7 +152,7 @@ var errQuit = errors.New("quit")
 // An error ends the turn, not the conversation.
 func (r *runner) repl(ctx context.Context, std stdio) error {
 	st := style(colours(std.out))
-	in := openInput(std)
+	in := openInput(std, r.dirs)
 	r.answers.use(in)
 	fmt.Fprintf(std.out, "harness %s: %s model %s, workspace %s\n", version(), r.backend.Name, r.backend.Model, r.root)
 	fmt.Fprintln(std.out, st.dim("Type /help for the commands. Ctrl-C stops a turn; Ctrl-D or /exit leaves."))
@@ -207,11 +209,12 @@ func (r *runner) repl(ctx context.Context, std stdio) error {
 }
 
 // openInput is the REPL's input: the terminal, with line editing and a
-// history, when standard input is one; plain lines otherwise.
-func openInput(std stdio) *input {
+// history in the state folder, when standard input is one; plain lines
+// otherwise.
+func openInput(std stdio, dirs xdg.Dirs) *input {
 	if f, ok := std.in.(*os.File); ok && f == os.Stdin && interactive(f) {
 		history := ""
-		if dir, err := stateDir(); err == nil {
+		if dir, err := dirs.State(); err == nil {
 			history = filepath.Join(dir, "history")
 		}
 		if in, err := terminalInput(std.out, history); err == nil {

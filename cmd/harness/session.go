@@ -4,14 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"harness/loop"
 	"harness/ollama"
 	"harness/record"
 	"harness/session"
+	"harness/xdg"
 )
 
 // sessionFlags say whether the conversation is saved, and which saved one
@@ -36,25 +35,6 @@ type conversation struct {
 	built string
 }
 
-// stateDir is the harness's state folder: $XDG_STATE_HOME/harness, or
-// ~/.local/state/harness. It is never inside a workspace.
-func stateDir() (string, error) {
-	if d := os.Getenv("XDG_STATE_HOME"); filepath.IsAbs(d) {
-		return filepath.Join(d, "harness"), nil
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", fmt.Errorf("no folder for sessions: %w (set XDG_STATE_HOME, or use --no-session)", err)
-	}
-	return filepath.Join(home, ".local", "state", "harness"), nil
-}
-
-// sessionDir is where sessions are kept.
-func sessionDir() (string, error) {
-	dir, err := stateDir()
-	return filepath.Join(dir, "sessions"), err
-}
-
 // openSession sets up r.conv from the flags: a new session described by
 // start, or the saved one it continues, whose system prompt then replaces
 // r.cfg.System so that the conversation starts with the bytes it started
@@ -64,7 +44,7 @@ func (c *chatCmd) openSession(r *runner, start func() record.Start) error {
 	if c.NoSession && !resume {
 		return nil
 	}
-	dir, err := sessionDir()
+	dir, err := sessionDir(r.dirs)
 	if err != nil {
 		return err
 	}
@@ -194,9 +174,9 @@ func (r *runner) saveChild(origin string, st loop.State) {
 
 // openStore returns the store of sessions, opening it when the run did not
 // (--no-session).
-func (c *conversation) openStore() (*session.Store, error) {
+func (c *conversation) openStore(dirs xdg.Dirs) (*session.Store, error) {
 	if c.store == nil {
-		dir, err := sessionDir()
+		dir, err := sessionDir(dirs)
 		if err != nil {
 			return nil, err
 		}

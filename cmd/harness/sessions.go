@@ -11,6 +11,7 @@ import (
 
 	"harness/session"
 	"harness/tools"
+	"harness/xdg"
 )
 
 type sessionsCmd struct {
@@ -21,7 +22,7 @@ type sessionsCmd struct {
 // Run lists the saved sessions, oldest first: id, when it started, its
 // turns and its first prompt. It reads only the start and the end of each
 // file.
-func (c *sessionsCmd) Run(std stdio) error {
+func (c *sessionsCmd) Run(std stdio, dirs xdg.Dirs) error {
 	ws := ""
 	if !c.All {
 		w, err := tools.NewWorkspace(c.Workspace)
@@ -30,15 +31,15 @@ func (c *sessionsCmd) Run(std stdio) error {
 		}
 		ws = w.Root()
 	}
-	return listSessions(std.out, std.err, ws)
+	return listSessions(dirs, std.out, std.err, ws)
 }
 
 // listSessions writes to out the sessions of the workspace ws, or of every
 // workspace when ws is "", as a table; when there are none, it says so to
 // note. `harness sessions` and the REPL's /sessions both list with it.
-func listSessions(out, note io.Writer, ws string) error {
+func listSessions(dirs xdg.Dirs, out, note io.Writer, ws string) error {
 	all := ws == ""
-	dir, err := sessionDir()
+	dir, err := sessionDir(dirs)
 	if err != nil {
 		return err
 	}

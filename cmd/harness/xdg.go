@@ -1,27 +1,30 @@
 package main
 
 import (
-	"errors"
-	"os"
+	"fmt"
 	"path/filepath"
+
+	"harness/xdg"
 )
 
-// configDir is where the user's settings for the harness live:
-// $XDG_CONFIG_HOME/harness, or ~/.config/harness.
-func configDir() (string, error) {
-	return xdgDir("XDG_CONFIG_HOME", ".config")
+// The run's folders are found by one xdg.Dirs, made from the process's
+// environment in main and passed down from run (bound to the parser), so
+// that every part finds the same ones, and a caller such as the tour can
+// give a run folders of its own without changing the process's
+// environment.
+
+// stateDir is the harness's state folder: $XDG_STATE_HOME/harness, or
+// ~/.local/state/harness. It is never inside a workspace.
+func stateDir(dirs xdg.Dirs) (string, error) {
+	dir, err := dirs.State()
+	if err != nil {
+		return "", fmt.Errorf("no folder for sessions: %w (or use --no-session)", err)
+	}
+	return dir, nil
 }
 
-// xdgDir is the harness folder under the base directory that env names,
-// or under home's fallback when env is unset or not absolute, as the XDG
-// base directory specification says.
-func xdgDir(env, fallback string) (string, error) {
-	if base := os.Getenv(env); filepath.IsAbs(base) {
-		return filepath.Join(base, "harness"), nil
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", errors.New("cannot find the home folder: set " + env + " or HOME")
-	}
-	return filepath.Join(home, filepath.FromSlash(fallback), "harness"), nil
+// sessionDir is where sessions are kept.
+func sessionDir(dirs xdg.Dirs) (string, error) {
+	dir, err := stateDir(dirs)
+	return filepath.Join(dir, "sessions"), err
 }
