@@ -77,7 +77,10 @@ func (c *chatCmd) Run(ctx context.Context, std stdio, k *kong.Context, dirs xdg.
 	if c.Prompt != "" {
 		return r.oneTurn(ctx, std, string(c.Prompt))
 	}
-	return r.repl(ctx, std)
+	if err := r.repl(ctx, std); err != nil {
+		return err
+	}
+	return r.script.failure()
 }
 
 // wire builds the parts of a chat from the flags, once; they are passed
@@ -149,6 +152,7 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string, dirs xdg.
 			Window:       8,
 		},
 		close:     j.close,
+		script:    &scripted{},
 		pinned:    slices.Contains(given, "model"),
 		providers: provs,
 	}
@@ -232,7 +236,8 @@ func withAgent(specs []protocol.ToolSpec) []protocol.ToolSpec {
 
 // hooks returns the hooks of a conversation of the run, ui last: the
 // budget, the record when there is one, the session (which keeps only the
-// main conversation), the approvals, the journal of file changes.
+// main conversation), the approvals, the journal of file changes, what
+// keeps a scripted model's failure.
 func (r *runner) hooks(ui ...loop.Hook) []loop.Hook {
 	hooks := []loop.Hook{r.budget}
 	if r.rec != nil {
@@ -241,7 +246,7 @@ func (r *runner) hooks(ui ...loop.Hook) []loop.Hook {
 	if r.conv.writer != nil {
 		hooks = append(hooks, r.conv.writer) // it saves the main conversation only
 	}
-	hooks = append(hooks, r.approvals, r.journal)
+	hooks = append(hooks, r.approvals, r.journal, r.script)
 	return append(hooks, ui...)
 }
 

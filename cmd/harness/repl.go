@@ -56,6 +56,9 @@ type runner struct {
 	// pinned is set when -m named the model: a resumed conversation then
 	// keeps it rather than going on with the model it used last.
 	pinned bool
+	// script keeps the failure of a scripted model (--fake) that a
+	// REPL turn ended with, which fails the run at its end.
+	script *scripted
 	close  func() // closes what the run opened
 	wire   bool   // --show-wire
 }

@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/rogpeppe/go-internal/txtar"
+
+	"harness/xdg"
 )
 
 // The tour's stages, one txtar archive each, and the workspace they all
@@ -143,18 +145,24 @@ func parseStage(a *txtar.Archive) (stage, error) {
 	return s, nil
 }
 
+// tourSettings are the settings every stage runs with unless its args
+// say otherwise: the stages show what these do, whatever the user's
+// environment (HARNESS_APPROVE, HARNESS_SANDBOX) says.
+var tourSettings = [][2]string{{"--approve", "auto"}, {"--sandbox", "none"}}
+
 // runStage runs stage n in a new folder that it removes afterwards: the
-// real harness, in its REPL, fed the stage's input. What the harness
-// saves of its own (sessions, copies for /undo) goes to that folder too,
-// through XDG_STATE_HOME, so that the tour leaves nothing behind.
+// real harness, in its REPL, fed the stage's input. The harness's
+// settings and state folders are in that folder too, so that the user's
+// own settings (config.toml, SYSTEM.md) play no part, and that the tour
+// leaves nothing behind (sessions, copies for /undo). A stage whose
+// scripted model was not sent what it expected fails.
 func runStage(ctx context.Context, std stdio, n, of int, s stage, base []txtar.File) error {
 	dir, err := os.MkdirTemp("", "harness-tour-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	restore := setenv("XDG_STATE_HOME", filepath.Join(dir, "state"))
-	defer restore()
+	dirs := stageDirs(dir)
 	ws := filepath.Join(dir, "ws")
 	var names []string
 	for _, f := range append(slices.Clone(base), s.files...) {
@@ -173,10 +181,11 @@ func runStage(ctx context.Context, std stdio, n, of int, s stage, base []txtar.F
 	out := std.out
 	fmt.Fprintf(out, "Stage %d of %d: %s\n\n%s\n", n, of, s.title, s.intro)
 	fmt.Fprintf(out, "Running, in %s, whose folder ws holds %s:\n\n", dir, strings.Join(names, ", "))
-	code, err := runOnce(ctx, out, dir, ws, "model.fake", s.script, s.args, s.input)
+	args := withSettings(s.args)
+	code, err := runOnce(ctx, out, dirs, dir, ws, "model.fake", s.script, args, s.input)
 	if err == nil && code == exitOK && s.then != nil {
 		fmt.Fprintf(out, "\nThen, in the same folder:\n\n")
-		code, err = runOnce(ctx, out, dir, ws, "model2.fake", s.script2, append(slices.Clone(s.args), s.then...), s.input2)
+		code, err = runOnce(ctx, out, dirs, dir, ws, "model2.fake", s.script2, append(slices.Clone(args), s.then...), s.input2)
 	}
 	if err != nil {
 		return err
@@ -191,10 +200,39 @@ func runStage(ctx context.Context, std stdio, n, of int, s stage, base []txtar.F
 	return nil
 }
 
+// stageDirs are the settings and state folders of a stage run in dir.
+func stageDirs(dir string) xdg.Dirs {
+	return xdg.Dirs{
+		Getenv: func(key string) string {
+			switch key {
+			case "XDG_CONFIG_HOME":
+				return filepath.Join(dir, "config")
+			case "XDG_STATE_HOME":
+				return filepath.Join(dir, "state")
+			}
+			return os.Getenv(key)
+		},
+		Home: os.UserHomeDir,
+	}
+}
+
+// withSettings returns args, after the tour's settings that they do not
+// set.
+func withSettings(args []string) []string {
+	var out []string
+	for _, s := range tourSettings {
+		if !slices.ContainsFunc(args, func(a string) bool { return a == s[0] || strings.HasPrefix(a, s[0]+"=") }) {
+			out = append(out, s[0], s[1])
+		}
+	}
+	return append(out, args...)
+}
+
 // runOnce writes the script named name into dir and runs the harness on
-// ws with it and args, input on its standard input, its output and
-// messages on out. It returns the harness's exit code.
-func runOnce(ctx context.Context, out io.Writer, dir, ws, name, script string, args []string, input string) (int, error) {
+// ws with it and args, in the folders of dirs, input on its standard
+// input, its output and messages on out. It returns the harness's exit
+// code.
+func runOnce(ctx context.Context, out io.Writer, dirs xdg.Dirs, dir, ws, name, script string, args []string, input string) (int, error) {
 	path := filepath.Join(dir, name)
 	if err := os.WriteFile(path, []byte(script), 0o644); err != nil {
 		return 0, err
@@ -205,21 +243,7 @@ func runOnce(ctx context.Context, out io.Writer, dir, ws, name, script string, a
 		fmt.Fprintf(out, "  %s", line)
 	}
 	fmt.Fprintf(out, "\nA line starting with => went to the model, one starting with <= came back.\n\n")
-	return run(ctx, args, strings.NewReader(input), out, out), nil
-}
-
-// setenv sets the variable key for the stage, and returns what puts the
-// old value back. The tour runs one stage at a time, in its own process.
-func setenv(key, value string) func() {
-	old, had := os.LookupEnv(key)
-	os.Setenv(key, value)
-	return func() {
-		if had {
-			os.Setenv(key, old)
-		} else {
-			os.Unsetenv(key)
-		}
-	}
+	return runIn(ctx, dirs, args, strings.NewReader(input), out, out), nil
 }
 
 // shownArgs writes args with the stage's folder left out of its paths.
