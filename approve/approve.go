@@ -41,6 +41,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"harness/protocol"
 )
@@ -635,20 +636,54 @@ func (g *Gate) record(d Decision) {
 // Visible escapes the characters of s that a terminal would act on rather
 // than show: control characters other than newline and tab, and the
 // characters that reorder text. Whatever a model or a file wrote passes
-// through it before it reaches the user's terminal.
+// through it before it reaches the user's terminal. Bytes that are not
+// UTF-8 show as U+FFFD. Text with nothing to escape comes back as it is,
+// without a copy: a streamed reply passes through it line by line.
 func Visible(s string) string {
+	i := firstToEscape(s)
+	if i < 0 {
+		return s
+	}
 	var b strings.Builder
-	for _, r := range s {
+	b.Grow(len(s) + 16)
+	b.WriteString(s[:i])
+	for _, r := range s[i:] {
 		switch {
 		case r == '\n' || r == '\t':
 			b.WriteRune(r)
-		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0x200e || r == 0x200f:
+		case acts(r):
 			fmt.Fprintf(&b, "\\u%04x", r)
 		default:
-			b.WriteRune(r)
+			b.WriteRune(r) // U+FFFD for a byte that is not UTF-8
 		}
 	}
 	return b.String()
+}
+
+// firstToEscape is where the first character of s that Visible changes
+// starts, or -1.
+func firstToEscape(s string) int {
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if c < 0x20 && c != '\n' && c != '\t' || c == 0x7f {
+				return i
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 || acts(r) {
+			return i
+		}
+		i += n
+	}
+	return -1
+}
+
+// acts reports whether a terminal acts on r rather than showing it: a
+// control character (C0, DEL, C1), or one that reorders text.
+func acts(r rune) bool {
+	return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0x200e || r == 0x200f
 }
 
 // subject returns what a call acts on, for questions: its command, else

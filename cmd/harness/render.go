@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"harness/approve"
 	"harness/loop"
 	"harness/protocol"
 )
@@ -27,7 +28,10 @@ func (s style) bad(t string) string    { return s.paint("31", t) }
 func (s style) notice(t string) string { return s.paint("35", t) }
 
 // view renders the events of a turn. Assistant text goes to out; step
-// markers, tool lines and notes go to log.
+// markers, tool lines and notes go to log. Whatever the model, a file or
+// a command wrote reaches them through approve.Visible, so that none of
+// it can act on the terminal (clear it, set its title, write the
+// clipboard): it shows, escaped.
 type view struct {
 	out, log io.Writer
 	st       style
@@ -75,15 +79,15 @@ func (v *view) event(e loop.Event) {
 			fmt.Fprintln(v.out)
 		}
 	case loop.CallStarted:
-		fmt.Fprintf(v.log, "%s %s\n", v.st.dim("tool-call:"), firstLine(e.Call.Text))
+		fmt.Fprintf(v.log, "%s %s\n", v.st.dim("tool-call:"), approve.Visible(firstLine(e.Call.Text)))
 	case loop.CallEnded:
 		if e.Result.OK {
-			fmt.Fprintf(v.log, "%s %s -> %s\n", v.st.good("tool-success:"), e.Result.Tool, summary(e.Result.Body))
+			fmt.Fprintf(v.log, "%s %s -> %s\n", v.st.good("tool-success:"), approve.Visible(e.Result.Tool), approve.Visible(summary(e.Result.Body)))
 		} else {
-			fmt.Fprintf(v.log, "%s %s -> %s\n", v.st.bad("tool-error:"), toolName(e.Call.Name), errorLine(e.Result.Body))
+			fmt.Fprintf(v.log, "%s %s -> %s\n", v.st.bad("tool-error:"), approve.Visible(toolName(e.Call.Name)), approve.Visible(errorLine(e.Result.Body)))
 		}
 	case loop.Noticed:
-		fmt.Fprintf(v.log, "%s %s\n", v.st.notice("note:"), e.Text)
+		fmt.Fprintf(v.log, "%s %s\n", v.st.notice("note:"), approve.Visible(e.Text))
 	case loop.Interrupted:
 		fmt.Fprintf(v.log, "%s the model call was interrupted; its partial reply was not run\n", v.st.notice("note:"))
 	case loop.TurnEnded:
@@ -109,7 +113,7 @@ func (v *view) print(text string) {
 	if v.shown == "" {
 		fmt.Fprint(v.out, v.st.model("Assistant")+": ")
 	}
-	io.WriteString(v.out, text[len(v.shown):])
+	io.WriteString(v.out, approve.Visible(text[len(v.shown):]))
 	v.shown = text
 }
 

@@ -6,13 +6,14 @@ import (
 	"strings"
 	"testing"
 
+	"harness/approve"
 	"harness/loop"
 	"harness/protocol"
 )
 
 // renderWhole is how the REPL rendered a streamed reply when it parsed the
-// whole reply so far at every newline: the reference the incremental view
-// must match, byte for byte.
+// whole reply so far at every newline, escaping what it printed: the
+// reference the incremental view must match, byte for byte.
 func renderWhole(pieces []string) string {
 	var out strings.Builder
 	shown, sofar := "", ""
@@ -23,7 +24,7 @@ func renderWhole(pieces []string) string {
 		if shown == "" {
 			out.WriteString("Assistant: ")
 		}
-		out.WriteString(text[len(shown):])
+		out.WriteString(approve.Visible(text[len(shown):]))
 		shown = text
 	}
 	for _, p := range pieces {
@@ -87,6 +88,7 @@ var renderLines = []string{
 	`TOOL_CALL {"name":"edit_file","arguments":{"path":"a","old_text":"<<A","new_text":"<<B"}}`,
 	"EOF", "A", "B", "TOOL_CALL {", `"name": "read_file"}`, "}",
 	"TOOL_RESULT call_1 read_file SUCCESS", "<think>", "</think>", "a <think>b</think> c", "x</think>y", "Some</think>Some more",
+	"\x1b]0;title\a", "é\x1b[2Jü",
 }
 
 // TestRenderIncremental checks that the REPL shows a reply streamed in

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"harness/approve"
 	"harness/loop"
 	"harness/ollama"
 	"harness/protocol"
@@ -125,6 +126,9 @@ func (r *runner) oneTurn(ctx context.Context, std stdio, prompt string) error {
 	answer, err := agent.Turn(ctx, prompt)
 	if err != nil {
 		return err
+	}
+	if interactive(std.out) { // a pipe or a file gets the answer exactly
+		answer = approve.Visible(answer)
 	}
 	_, err = fmt.Fprintln(std.out, answer)
 	return err

@@ -235,3 +235,22 @@ opened
 		t.Errorf("history %q, %v: want the inputs, and no answer", history, err)
 	}
 }
+
+// TestPromptTerminalEscapes: with -p at a terminal, what the model and a
+// file wrote shows escaped, never acting on the terminal: the answer on
+// stdout as well as the lines on stderr.
+func TestPromptTerminalEscapes(t *testing.T) {
+	dir, state := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "evil.txt"), []byte("x\x1b[2Jy\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	script := ">>>\nTOOL_CALL {\"name\":\"read_file\",\"arguments\":{\"path\":\"evil.txt\"}}\n>>>\nTitle\x1b]0;PWNED\a set.\n"
+	s, _, cmd := startREPL(t, dir, state, script, "--approve", "all", "-p", "go")
+	defer s.close()
+	s.expect(t, `tool-success: read_file -> x\\u001b\[2Jy`)
+	s.expect(t, `Title\\u001b\]0;PWNED\\u0007 set\.`)
+	waitExit(t, cmd)
+	if strings.Contains(s.text(), "\x1b]0;") || strings.Contains(s.text(), "\x1b[2J") {
+		t.Errorf("an escape sequence reached the terminal: %q", s.text())
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"harness/approve"
 	"harness/loop"
 	"harness/protocol"
 )
@@ -18,7 +19,8 @@ import (
 // back, each under a line giving its direction (=> sent, <= received),
 // role and size. A request shows only the messages the model has not been
 // shown yet, though the whole conversation goes each time, as its first
-// line says.
+// line says. Each body shows as approve.Visible shows it: exactly, but
+// for the characters that a terminal would act on, escaped.
 type wireView struct {
 	w    io.Writer
 	st   style
@@ -49,7 +51,7 @@ func (v *wireView) Event(e loop.Event) error {
 	switch e.Kind {
 	case loop.CallEnded:
 		for line := range strings.Lines(e.Result.Note) {
-			fmt.Fprintln(v.w, v.st.notice(strings.TrimRight(line, "\n")))
+			fmt.Fprintln(v.w, v.st.notice(approve.Visible(strings.TrimRight(line, "\n"))))
 		}
 	case loop.StepStarted:
 		if v.wire {
@@ -129,12 +131,13 @@ func (v *wireView) frame(dir, text string) {
 	fmt.Fprintln(v.w, v.st.dim(dir+" "+text))
 }
 
-// body writes text as it is, ending it with a newline when it has none.
+// body writes text as it is, escaped as approve.Visible escapes it, ending
+// it with a newline when it has none.
 func (v *wireView) body(text string) {
 	if text == "" {
 		return
 	}
-	io.WriteString(v.w, text)
+	io.WriteString(v.w, approve.Visible(text))
 	if !strings.HasSuffix(text, "\n") {
 		fmt.Fprintln(v.w)
 	}
