@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"net"
 	"net/http"
 	"os"
@@ -38,9 +39,10 @@ func TestMain(m *testing.M) {
 	})
 }
 
-// privateState runs the tests with a state folder of their own, so that the
-// sessions of tests that run the harness in process go there and not into
-// the user's; scripts get their own in setup.
+// privateState runs the tests with settings and state folders of their
+// own, so that the sessions of tests that run the harness in process go
+// there and not into the user's, and the user's settings play no part;
+// scripts get their own in setup.
 type privateState struct{ m *testing.M }
 
 func (p privateState) Run() int {
@@ -50,7 +52,8 @@ func (p privateState) Run() int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	os.Setenv("XDG_STATE_HOME", dir)
+	os.Setenv("XDG_STATE_HOME", filepath.Join(dir, "state"))
+	os.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "config"))
 	return p.m.Run()
 }
 
@@ -94,17 +97,41 @@ func TestScript(t *testing.T) {
 	})
 }
 
+// setup gives each script a home, settings and state folders of its own,
+// outside its work folder ($WORK), which is the workspace of most scripts:
+// a script gives settings by copying a config.toml into
+// $XDG_CONFIG_HOME/harness, and finds sessions in
+// $XDG_STATE_HOME/harness. After the script, no folder of the harness's
+// own (each of them is a folder named harness) may have appeared in $WORK:
+// the harness writes nothing of its own into a workspace.
 func setup(e *testscript.Env) error {
-	home := filepath.Join(e.WorkDir, ".home")
-	if err := os.Mkdir(home, 0o755); err != nil {
+	dir, err := os.MkdirTemp("", "harness-script-")
+	if err != nil {
 		return err
 	}
-	e.Setenv("HOME", home)
-	// Settings and state (sessions) stay in the script's folder, hidden so
-	// that listings of the work folder leave them out; a script gives
-	// settings with a .config/harness/config.toml file.
-	e.Setenv("XDG_CONFIG_HOME", filepath.Join(e.WorkDir, ".config"))
-	e.Setenv("XDG_STATE_HOME", filepath.Join(e.WorkDir, ".state"))
+	e.Defer(func() { os.RemoveAll(dir) })
+	for _, v := range []struct{ name, dir string }{{"HOME", "home"}, {"XDG_CONFIG_HOME", "config"}, {"XDG_STATE_HOME", "state"}} {
+		path := filepath.Join(dir, v.dir)
+		if err := os.Mkdir(path, 0o755); err != nil {
+			return err
+		}
+		e.Setenv(v.name, path)
+	}
+	shipped, err := harnessFolders(e.WorkDir)
+	if err != nil {
+		return err
+	}
+	e.Defer(func() {
+		found, err := harnessFolders(e.WorkDir)
+		if err != nil {
+			e.T().Fatal(err)
+		}
+		for _, f := range found {
+			if !slices.Contains(shipped, f) {
+				e.T().Fatal("the harness wrote a folder of its own into the work folder: " + f)
+			}
+		}
+	})
 	e.Setenv("NO_COLOR", "1")
 	e.Setenv("HARNESS_MODEL", "fake")
 	// Port 1 on loopback never has an Ollama behind it, so a script that
@@ -145,6 +172,23 @@ func setup(e *testscript.Env) error {
 		closeSummaries()
 	})
 	return nil
+}
+
+// harnessFolders lists the folders named harness under dir, where the
+// harness would keep its own files had it taken dir for its settings or
+// state folder's base, or for the home folder.
+func harnessFolders(dir string) ([]string, error) {
+	var found []string
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == "harness" {
+			found = append(found, path)
+		}
+		return nil
+	})
+	return found, err
 }
 
 // windowOptions are the fake server's options that the file at path asks
