@@ -19,8 +19,10 @@ func (m *Model) Named(name string) *Model {
 	return &Model{http: m.http, host: m.host, name: name, opts: m.opts}
 }
 
-// MissingError is the error of Check for a server that does not have the
-// model. It wraps ErrModelNotFound.
+// MissingError is the error of Check, Chat and ContextLength for a server
+// that does not have the model. It wraps ErrModelNotFound.
+// It says what is missing, not what to do: pulling the model, or picking
+// one the server has (a harness fake-ollama cannot pull any).
 type MissingError struct {
 	Model string
 	Host  *url.URL
@@ -57,6 +59,12 @@ func (m *Model) Check(ctx context.Context) error {
 	case status != http.StatusNotFound:
 		return fmt.Errorf("%w (HTTP %d) to /api/show", ErrRefused, status)
 	}
+	return m.missing(ctx)
+}
+
+// missing is the error for a server that does not have the model, with
+// the models it has when it says.
+func (m *Model) missing(ctx context.Context) *MissingError {
 	missing := &MissingError{Model: m.name, Host: m.host}
 	status, data, err := m.get(ctx, http.MethodGet, "tags", nil)
 	if err != nil || status != http.StatusOK {

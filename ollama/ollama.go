@@ -159,7 +159,10 @@ func (m *Model) options(stop []string) map[string]any {
 	return o
 }
 
-// explain turns a client error into one that says what to do.
+// explain turns a client error into one that says what is wrong: a
+// *MissingError, with the models the server has, for a model it does
+// not have (what to do about it depends on the server and on who asks);
+// for the others, also what to do.
 func (m *Model) explain(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
 		return fmt.Errorf("model call interrupted: %w", ctx.Err())
@@ -167,7 +170,7 @@ func (m *Model) explain(ctx context.Context, err error) error {
 	var status api.StatusError
 	if errors.As(err, &status) {
 		if status.StatusCode == http.StatusNotFound {
-			return fmt.Errorf("%w: %q is not on the Ollama server at %s; get it with: ollama pull %s", ErrModelNotFound, m.name, m.host, m.name)
+			return m.missing(ctx)
 		}
 		msg := status.ErrorMessage
 		if msg == "" {

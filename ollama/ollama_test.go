@@ -113,8 +113,9 @@ func TestChatLength(t *testing.T) {
 func TestChatErrors(t *testing.T) {
 	host, _ := serve(t, ">>>\nok\n")
 	_, err := ollama.New(host, "llama9", ollama.Options{NumCtx: 2048}).Chat(context.Background(), protocol.Request{}, nil)
-	if !errors.Is(err, ollama.ErrModelNotFound) || !strings.Contains(err.Error(), "ollama pull llama9") {
-		t.Errorf("missing model: %v", err)
+	var missing *ollama.MissingError
+	if !errors.Is(err, ollama.ErrModelNotFound) || !errors.As(err, &missing) || missing.Model != "llama9" || len(missing.Have) != 1 || missing.Have[0].Name != "tiny" {
+		t.Errorf("missing model: %v, want a *MissingError that lists the server's tiny", err)
 	}
 
 	// A port that was just free has nobody listening.

@@ -75,7 +75,7 @@ func (c *chatCmd) Run(ctx context.Context, std stdio, k *kong.Context, dirs xdg.
 	}
 	defer r.close()
 	if c.Prompt != "" {
-		return r.oneTurn(ctx, std, string(c.Prompt))
+		return advised(r.oneTurn(ctx, std, string(c.Prompt)))
 	}
 	if err := r.repl(ctx, std); err != nil {
 		return err

@@ -21,11 +21,12 @@ func checkModel(ctx context.Context, m *ollama.Model) error {
 	return m.Check(ctx)
 }
 
-// modelAdvice says what a failed check found and what to do about it:
-// start the server, pull the model, or pick one the server has. A
-// `harness fake-ollama` cannot pull anything: for it the advice is the
-// model it serves.
-func modelAdvice(err error) string {
+// modelAdvice says what a failed check or model call found and what to do
+// about it: start the server, pull the model, or pick one the server has,
+// with /model in the REPL (repl) or --model. A `harness fake-ollama`
+// cannot pull anything: for it the advice is the model it serves. The
+// REPL and -p give the same advice, each in its own words.
+func modelAdvice(err error, repl bool) string {
 	var missing *ollama.MissingError
 	if !errors.As(err, &missing) {
 		return err.Error()
@@ -37,12 +38,37 @@ func modelAdvice(err error) string {
 		fake = fake && m.Family == fakemodel.Family
 	}
 	if fake {
-		return fmt.Sprintf("%v; that server is a harness fake-ollama serving %s: start again with --model %s, or type /model %s",
-			err, strings.Join(names, ", "), names[0], names[0])
+		advice := fmt.Sprintf("%v; that server is a harness fake-ollama serving %s: start again with --model %s", err, strings.Join(names, ", "), names[0])
+		if repl {
+			advice += ", or type /model " + names[0]
+		}
+		return advice
 	}
 	advice := fmt.Sprintf("%v; get it with: ollama pull %s", err, missing.Model)
-	if len(names) > 0 {
+	switch {
+	case len(names) > 0 && repl:
 		advice += fmt.Sprintf(", or type /model NAME with one it has: %s", strings.Join(names, ", "))
+	case len(names) > 0:
+		advice += fmt.Sprintf(", or start again with --model NAME with one it has: %s", strings.Join(names, ", "))
 	}
 	return advice
+}
+
+// advisedError is an error told with modelAdvice's advice.
+type advisedError struct {
+	err    error
+	advice string
+}
+
+func (e *advisedError) Error() string { return e.advice }
+func (e *advisedError) Unwrap() error { return e.err }
+
+// advised is err, told with the advice of modelAdvice for a run of one
+// turn (-p) when it is about a model the server does not have.
+func advised(err error) error {
+	var missing *ollama.MissingError
+	if !errors.As(err, &missing) {
+		return err
+	}
+	return &advisedError{err: err, advice: modelAdvice(err, false)}
 }

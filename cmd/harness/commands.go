@@ -124,10 +124,10 @@ func (c *console) model(ctx context.Context, spec string) error {
 		return nil
 	}
 	if err := checkBackend(ctx, b); errors.Is(err, ollama.ErrModelNotFound) {
-		fmt.Fprintf(c.out, "%s; the model is still %s.\n", modelAdvice(err), from)
+		fmt.Fprintf(c.out, "%s; the model is still %s.\n", modelAdvice(err, true), from)
 		return nil
 	} else if err != nil {
-		fmt.Fprintf(c.out, "%s %s\n", c.st.bad("warning:"), modelAdvice(err))
+		fmt.Fprintf(c.out, "%s %s\n", c.st.bad("warning:"), modelAdvice(err, true))
 	}
 	if err := r.useModel(b, s); err != nil {
 		return err

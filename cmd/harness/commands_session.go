@@ -98,7 +98,7 @@ func (c *console) load(ctx context.Context, ref string) error {
 			err = checkBackend(ctx, b)
 		}
 		if err != nil {
-			fmt.Fprintf(c.out, "%s; it goes on with %s.\n", modelAdvice(err), r.modelSpec())
+			fmt.Fprintf(c.out, "%s; it goes on with %s.\n", modelAdvice(err, true), r.modelSpec())
 		} else if err := r.useModel(b, s); err != nil {
 			if w != nil {
 				w.Close()

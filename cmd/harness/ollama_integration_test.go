@@ -432,7 +432,7 @@ func TestOllamaErrors(t *testing.T) {
 	host := regexp.QuoteMeta("http://" + srv.addr)
 
 	r := runHarness(t, "-w", ws, "--host", srv.addr, "-m", "nosuch", "-p", "hi")
-	want := regexp.MustCompile(`(?m)^harness: model not found: "nosuch" is not on the Ollama server at ` + host + `; get it with: ollama pull nosuch$`)
+	want := regexp.MustCompile(`(?m)^harness: model not found: "nosuch" is not on the Ollama server at ` + host + `; get it with: ollama pull nosuch, or start again with --model NAME with one it has: \S*tiny`)
 	if r.code != exitError || !want.MatchString(r.stderr) {
 		t.Errorf("unknown model: exit code %d, stderr %q; want %d and a match for %s", r.code, r.stderr, exitError, want)
 	}

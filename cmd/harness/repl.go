@@ -165,7 +165,7 @@ func (r *runner) repl(ctx context.Context, std stdio) error {
 	fmt.Fprintln(std.out, st.dim("Type /help for the commands. Ctrl-C stops a turn; Ctrl-D or /exit leaves."))
 	if r.ollama != nil {
 		if err := checkModel(ctx, r.ollama); err != nil {
-			fmt.Fprintf(std.err, "%s %s\n", st.bad("error:"), modelAdvice(err))
+			fmt.Fprintf(std.err, "%s %s\n", st.bad("error:"), modelAdvice(err, true))
 		}
 	}
 	v := &view{out: std.out, log: std.out, st: st, stream: true}
@@ -210,7 +210,7 @@ func (r *runner) repl(ctx context.Context, std stdio) error {
 		}
 		c.turn++
 		if err := c.runTurn(ctx, text, sigs); err != nil && !errors.Is(err, context.Canceled) {
-			fmt.Fprintf(std.err, "%s %v\n", st.bad("error:"), err)
+			fmt.Fprintf(std.err, "%s %s\n", st.bad("error:"), modelAdvice(err, true))
 		}
 	}
 }
