@@ -41,6 +41,12 @@
 // symlink after the check cannot lead outside, and a write replaces a
 // final symlink rather than following it.
 //
+// Two of their rules are exported for the harness around the tools:
+// ApplyEdit is edit_file's replacement of one text by another, which the
+// harness uses to show an edit before it is made; ReadHead is how a file
+// is read without blocking on a named pipe, regular files only, and no
+// more than a bound, for the files the harness reads for itself.
+//
 // # Secrets
 //
 // The workspace keeps some paths from the model: names that hold secrets

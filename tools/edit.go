@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -55,28 +56,73 @@ func editFile(ctx context.Context, ws *Workspace, a editArgs) (string, error) {
 		return "", fail(err, "cannot read %s: %v; nothing was written", name, reason(err))
 	}
 
-	// Match as if the file ended in a newline, since text given as a block
-	// always does, and keep the file's own ending.
-	text, noEOL := string(data), len(data) > 0 && data[len(data)-1] != '\n'
-	if noEOL {
-		text += "\n"
-	}
-	at := matches(text, a.OldText)
-	switch len(at) {
+	e := replaceOnce(string(data), a.OldText, a.NewText)
+	switch len(e.at) {
 	case 0:
-		return "", fmt.Errorf("old_text was not found in %s (0 matches); nothing was written. %s", name, closest(text, a.OldText))
+		return "", fmt.Errorf("old_text was not found in %s (0 matches); nothing was written. %s", name, closest(e.matched, a.OldText))
 	case 1:
 	default:
-		return "", fmt.Errorf("old_text matches %d times in %s (at lines %s); nothing was written. Add nearby lines to old_text so that it matches exactly once", len(at), name, lineNumbers(text, at))
+		return "", fmt.Errorf("old_text matches %d times in %s (at lines %s); nothing was written. Add nearby lines to old_text so that it matches exactly once", len(e.at), name, lineNumbers(e.matched, e.at))
 	}
-	out := text[:at[0]] + a.NewText + text[at[0]+len(a.OldText):]
-	if noEOL {
-		out = strings.TrimSuffix(out, "\n")
-	}
-	if err := save(ctx, ws, path, name, []byte(out), fi.Mode().Perm()); err != nil {
+	if err := save(ctx, ws, path, name, []byte(e.out), fi.Mode().Perm()); err != nil {
 		return "", err
 	}
 	return fmt.Sprintf("edited %s: replaced 1 match (%s -> %s)", name, count(lines(a.OldText), "line"), count(lines(a.NewText), "line")), nil
+}
+
+var (
+	// ErrNoMatch is wrapped by the error of ApplyEdit when the old text
+	// is nowhere in the text.
+	ErrNoMatch = errors.New("old_text was not found")
+	// ErrManyMatches is wrapped by the error of ApplyEdit when the old
+	// text is in several places.
+	ErrManyMatches = errors.New("old_text matches more than once")
+)
+
+// ApplyEdit returns text with old replaced by repl, as edit_file replaces
+// it in a file: old is matched as if text ended in a newline (text given
+// as a block always does), and must match exactly once, overlapping
+// matches counted; the result keeps the text's own ending. When old
+// matches nowhere, or in several places, the error wraps ErrNoMatch or
+// ErrManyMatches. An empty old matches nowhere: with it, edit_file
+// creates a file instead. It is what shows an edit before it is made.
+func ApplyEdit(text, old, repl string) (string, error) {
+	e := replaceOnce(text, old, repl)
+	switch len(e.at) {
+	case 0:
+		return "", ErrNoMatch
+	case 1:
+		return e.out, nil
+	}
+	return "", fmt.Errorf("%w: %d matches", ErrManyMatches, len(e.at))
+}
+
+// replacement is what replacing one text by another in a file found.
+type replacement struct {
+	matched string // the file's text as matched: ending in a newline
+	at      []int  // where the old text matched in it
+	out     string // the new text of the file, when it matched once
+}
+
+// replaceOnce replaces old by repl in text, as edit_file does (see
+// ApplyEdit), when old matches exactly once.
+func replaceOnce(text, old, repl string) replacement {
+	noEOL := text != "" && !strings.HasSuffix(text, "\n")
+	if noEOL {
+		text += "\n"
+	}
+	r := replacement{matched: text}
+	if old == "" {
+		return r
+	}
+	r.at = matches(text, old)
+	if len(r.at) == 1 {
+		r.out = text[:r.at[0]] + repl + text[r.at[0]+len(old):]
+		if noEOL {
+			r.out = strings.TrimSuffix(r.out, "\n")
+		}
+	}
+	return r
 }
 
 func createFile(ctx context.Context, ws *Workspace, path, name, text string) (string, error) {

@@ -4,6 +4,8 @@ package tools
 
 import (
 	"context"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"syscall"
 	"testing"
@@ -63,7 +65,7 @@ func TestOpenRegularRefusesFIFO(t *testing.T) {
 	}()
 	select {
 	case err := <-done:
-		checkErr(t, err, errNotRegular)
+		checkErr(t, err, ErrNotRegular)
 	case <-time.After(5 * time.Second):
 		t.Fatal("openRegular hangs on a named pipe")
 	}
@@ -99,3 +101,37 @@ func TestIgnoreFileThatIsAPipe(t *testing.T) {
 
 // mkfifo makes a named pipe at path.
 func mkfifo(path string) error { return syscall.Mkfifo(path, 0o644) }
+
+// ReadHead refuses a named pipe without waiting for a writer, and reads no
+// more of a file than it is asked.
+func TestReadHead(t *testing.T) {
+	dir := t.TempDir()
+	pipe := filepath.Join(dir, "pipe")
+	if err := syscall.Mkfifo(pipe, 0o644); err != nil {
+		t.Skip("cannot make a named pipe:", err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, _, err := ReadHead(pipe, 10)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		checkErr(t, err, ErrNotRegular)
+	case <-time.After(5 * time.Second):
+		t.Fatal("ReadHead hangs on a named pipe")
+	}
+	_, _, err := ReadHead(dir, 10)
+	checkErr(t, err, ErrNotRegular)
+	_, _, err = ReadHead(filepath.Join(dir, "missing"), 10)
+	checkErr(t, err, fs.ErrNotExist)
+
+	file := filepath.Join(dir, "file")
+	if err := os.WriteFile(file, []byte("0123456789abcdef"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	data, size, err := ReadHead(file, 10)
+	if err != nil || string(data) != "0123456789a" || size != 16 {
+		t.Errorf("ReadHead = %q, %d, %v; want the first 11 bytes of 16", data, size, err)
+	}
+}

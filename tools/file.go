@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -14,9 +15,9 @@ import (
 // newFileMode is the permission of a file a tool creates.
 const newFileMode fs.FileMode = 0o644
 
-// errNotRegular is wrapped by the error for a path that is neither a file
-// nor a directory: a named pipe, a device or a socket.
-var errNotRegular = errors.New("not a regular file")
+// ErrNotRegular is wrapped by the error for a path that is not a regular
+// file: a directory, a named pipe, a device or a socket.
+var ErrNotRegular = errors.New("not a regular file")
 
 // kind names what a non-regular file is, for messages.
 func kind(m fs.FileMode) string {
@@ -42,9 +43,9 @@ func statRegular(path, name, missing string) (fs.FileInfo, error) {
 	case err != nil:
 		return nil, fail(err, "cannot open %s: %v", name, reason(err))
 	case fi.IsDir():
-		return nil, fail(errNotRegular, "%s is a directory; use list_files to see what is in it", name)
+		return nil, fail(ErrNotRegular, "%s is a directory; use list_files to see what is in it", name)
 	case !fi.Mode().IsRegular():
-		return nil, fail(errNotRegular, "%s is %s, not a regular file; only regular files can be read or changed", name, kind(fi.Mode()))
+		return nil, fail(ErrNotRegular, "%s is %s, not a regular file; only regular files can be read or changed", name, kind(fi.Mode()))
 	}
 	return fi, nil
 }
@@ -67,11 +68,54 @@ func openRegular(ws *Workspace, path, name string) (*os.File, error) {
 		}
 		return nil, fail(err, "cannot open %s: %v", name, reason(err))
 	}
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+	if _, err := regular(f); err != nil {
 		f.Close()
-		return nil, fail(errNotRegular, "%s is not a regular file; only regular files can be read or changed", name)
+		return nil, fail(ErrNotRegular, "%s is not a regular file; only regular files can be read or changed", name)
 	}
 	return f, nil
+}
+
+// ReadHead reads at most limit+1 bytes of the regular file at path, and
+// returns them with the file's size: a caller tells a file over limit
+// from one at it, and never reads more. It opens the file without
+// blocking, so that a named pipe cannot make it wait, and checks what it
+// opened: anything but a regular file is an error wrapping
+// ErrNotRegular. A missing file is an error wrapping fs.ErrNotExist. It
+// is for files the harness reads for itself, such as the instructions
+// of SYSTEM.md, or a file to diff; the tools open files through the
+// workspace root.
+func ReadHead(path string, limit int64) ([]byte, int64, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer f.Close()
+	fi, err := regular(f)
+	if errors.Is(err, ErrNotRegular) {
+		what := "a directory"
+		if !fi.IsDir() {
+			what = kind(fi.Mode())
+		}
+		return nil, 0, fmt.Errorf("%s is %s, %w", filepath.Base(path), what, err)
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	return data, fi.Size(), err
+}
+
+// regular returns the information of the open file f, and ErrNotRegular
+// with it when it is not a regular file.
+func regular(f *os.File) (fs.FileInfo, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return fi, ErrNotRegular
+	}
+	return fi, nil
 }
 
 // writeAtomic replaces or creates the file name in dir with data and

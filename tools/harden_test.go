@@ -120,7 +120,7 @@ func TestDeviceInWorkspace(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			within(t, func() {
 				_, err := call()
-				checkErr(t, err, errNotRegular)
+				checkErr(t, err, ErrNotRegular)
 			})
 		})
 	}
@@ -141,7 +141,7 @@ func TestFIFOThroughLink(t *testing.T) {
 	}
 	within(t, func() {
 		_, err := run(t, ReadFile(ws), map[string]any{"path": "innocent.txt"})
-		checkErr(t, err, errNotRegular)
+		checkErr(t, err, ErrNotRegular)
 		got, err := run(t, ListFiles(ws), map[string]any{})
 		if err != nil || got != "innocent.txt\npipe" {
 			t.Errorf("listing %q, %v", got, err)

@@ -66,7 +66,7 @@ func TestReadFile(t *testing.T) {
 		{"negative offset", map[string]any{"path": "ten.txt", "offset": int64(-1)}, "", errAny},
 		{"negative limit", map[string]any{"path": "ten.txt", "limit": int64(-1)}, "", errAny},
 		{"missing", map[string]any{"path": "nope.txt"}, "", fs.ErrNotExist},
-		{"directory", map[string]any{"path": "sub"}, "", errNotRegular},
+		{"directory", map[string]any{"path": "sub"}, "", ErrNotRegular},
 		{"nul byte", map[string]any{"path": "nul.bin"}, "", errBinary},
 		{"not utf-8", map[string]any{"path": "latin1.txt"}, "", errBinary},
 		{"outside", map[string]any{"path": "../x.txt"}, "", ErrOutsideWorkspace},

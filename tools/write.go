@@ -36,9 +36,9 @@ func writeFile(ctx context.Context, ws *Workspace, a writeArgs) (string, error) 
 	fi, err := os.Stat(path)
 	switch {
 	case err == nil && fi.IsDir():
-		return "", fail(errNotRegular, "%s is a directory; give the path of a file", name)
+		return "", fail(ErrNotRegular, "%s is a directory; give the path of a file", name)
 	case err == nil && !fi.Mode().IsRegular():
-		return "", fail(errNotRegular, "%s is %s, not a regular file; nothing was written", name, kind(fi.Mode()))
+		return "", fail(ErrNotRegular, "%s is %s, not a regular file; nothing was written", name, kind(fi.Mode()))
 	case err == nil:
 		perm, verb = fi.Mode().Perm(), "replaced"
 	case !errors.Is(err, fs.ErrNotExist):

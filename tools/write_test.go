@@ -22,7 +22,7 @@ func TestWriteFile(t *testing.T) {
 		{"replace", "real.txt", "replaced real.txt (8 bytes)", nil, "real.txt"},
 		{"through a link inside", "in-link", "replaced real.txt (8 bytes)", nil, "real.txt"},
 		{"through a dangling link inside", "dangling-in", "created new.txt (8 bytes)", nil, "new.txt"},
-		{"directory", "sub", "", errNotRegular, ""},
+		{"directory", "sub", "", ErrNotRegular, ""},
 		{"dotdot", "../outside/secret.txt", "", ErrOutsideWorkspace, ""},
 		{"absolute outside", secret, "", ErrOutsideWorkspace, ""},
 		{"link to an outside file", "out-file", "", ErrOutsideWorkspace, ""},

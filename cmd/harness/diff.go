@@ -5,11 +5,8 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
 	"strings"
-	"syscall"
 
 	"github.com/aymanbagabas/go-udiff"
 
@@ -43,28 +40,15 @@ type fileState struct {
 // readState reads the file at abs for a diff, without blocking on a named
 // pipe and without reading more than maxDiffBytes.
 func readState(abs string) fileState {
-	f, err := os.OpenFile(abs, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if errors.Is(err, fs.ErrNotExist) {
+	data, size, err := tools.ReadHead(abs, maxDiffBytes)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return fileState{}
-	}
-	if err != nil {
-		return fileState{exists: true, unshown: "it cannot be read"}
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	switch {
-	case err != nil:
-		return fileState{exists: true, unshown: "it cannot be read"}
-	case !fi.Mode().IsRegular():
+	case errors.Is(err, tools.ErrNotRegular):
 		return fileState{exists: true, unshown: "it is not a regular file"}
-	case fi.Size() > maxDiffBytes:
-		return fileState{exists: true, unshown: fmt.Sprintf("it is over %d MiB", maxDiffBytes>>20)}
-	}
-	data, err := io.ReadAll(io.LimitReader(f, maxDiffBytes+1))
-	switch {
 	case err != nil:
 		return fileState{exists: true, unshown: "it cannot be read"}
-	case len(data) > maxDiffBytes:
+	case size > maxDiffBytes || len(data) > maxDiffBytes:
 		return fileState{exists: true, unshown: fmt.Sprintf("it is over %d MiB", maxDiffBytes>>20)}
 	case bytes.IndexByte(data, 0) >= 0:
 		return fileState{exists: true, unshown: "it is binary"}
@@ -147,20 +131,12 @@ func applyCall(call protocol.Call, before fileState) (fileState, bool) {
 	if old == "" { // edit_file creates a file that does not exist
 		return fileState{exists: true, text: repl}, !before.exists
 	}
-	// As edit_file matches: as if the file ended in a newline, exactly
-	// once, overlapping matches counted.
-	text := before.text
-	noEOL := text != "" && !strings.HasSuffix(text, "\n")
-	if noEOL {
-		text += "\n"
-	}
-	i := strings.Index(text, old)
-	if !before.exists || i < 0 || strings.Contains(text[i+1:], old) {
+	if !before.exists {
 		return fileState{}, false
 	}
-	out := text[:i] + repl + text[i+len(old):]
-	if noEOL {
-		out = strings.TrimSuffix(out, "\n")
+	out, err := tools.ApplyEdit(before.text, old, repl)
+	if err != nil {
+		return fileState{}, false
 	}
 	return fileState{exists: true, text: out}, true
 }

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"unicode/utf8"
 
 	"harness/protocol"
@@ -61,7 +60,7 @@ func agentsFile(ws *tools.Workspace, warn io.Writer) (string, bool) {
 // maxInstructions. A missing file is no instructions, quietly; one that
 // cannot be read is none, with a warning.
 func instructionsFile(path, name string, warn io.Writer) (string, bool) {
-	data, size, err := readHead(path, maxInstructions)
+	data, size, err := tools.ReadHead(path, maxInstructions)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return "", false
@@ -79,25 +78,6 @@ func instructionsFile(path, name string, warn io.Writer) (string, bool) {
 			name, size, maxInstructions>>10, len(text))
 	}
 	return text, true
-}
-
-// readHead reads at most limit+1 bytes of the regular file at path, without
-// blocking on a named pipe, and returns them with the file's size.
-func readHead(path string, limit int) ([]byte, int64, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, 0, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, 0, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, 0, fmt.Errorf("%s is not a regular file", filepath.Base(path))
-	}
-	data, err := io.ReadAll(io.LimitReader(f, int64(limit)+1))
-	return data, fi.Size(), err
 }
 
 // cutText cuts text to at most n bytes: at the end of its last whole line
