@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -133,13 +134,14 @@ type Row struct {
 }
 
 // Rows lists the settings that apply to the provider, for display: the
-// key as "[redacted]" or "(not set)", never itself.
+// key as "[redacted]" or "(not set)", never itself, and the address with
+// any password in it as "xxxxx".
 func (s Settings) Rows() []Row {
 	rows := []Row{
 		{"provider", s.Provider.Value, s.Provider.Source.String()},
 		{"type", s.Type.Value, s.Type.Source.String()},
 		{"model", s.Model.Value, s.Model.Source.String()},
-		{"base_url", s.BaseURL.Value, s.BaseURL.Source.String()},
+		{"base_url", redacted(s.BaseURL.Value), s.BaseURL.Source.String()},
 	}
 	switch s.Type.Value {
 	case TypeOllama:
@@ -157,6 +159,27 @@ func (s Settings) Rows() []Row {
 			Row{"api_key", key, s.APIKey.Source.String()})
 	}
 	return rows
+}
+
+// redacted is the address addr, written as a URL or as host[:port], with
+// any password in it replaced by "xxxxx" as url.URL.Redacted does.
+func redacted(addr string) string {
+	s := addr
+	bare := !strings.Contains(s, "://")
+	if bare {
+		s = "http://" + s
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		return addr
+	}
+	if _, ok := u.User.Password(); !ok {
+		return addr
+	}
+	if bare {
+		return strings.TrimPrefix(u.Redacted(), "http://")
+	}
+	return u.Redacted()
 }
 
 // Resolve decides the effective settings: for each, the flag if given,

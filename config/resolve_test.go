@@ -298,3 +298,44 @@ func TestProviderNames(t *testing.T) {
 		t.Errorf("with the example: %s", got)
 	}
 }
+
+// TestRowsHidePassword: an address may carry a password; its row shows it
+// as "xxxxx", while the setting keeps it for the connection. An address
+// that is not valid is refused without showing it either.
+func TestRowsHidePassword(t *testing.T) {
+	tests := []struct {
+		flags config.Flags
+		want  string // the base_url row
+	}{
+		{config.Flags{Model: "ollama/m", BaseURL: "http://u:s3cretpw@10.0.0.5:11434"}, "http://u:xxxxx@10.0.0.5:11434"},
+		{config.Flags{Model: "ollama/m", BaseURL: "u:s3cretpw@10.0.0.5"}, "u:xxxxx@10.0.0.5"},
+		{config.Flags{Model: "openai/m", BaseURL: "https://u:s3cretpw@example.com/v1"}, "https://u:xxxxx@example.com/v1"},
+		{config.Flags{Model: "ollama/m", BaseURL: "http://u@10.0.0.5:11434"}, "http://u@10.0.0.5:11434"},
+		{config.Flags{Model: "ollama/m", BaseURL: "10.0.0.5:8080"}, "10.0.0.5:8080"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.flags.BaseURL, func(t *testing.T) {
+			s, err := config.Resolve(config.Input{Flags: tt.flags})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.BaseURL.Value != tt.flags.BaseURL {
+				t.Errorf("the setting is %q, want the address as given", s.BaseURL.Value)
+			}
+			for _, r := range s.Rows() {
+				if r.Key == "base_url" && r.Value != tt.want {
+					t.Errorf("base_url row %q, want %q", r.Value, tt.want)
+				}
+			}
+		})
+	}
+	for _, flags := range []config.Flags{
+		{Model: "ollama/m", BaseURL: "ftp://u:s3cretpw@host"},
+		{Model: "openai/m", BaseURL: "ftp://u:s3cretpw@host"},
+	} {
+		_, err := config.Resolve(config.Input{Flags: flags})
+		if !errors.Is(err, config.ErrInvalid) || strings.Contains(err.Error(), "s3cretpw") {
+			t.Errorf("Resolve(%+v) = %v, want ErrInvalid without the password", flags, err)
+		}
+	}
+}

@@ -23,7 +23,7 @@ func (m *Model) Named(name string) *Model {
 // model. It wraps ErrModelNotFound.
 type MissingError struct {
 	Model string
-	Host  *url.URL
+	Host  *url.URL // as the model was given it, password and all
 	// Have lists the models the server has.
 	Have []Available
 }
@@ -35,7 +35,7 @@ type Available struct {
 }
 
 func (e *MissingError) Error() string {
-	return fmt.Sprintf("%v: %q is not on the Ollama server at %s", ErrModelNotFound, e.Model, e.Host)
+	return fmt.Sprintf("%v: %q is not on the Ollama server at %s", ErrModelNotFound, e.Model, e.Host.Redacted())
 }
 
 func (e *MissingError) Unwrap() error { return ErrModelNotFound }

@@ -37,7 +37,7 @@ func (m *Model) Models(ctx context.Context) ([]string, error) {
 	}
 	var list api.ListResponse
 	if err := json.Unmarshal(body, &list); err != nil {
-		return nil, fmt.Errorf("reading the list of models of %s: %w", m.host, err)
+		return nil, fmt.Errorf("reading the list of models of %s: %w", m.where(), err)
 	}
 	names := make([]string, len(list.Models))
 	for i, lm := range list.Models {

@@ -34,7 +34,7 @@ func (m *Model) ContextLength(ctx context.Context) (int, error) {
 		ModelInfo map[string]any `json:"model_info"`
 	}
 	if err := json.Unmarshal(data, &show); err != nil {
-		return 0, fmt.Errorf("reading the details of %s from %s: %w", m.name, m.host, err)
+		return 0, fmt.Errorf("reading the details of %s from %s: %w", m.name, m.where(), err)
 	}
 	return contextLength(show.ModelInfo), nil
 }
