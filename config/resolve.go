@@ -276,14 +276,34 @@ func Resolve(in Input) (Settings, error) {
 		}
 	case TypeOpenAI:
 		s.APIKeyEnv = Setting[string]{def.APIKeyEnv, Source{}}
-		if p.APIKeyEnv != "" {
+		switch {
+		case p.APIKeyEnv != "":
 			s.APIKeyEnv = Setting[string]{p.APIKeyEnv, providerAt("api_key_env")}
+		case def.APIKeyEnv != "" && !defaultKeyGoes(s.BaseURL):
+			// The default key goes to the default server, or to the
+			// one the user paired it with; any other address gets
+			// none, and the source says which address that was.
+			s.APIKeyEnv = Setting[string]{"", s.BaseURL.Source}
 		}
 		if v := s.APIKeyEnv.Value; v != "" && getenv(v) != "" {
 			s.APIKey = Setting[Secret]{Secret(getenv(v)), Source{Kind: FromEnv, Name: v}}
 		}
 	}
 	return s, nil
+}
+
+// defaultKeyGoes reports whether the key in DefaultKeyVar may be sent to
+// base: when it is OpenAI's own (https, api.openai.com), or came from
+// OPENAI_BASE_URL, set beside OPENAI_API_KEY as OpenAI's own libraries
+// read them. A key set for OpenAI then never reaches a server named only
+// by a flag or the file.
+func defaultKeyGoes(base Setting[string]) bool {
+	if base.Source == (Source{Kind: FromEnv, Name: "OPENAI_BASE_URL"}) {
+		return true
+	}
+	u, err := openai.ParseBaseURL(base.Value)
+	def, _ := url.Parse(openai.DefaultBaseURL)
+	return err == nil && u.Scheme == def.Scheme && strings.EqualFold(u.Hostname(), def.Hostname())
 }
 
 // ProviderNames lists the names of every provider there is, the built-in

@@ -118,12 +118,65 @@ func TestResolvePrecedence(t *testing.T) {
 		},
 		{
 			name: "a redefined built-in keeps its other defaults",
-			file: parse(t, "[providers.openai]\nbase_url = \"https://proxy.example/v1\"\n"),
+			file: parse(t, "[providers.openai]\nbase_url = \"https://api.openai.com/v1\"\n"),
 			env:  map[string]string{"HARNESS_MODEL": "openai/m", "OPENAI_API_KEY": "sk-live"},
 			want: map[string]string{
-				"type": "openai@/cfg/config.toml:1", "base_url": "https://proxy.example/v1@/cfg/config.toml:2",
+				"type": "openai@/cfg/config.toml:1", "base_url": "https://api.openai.com/v1@/cfg/config.toml:2",
 				"api_key_env": "OPENAI_API_KEY@default", "api_key": "[redacted]@env OPENAI_API_KEY",
 			},
+		},
+		{
+			name: "OPENAI_API_KEY is not sent to the redefined built-in's other server",
+			file: parse(t, "[providers.openai]\nbase_url = \"https://proxy.example/v1\"\n"),
+			env:  map[string]string{"HARNESS_MODEL": "openai/m", "OPENAI_API_KEY": "sk-live"},
+			want: map[string]string{"api_key_env": "@/cfg/config.toml:2", "api_key": "@default"},
+		},
+		{
+			name: "unless the file names it",
+			file: parse(t, "[providers.openai]\nbase_url = \"https://proxy.example/v1\"\napi_key_env = \"OPENAI_API_KEY\"\n"),
+			env:  map[string]string{"HARNESS_MODEL": "openai/m", "OPENAI_API_KEY": "sk-live"},
+			want: map[string]string{"api_key_env": "OPENAI_API_KEY@/cfg/config.toml:3", "api_key": "[redacted]@env OPENAI_API_KEY"},
+		},
+		{
+			name:  "OPENAI_API_KEY is not sent to a --base-url",
+			flags: config.Flags{Provider: "openai", BaseURL: "http://192.168.1.20:8080"},
+			env:   map[string]string{"OPENAI_API_KEY": "sk-live"},
+			want:  map[string]string{"api_key_env": "@flag", "api_key": "@default"},
+		},
+		{
+			name:  "nor to a host that only looks like OpenAI's",
+			flags: config.Flags{Provider: "openai", BaseURL: "https://api.openai.com.example/v1"},
+			env:   map[string]string{"OPENAI_API_KEY": "sk-live"},
+			want:  map[string]string{"api_key_env": "@flag", "api_key": "@default"},
+		},
+		{
+			name:  "nor to one that names it as a user",
+			flags: config.Flags{Provider: "openai", BaseURL: "https://api.openai.com@example.com/v1"},
+			env:   map[string]string{"OPENAI_API_KEY": "sk-live"},
+			want:  map[string]string{"api_key_env": "@flag", "api_key": "@default"},
+		},
+		{
+			name:  "nor to OpenAI's host without TLS",
+			flags: config.Flags{Provider: "openai", BaseURL: "api.openai.com"},
+			env:   map[string]string{"OPENAI_API_KEY": "sk-live"},
+			want:  map[string]string{"api_key_env": "@flag", "api_key": "@default"},
+		},
+		{
+			name:  "a --base-url on OpenAI's host gets it",
+			flags: config.Flags{Provider: "openai", BaseURL: "https://API.openai.com/v1/"},
+			env:   map[string]string{"OPENAI_API_KEY": "sk-live"},
+			want:  map[string]string{"api_key_env": "OPENAI_API_KEY@default", "api_key": "[redacted]@env OPENAI_API_KEY"},
+		},
+		{
+			name: "OPENAI_BASE_URL is paired with OPENAI_API_KEY",
+			env:  map[string]string{"HARNESS_MODEL": "openai/m", "OPENAI_BASE_URL": "http://192.168.1.20:8080", "OPENAI_API_KEY": "sk-live"},
+			want: map[string]string{"api_key_env": "OPENAI_API_KEY@default", "api_key": "[redacted]@env OPENAI_API_KEY"},
+		},
+		{
+			name:  "a --base-url beats OPENAI_BASE_URL and unpairs the key",
+			flags: config.Flags{Provider: "openai", BaseURL: "http://192.168.1.20:8080"},
+			env:   map[string]string{"OPENAI_BASE_URL": "http://127.0.0.1:1234/v1", "OPENAI_API_KEY": "sk-live"},
+			want:  map[string]string{"base_url": "http://192.168.1.20:8080@flag", "api_key_env": "@flag", "api_key": "@default"},
 		},
 		{
 			name:  "--provider picks the provider of a bare model",
