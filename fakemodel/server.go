@@ -195,7 +195,8 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	// status line can still carry it.
 	reply, err := s.model.chat(r.Context(), preq, stream, window)
 	if err != nil {
-		writeChatError(w, err)
+		code, msg := chatFailure(err)
+		writeError(w, code, msg)
 		return
 	}
 	final := api.ChatResponse{

@@ -389,3 +389,57 @@ func TestServerOneScript(t *testing.T) {
 		t.Errorf("%d replies left", srv.Remaining())
 	}
 }
+
+// TestServerOpenAIEnforcesWindow: /v1/chat/completions has no num_ctx, so
+// under EnforceWindow a request gets Ollama's default window, at most the
+// model's context length: a longer prompt is refused with HTTP 400 and
+// Ollama's text in the OpenAI shape, and a reply that would run past the
+// window is cut there, with finish_reason length.
+func TestServerOpenAIEnforcesWindow(t *testing.T) {
+	request := func(prompt int) string {
+		return `{"model":"fake","messages":[{"role":"user","content":"` + strings.Repeat("x", prompt) + `"}]}`
+	}
+	tests := []struct {
+		name   string
+		opts   []Option
+		prompt int
+		status int
+		finish string
+	}{
+		{name: "not enforced", prompt: 1 << 16, status: http.StatusOK, finish: protocol.DoneStop},
+		{name: "within the default", opts: []Option{EnforceWindow()}, prompt: 4000 * 4, status: http.StatusOK, finish: protocol.DoneStop},
+		{name: "over the default", opts: []Option{EnforceWindow()}, prompt: 4097 * 4, status: http.StatusBadRequest},
+		{name: "over the context length", opts: []Option{EnforceWindow(), WithContextLength(100)}, prompt: 404, status: http.StatusBadRequest},
+		{name: "the reply runs past it", opts: []Option{EnforceWindow(), WithContextLength(100)}, prompt: 396, status: http.StatusOK, finish: protocol.DoneLength},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := NewServer(mustParse(t, ">>>\n"+strings.Repeat("y", 64)+"\n"), tt.opts...)
+			resp := post(t, srv, "/v1/chat/completions", request(tt.prompt))
+			if resp.StatusCode != tt.status {
+				b, _ := io.ReadAll(resp.Body)
+				t.Fatalf("HTTP %d %s, want %d", resp.StatusCode, b, tt.status)
+			}
+			if tt.status != http.StatusOK {
+				var e openAIError
+				if err := json.NewDecoder(resp.Body).Decode(&e); err != nil {
+					t.Fatal(err)
+				}
+				if e.Error.Message != windowMessage || e.Error.Type != "invalid_request_error" {
+					t.Errorf("error %+v, want Ollama's text as an invalid_request_error", e.Error)
+				}
+				if srv.Remaining() != 1 {
+					t.Error("a refused request used up a reply")
+				}
+				return
+			}
+			var c completion
+			if err := json.NewDecoder(resp.Body).Decode(&c); err != nil {
+				t.Fatal(err)
+			}
+			if got := c.Choices[0].FinishReason; got != tt.finish {
+				t.Errorf("finish_reason %q, want %q", got, tt.finish)
+			}
+		})
+	}
+}
