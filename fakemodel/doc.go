@@ -179,9 +179,9 @@
 // get the 4096 of a request that sets none, and its refusal carries the
 // same text in the OpenAI shape.
 //
-// Every chat request received, native or OpenAI, is kept in Ollama's form
-// ([Server.Requests]) and, with [WithLog], also written out as the client
-// sent it, on one JSON line. Generate requests are neither kept nor logged.
+// The server keeps nothing of the requests it answers. With [WithLog] it
+// writes every chat request received, native or OpenAI, as the client sent
+// it, on one JSON line. Generate requests are not logged.
 // [ReadLog] reads such a log back and [CheckPrefixes] checks that each
 // request of a conversation starts with the messages of the one before,
 // byte for byte: the property that lets a server reuse its prompt cache.

@@ -47,7 +47,7 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	for i := range req.Messages {
 		req.Messages[i].Role = strings.ToLower(req.Messages[i].Role)
 	}
-	if err := s.record(*req, body); err != nil {
+	if err := s.record(body); err != nil {
 		writeOpenAIError(w, http.StatusInternalServerError, err.Error())
 		return
 	}
