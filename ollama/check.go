@@ -13,12 +13,6 @@ import (
 	"github.com/ollama/ollama/api"
 )
 
-// Named returns the model called name on the same server, with the same
-// options. m is left as it is; the new model encodes its requests anew.
-func (m *Model) Named(name string) *Model {
-	return &Model{http: m.http, host: m.host, name: name, opts: m.opts}
-}
-
 // MissingError is the error of Check for a server that does not have the
 // model. It wraps ErrModelNotFound.
 type MissingError struct {

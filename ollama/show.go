@@ -7,17 +7,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"strings"
 
 	"github.com/ollama/ollama/api"
 )
-
-// ContextLength asks the server at host for the context length the model
-// was trained with (see Model.ContextLength).
-func ContextLength(ctx context.Context, host *url.URL, model string) (int, error) {
-	return New(host, model, Options{}).ContextLength(ctx)
-}
 
 // ContextLength asks the server for the context length m's model was
 // trained with: the most tokens any num_ctx can give it (the server
