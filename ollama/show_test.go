@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strings"
 	"testing"
 
 	"harness/fakemodel"
@@ -108,5 +109,21 @@ func TestContextLengthErrors(t *testing.T) {
 	cancel()
 	if _, err := ollama.New(host, "m", ollama.Options{}).ContextLength(ctx); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v", err)
+	}
+}
+
+// TestContextLengthReadsABoundedAnswer: an answer to /api/show is read up to
+// a bound, as every answer but a reply's stream is, and one longer is an
+// error rather than memory spent on it.
+func TestContextLengthReadsABoundedAnswer(t *testing.T) {
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, `{"model_info":{"general.architecture":"x","x.context_length":8192,"pad":"`)
+		io.WriteString(w, strings.Repeat("x", 5<<20))
+		io.WriteString(w, `"}}`)
+	}))
+	defer hs.Close()
+	host, _ := url.Parse(hs.URL)
+	if n, err := ollama.New(host, "m", ollama.Options{}).ContextLength(context.Background()); err == nil {
+		t.Errorf("ContextLength = %d, read an answer of over 5 MiB whole", n)
 	}
 }
