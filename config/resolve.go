@@ -20,15 +20,33 @@ const (
 	DefaultKeyVar = "OPENAI_API_KEY"
 )
 
-// builtin are the providers there are without a file, with their defaults.
-var builtin = map[string]Provider{
-	"ollama": {Type: TypeOllama, BaseURL: ollama.DefaultHost, NumCtx: DefaultNumCtx},
-	"openai": {Type: TypeOpenAI, BaseURL: openai.DefaultBaseURL, APIKeyEnv: DefaultKeyVar},
+// builtinNames lists the names of the providers there are without a
+// file, sorted: those builtin knows.
+func builtinNames() []string { return []string{"ollama", "openai"} }
+
+// builtin returns the provider there is without a file under name, with
+// its defaults, and whether there is one.
+func builtin(name string) (Provider, bool) {
+	switch name {
+	case "ollama":
+		return Provider{Type: TypeOllama, BaseURL: ollama.DefaultHost, NumCtx: DefaultNumCtx}, true
+	case "openai":
+		return Provider{Type: TypeOpenAI, BaseURL: openai.DefaultBaseURL, APIKeyEnv: DefaultKeyVar}, true
+	}
+	return Provider{}, false
 }
 
-// envURL is the environment variable that gives the address of each
-// built-in provider.
-var envURL = map[string]string{"ollama": "OLLAMA_HOST", "openai": "OPENAI_BASE_URL"}
+// envURL is the environment variable that gives the address of the
+// built-in provider name; "" for any other.
+func envURL(name string) string {
+	switch name {
+	case "ollama":
+		return "OLLAMA_HOST"
+	case "openai":
+		return "OPENAI_BASE_URL"
+	}
+	return ""
+}
 
 // Kind is where a value came from.
 type Kind int
@@ -230,7 +248,7 @@ func Resolve(in Input) (Settings, error) {
 		}
 	}
 	name := s.Provider.Value
-	def := builtin[name]
+	def, _ := builtin(name)
 	p, inFile := f.Providers[name]
 	providerAt := func(key string) Source { return fileAt("providers." + name + "." + key) }
 
@@ -251,7 +269,7 @@ func Resolve(in Input) (Settings, error) {
 		}
 	}
 	s.BaseURL = Setting[string]{def.BaseURL, Source{}}
-	switch env := envURL[name]; {
+	switch env := envURL(name); {
 	case in.Flags.BaseURL != "":
 		s.BaseURL = Setting[string]{in.Flags.BaseURL, Source{Kind: FromFlag, Name: "base_url"}}
 	case env != "" && getenv(env) != "":
@@ -298,7 +316,7 @@ func Resolve(in Input) (Settings, error) {
 // read them. A key set for OpenAI then never reaches a server named only
 // by a flag or the file.
 func defaultKeyGoes(base Setting[string]) bool {
-	if base.Source == (Source{Kind: FromEnv, Name: "OPENAI_BASE_URL"}) {
+	if base.Source == (Source{Kind: FromEnv, Name: envURL("openai")}) {
 		return true
 	}
 	u, err := openai.ParseBaseURL(base.Value)
@@ -312,7 +330,7 @@ func (f *File) ProviderNames() []string { return f.providers() }
 
 // providers lists the names of every provider there is, sorted.
 func (f *File) providers() []string {
-	names := sortedKeys(builtin)
+	names := builtinNames()
 	if f != nil {
 		for name := range f.Providers {
 			if !slices.Contains(names, name) {
