@@ -50,6 +50,10 @@ type Config struct {
 	// Target names what a call acted on (a path, a command) in the line
 	// that replaces its result. Nil names only the call and the tool.
 	Target func(protocol.Call) string
+	// Parse reads a reply into its calls, as the loop did
+	// (loop.Config.Parse): a reply's results are told from the user's
+	// messages by its calls (see Parts). Nil means protocol.Parse.
+	Parse func(reply string) protocol.Parsed
 }
 
 // Compactor keeps a conversation inside its context window. Before each
@@ -98,6 +102,9 @@ func New(cfg Config) *Compactor {
 	}
 	if c.cfg.Keep <= 0 {
 		c.cfg.Keep = DefaultKeep
+	}
+	if c.cfg.Parse == nil {
+		c.cfg.Parse = protocol.Parse
 	}
 	return c
 }
@@ -194,7 +201,7 @@ func (c *Compactor) Compact(ctx context.Context, conv loop.Conversation) ([]prot
 	if used > b.Limit {
 		return nil, false, &TooLargeError{Message: -1, Part: -1, Tokens: used, Limit: b.Limit, Window: b.Window}
 	}
-	masked := newlyMasked(msgs, out)
+	masked := newlyMasked(msgs, out, c.cfg.Parse)
 	if masked == 0 && summarized == 0 {
 		return nil, false, nil
 	}
@@ -210,19 +217,22 @@ func (c *Compactor) Compact(ctx context.Context, conv loop.Conversation) ([]prot
 func (c *Compactor) fitEach(msgs []protocol.Message, b Budget) ([]protocol.Message, int, error) {
 	out, n := msgs, 0
 	system := c.counter.Estimate(msgs[0])
+	var ps []Part
 	for i := 1; i < len(msgs); i++ {
 		tokens := c.counter.Estimate(msgs[i])
 		if system+tokens <= b.Limit {
 			continue
 		}
-		part := PartOf(msgs[i])
-		if part != Results {
-			return nil, 0, &TooLargeError{Message: i, Part: part, Tokens: tokens, Limit: b.Limit, Window: b.Window}
+		if ps == nil {
+			ps = parts(msgs, c.cfg.Parse)
+		}
+		if ps[i] != Results {
+			return nil, 0, &TooLargeError{Message: i, Part: ps[i], Tokens: tokens, Limit: b.Limit, Window: b.Window}
 		}
 		if n == 0 {
 			out = slices.Clone(msgs)
 		}
-		out[i] = elide(msgs, i, c.cfg.Target)
+		out[i] = elide(msgs, i, steps(ps), c.cfg.Target, c.cfg.Parse)
 		n++
 	}
 	return out, n, nil
@@ -233,7 +243,7 @@ func (c *Compactor) fitEach(msgs []protocol.Message, b Budget) ([]protocol.Messa
 // and returns the tokens left.
 func (c *Compactor) mask(msgs []protocol.Message, b Budget) ([]protocol.Message, int) {
 	for keep := c.cfg.Keep; ; keep-- {
-		out, _ := Mask(msgs, keep, c.cfg.Target)
+		out, _ := mask(msgs, keep, c.cfg.Target, c.cfg.Parse)
 		used := c.counter.Estimate(out...)
 		if keep <= 1 || used <= b.Low {
 			return out, used
@@ -247,12 +257,13 @@ func (c *Compactor) mask(msgs []protocol.Message, b Budget) ([]protocol.Message,
 // many messages the summary replaced (0 when there was too little to
 // summarize: nothing was asked) and the tokens left.
 func (c *Compactor) summarize(ctx context.Context, msgs []protocol.Message, b Budget) ([]protocol.Message, int, int, error) {
-	all := steps(msgs)
+	ps := parts(msgs, c.cfg.Parse)
+	all := steps(ps)
 	if len(all) <= c.cfg.Keep {
 		return nil, 0, 0, nil
 	}
-	msgs, _ = Mask(msgs, c.cfg.Keep, c.cfg.Target) // what is summarized, masked
-	input := latestInput(msgs)
+	msgs, _ = mask(msgs, c.cfg.Keep, c.cfg.Target, c.cfg.Parse) // what is summarized, masked; its parts stay
+	input := latestInput(ps)
 	// The span is msgs[1:cut]. It ends where a step begins, so that no
 	// result is parted from its call, and early enough for the request
 	// that summarizes it to fit the window.
@@ -286,18 +297,21 @@ func (c *Compactor) summarize(ctx context.Context, msgs []protocol.Message, b Bu
 
 // newlyMasked counts the results of after that are masked there but were
 // not in before.
-func newlyMasked(before, after []protocol.Message) int {
-	was := map[string]bool{}
-	for _, m := range before {
-		if r, ok := protocol.ReadResult(m); ok && IsMasked(r.Body) {
-			was[r.CallID] = true
+func newlyMasked(before, after []protocol.Message, parse func(string) protocol.Parsed) int {
+	masked := func(msgs []protocol.Message, f func(id string)) {
+		for i, p := range parts(msgs, parse) {
+			if r, _ := protocol.ReadResult(msgs[i]); p == Results && IsMasked(r.Body) {
+				f(r.CallID)
+			}
 		}
 	}
+	was := map[string]bool{}
+	masked(before, func(id string) { was[id] = true })
 	n := 0
-	for _, m := range after {
-		if r, ok := protocol.ReadResult(m); ok && IsMasked(r.Body) && !was[r.CallID] {
+	masked(after, func(id string) {
+		if !was[id] {
 			n++
 		}
-	}
+	})
 	return n
 }

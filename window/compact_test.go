@@ -156,7 +156,7 @@ func TestCompactSummarizes(t *testing.T) {
 	}
 	want := slices.Concat(msgs[:2], []protocol.Message{user(window.SummaryHeader + "\nRead f1.go to f22.go.")}, msgs[len(msgs)-4:])
 	equalMsgs(t, got, want)
-	if !window.IsSummary(got[2]) || window.PartOf(got[2]) != window.Summaries {
+	if window.Parts(got)[2] != window.Summaries {
 		t.Error("the summary is not known as one")
 	}
 	rep := c.Last()
@@ -192,7 +192,7 @@ func TestCompactSummaryErrors(t *testing.T) {
 	s := &recorder{err: window.ErrEmptySummary}
 	c = window.New(window.Config{Summarizer: s})
 	got, changed, err := c.Compact(context.Background(), loop.Conversation{Messages: conversation(18, 1000), Window: 2000})
-	if err != nil || !changed || len(s.got) != 1 || window.IsSummary(got[2]) {
+	if err != nil || !changed || len(s.got) != 1 || slices.Contains(window.Parts(got), window.Summaries) {
 		t.Errorf("empty summary: %v, %v, asked %d times\n%s", changed, err, len(s.got), dump(got))
 	}
 }

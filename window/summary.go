@@ -28,8 +28,9 @@ func SummaryMessage(text string) protocol.Message {
 	return protocol.Message{Role: protocol.User, Content: SummaryHeader + "\n" + strings.TrimSpace(text)}
 }
 
-// IsSummary reports whether m is a summary message.
-func IsSummary(m protocol.Message) bool {
+// isSummary reports whether m reads as a summary message; where it stands
+// says whether it is one (see Parts).
+func isSummary(m protocol.Message) bool {
 	return m.Role == protocol.User && (m.Content == SummaryHeader || strings.HasPrefix(m.Content, SummaryHeader+"\n"))
 }
 
