@@ -66,7 +66,11 @@ type Config struct {
 //     below the low mark.
 //  2. If that is still not enough and there is a Summarizer, it replaces
 //     everything older than the latest steps with a summary, except the
-//     system prompt and the user's latest message, and masks again.
+//     system prompt and the user's latest message, and masks again. A
+//     summary that fails (the server is busy) is done without when
+//     masking alone fits the window, its error kept in the Report; it
+//     ends the turn when the context ended, when a limit stopped it
+//     (loop.ErrLimit), or when nothing else fits.
 //
 // Compacting in large chunks leaves a conversation that the next steps
 // only extend, so a server's prompt cache serves them; the system prompt is
@@ -144,6 +148,10 @@ type Report struct {
 	Masked        int // results whose bodies were replaced by a line
 	TooLarge      int // of those, results too large for the window by themselves
 	Summarized    int // messages replaced by a summary; 0 when none was written
+	// SummaryErr is why a summary asked for was not written, when masking
+	// alone fit the window and the conversation went on without it: the
+	// Summarizer's error (ErrEmptySummary when the model wrote none).
+	SummaryErr error
 }
 
 // Last returns the report of the latest compaction: at the Compacted event,
@@ -182,19 +190,21 @@ func (c *Compactor) Compact(ctx context.Context, conv loop.Conversation) ([]prot
 		used = c.counter.Estimate(out...)
 	}
 	summarized := 0
+	var serr error // why the summary asked for was not written
 	if used > b.Threshold {
 		fitted := out
 		out, used = c.mask(fitted, b)
 		if used > b.Low && c.cfg.Summarizer != nil {
 			s, n, sused, err := c.summarize(ctx, fitted, b)
-			if errors.Is(err, ErrEmptySummary) {
-				n, err = 0, nil // masking alone may do
-			}
-			if err != nil {
+			switch {
+			case err == nil:
+				if n > 0 && sused < used {
+					out, used, summarized = s, sused, n
+				}
+			case ctx.Err() != nil, errors.Is(err, loop.ErrLimit), used > b.Limit && !errors.Is(err, ErrEmptySummary):
 				return nil, false, fmt.Errorf("summarizing the conversation: %w", err)
-			}
-			if n > 0 && sused < used {
-				out, used, summarized = s, sused, n
+			default:
+				serr = err // masking alone fits, or is too large whatever
 			}
 		}
 	}
@@ -206,7 +216,7 @@ func (c *Compactor) Compact(ctx context.Context, conv loop.Conversation) ([]prot
 		return nil, false, nil
 	}
 	c.mu.Lock()
-	c.last = Report{Before: before, After: used, Masked: masked, TooLarge: tooLarge, Summarized: summarized}
+	c.last = Report{Before: before, After: used, Masked: masked, TooLarge: tooLarge, Summarized: summarized, SummaryErr: serr}
 	c.mu.Unlock()
 	return out, true, nil
 }
