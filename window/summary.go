@@ -37,8 +37,9 @@ func isSummary(m protocol.Message) bool {
 // SummaryOrigin is the Origin of the events a ModelSummarizer emits.
 const SummaryOrigin = "summary"
 
-// summaryRequest is the instruction that ends a summary request.
-const summaryRequest = `Stop working on the task for a moment: the messages above, after the system prompt, are about to be removed to save context, and replaced by a summary you write now for your own later use. The latest request of the user and your most recent steps will stay as they are.
+// SummaryRequest is the instruction that ends a summary request: the last
+// message, from the user, of every request a ModelSummarizer sends.
+const SummaryRequest = `Stop working on the task for a moment: the messages above, after the system prompt, are about to be removed to save context, and replaced by a summary you write now for your own later use. The latest request of the user and your most recent steps will stay as they are.
 
 Write the summary in plain text, at most 300 words, with no tool calls, under these headings:
 Done: what was done, step by step, briefly.
@@ -70,7 +71,7 @@ type modelSummarizer struct {
 
 func (s *modelSummarizer) Summarize(ctx context.Context, msgs []protocol.Message) (string, error) {
 	req := protocol.Request{
-		Messages: append(msgs[:len(msgs):len(msgs)], protocol.Message{Role: protocol.User, Content: summaryRequest}),
+		Messages: append(msgs[:len(msgs):len(msgs)], protocol.Message{Role: protocol.User, Content: SummaryRequest}),
 		Stop:     protocol.StopSequences(),
 	}
 	if err := s.emit(loop.Event{Kind: loop.StepStarted, Step: 1, Request: req}); err != nil {
