@@ -44,7 +44,10 @@ type Config struct {
 	MaxCallsPerReply int
 	// MaxResultBytes bounds the bytes of the results of one step that go
 	// back to the model (default 256 KiB): the result that reaches it is
-	// cut, with a note, and the calls after it are not run.
+	// cut, with a note. Calls that run together with it (reads) have
+	// run all the same: their results are left out, with a note, as
+	// ERROR results, since the model never reads them; calls that would
+	// run after them are not run.
 	MaxResultBytes int
 	// IsTest reports whether a call runs tests, for the turn report. Nil
 	// means no call does.
