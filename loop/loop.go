@@ -94,7 +94,7 @@ type Agent struct {
 	specs map[string]protocol.ToolSpec
 	list  []protocol.ToolSpec // the same, as Check takes them
 	cfg   Config
-	hooks []Hook
+	hooks Hooks
 	msgs  []protocol.Message // changed only by edit
 	turn  int
 	calls int            // calls made so far; ids continue across turns
@@ -225,13 +225,7 @@ func (t *turn) run(ctx context.Context) (string, error) {
 
 func (a *Agent) emit(e Event) error {
 	e.Turn, e.Origin = a.turn, a.cfg.Origin
-	var first error
-	for _, h := range a.hooks {
-		if err := h.Event(e); err != nil && first == nil {
-			first = err
-		}
-	}
-	return first
+	return a.hooks.Event(e)
 }
 
 // cutOff is the result of a call in a reply that hit the output limit: the

@@ -283,13 +283,7 @@ func (t *Tools) Run(ctx context.Context, call protocol.Call) protocol.Result {
 func (t *Tools) event(e loop.Event) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	var first error
-	for _, h := range t.cfg.Hooks {
-		if err := h.Event(e); err != nil && first == nil {
-			first = err
-		}
-	}
-	return first
+	return loop.Hooks(t.cfg.Hooks).Event(e)
 }
 
 // childTools are the tools of one child: those of its kind, run through

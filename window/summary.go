@@ -66,7 +66,7 @@ func ModelSummarizer(m loop.Model, hooks ...loop.Hook) Summarizer {
 
 type modelSummarizer struct {
 	model loop.Model
-	hooks []loop.Hook
+	hooks loop.Hooks
 }
 
 func (s *modelSummarizer) Summarize(ctx context.Context, msgs []protocol.Message) (string, error) {
@@ -96,11 +96,5 @@ func (s *modelSummarizer) Summarize(ctx context.Context, msgs []protocol.Message
 // emit shows e to the hooks and returns the first error.
 func (s *modelSummarizer) emit(e loop.Event) error {
 	e.Origin = SummaryOrigin
-	var first error
-	for _, h := range s.hooks {
-		if err := h.Event(e); err != nil && first == nil {
-			first = err
-		}
-	}
-	return first
+	return s.hooks.Event(e)
 }
