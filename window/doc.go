@@ -53,9 +53,11 @@
 //     ("elided: too large for the context window (...); ask for a smaller
 //     part"), so that the model can ask for less.
 //
-// The system prompt is never touched. [Compactor.Last] reports the latest
-// compaction's tokens before and after, for the event, the run record and
-// the session.
+// The system prompt is never touched. [Compactor.Last] reports what the
+// latest compaction did: its tokens before and after, which the Compacted
+// event carries into the run record's compaction line, and what it masked
+// and summarized. A session keeps only the conversation that results (a
+// replace line and the new messages), not these counts.
 //
 // # Seeing the window
 //
