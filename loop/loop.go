@@ -203,6 +203,9 @@ func (t *turn) run(ctx context.Context) (string, error) {
 			return "", err
 		}
 		t.report.Steps++
+		if !reply.Usage.Known {
+			t.report.Unreported++
+		}
 		a.usage = reply.Usage
 		parsed := a.cfg.Parse(reply.Content)
 		a.edit(len(a.msgs), protocol.Message{Role: protocol.Assistant, Content: parsed.Content})
