@@ -56,7 +56,7 @@ func parts(msgs []protocol.Message, parse func(string) protocol.Parsed) []Part {
 	out := make([]Part, len(msgs))
 	var calls []protocol.Call // of the latest reply: the results that may follow
 	answered := 0             // of those calls, the ones whose results followed
-	prev := ""                // the call id of the latest of those results
+	prev := ""                // the call id of the latest of those results, "" before the first
 	replied := false
 	for i, m := range msgs {
 		switch {
@@ -65,7 +65,7 @@ func parts(msgs []protocol.Message, parse func(string) protocol.Parsed) []Part {
 			continue
 		case m.Role == protocol.Assistant:
 			out[i] = Replies
-			calls, answered, replied = parse(m.Content).Calls, 0, true
+			calls, answered, prev, replied = parse(m.Content).Calls, 0, "", true
 			continue
 		}
 		if answered < len(calls) {

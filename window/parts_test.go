@@ -46,6 +46,13 @@ func TestParts(t *testing.T) {
 			want: []window.Part{window.SystemPrompt, window.Inputs, window.Replies, window.Results, window.Inputs},
 		},
 		{
+			// Ids count on across steps, but only those of one reply's
+			// results are checked against each other.
+			name: "each reply's results are numbered on their own",
+			msgs: []protocol.Message{sys("S"), user("go"), call("a.go"), result("call_1", true, "a"), call("b.go"), result("call_5", true, "b")},
+			want: []window.Part{window.SystemPrompt, window.Inputs, window.Replies, window.Results, window.Replies, window.Results},
+		},
+		{
 			name: "a result names its call's tool",
 			msgs: []protocol.Message{sys("S"), user("go"), call("a.go"), pasted("call_1", "bash", "exit 1")},
 			want: []window.Part{window.SystemPrompt, window.Inputs, window.Replies, window.Inputs},
