@@ -44,7 +44,10 @@ type Config struct {
 	MaxCallsPerReply int
 	// MaxResultBytes bounds the bytes of the results of one step that go
 	// back to the model (default 256 KiB): the result that reaches it is
-	// cut, with a note, and the calls after it are not run.
+	// cut, with a note. Calls that run together with it (reads) have
+	// run all the same: their results are left out, with a note, as
+	// ERROR results, since the model never reads them; calls that would
+	// run after them are not run.
 	MaxResultBytes int
 	// IsTest reports whether a call runs tests, for the turn report. Nil
 	// means no call does.
@@ -91,7 +94,7 @@ type Agent struct {
 	specs map[string]protocol.ToolSpec
 	list  []protocol.ToolSpec // the same, as Check takes them
 	cfg   Config
-	hooks []Hook
+	hooks Hooks
 	msgs  []protocol.Message // changed only by edit
 	turn  int
 	calls int            // calls made so far; ids continue across turns
@@ -200,6 +203,9 @@ func (t *turn) run(ctx context.Context) (string, error) {
 			return "", err
 		}
 		t.report.Steps++
+		if !reply.Usage.Known {
+			t.report.Unreported++
+		}
 		a.usage = reply.Usage
 		parsed := a.cfg.Parse(reply.Content)
 		a.edit(len(a.msgs), protocol.Message{Role: protocol.Assistant, Content: parsed.Content})
@@ -222,13 +228,7 @@ func (t *turn) run(ctx context.Context) (string, error) {
 
 func (a *Agent) emit(e Event) error {
 	e.Turn, e.Origin = a.turn, a.cfg.Origin
-	var first error
-	for _, h := range a.hooks {
-		if err := h.Event(e); err != nil && first == nil {
-			first = err
-		}
-	}
-	return first
+	return a.hooks.Event(e)
 }
 
 // cutOff is the result of a call in a reply that hit the output limit: the

@@ -301,3 +301,23 @@ func TestNestedConversationEvents(t *testing.T) {
 		t.Errorf("err = %v: the nested model call did not count in the shared budget", err)
 	}
 }
+
+// Hooks calls every hook, in order, even after one fails, and returns the
+// first error.
+func TestHooks(t *testing.T) {
+	first, second := errors.New("first"), errors.New("second")
+	var seen []string
+	hook := func(name string, err error) loop.Hook {
+		return loop.HookFunc(func(loop.Event) error { seen = append(seen, name); return err })
+	}
+	hs := loop.Hooks{hook("a", nil), hook("b", first), hook("c", second), hook("d", nil)}
+	if err := hs.Event(loop.Event{}); err != first {
+		t.Errorf("Event = %v, want the first error", err)
+	}
+	if strings.Join(seen, "") != "abcd" {
+		t.Errorf("hooks called: %q", seen)
+	}
+	if err := (loop.Hooks{}).Event(loop.Event{}); err != nil {
+		t.Errorf("no hooks: %v", err)
+	}
+}
