@@ -62,7 +62,8 @@
 //	turn_end     answer, error (string, "" for none), report (object:
 //	             turn, steps, succeeded, failed, changed, tested,
 //	             tests_passed, empty_test_runs (absent when 0),
-//	             unverified, interrupted)
+//	             unverified, interrupted, unreported (replies without a
+//	             token count; absent when 0))
 //	approval     id, tool, question ("run" or "send"), decision ("yes",
 //	             "no", "always", or "nobody" when nobody could be asked);
 //	             turn is the main conversation's, and the id of a call of
