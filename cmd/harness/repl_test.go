@@ -278,6 +278,11 @@ func TestStrayWords(t *testing.T) {
 		{[]string{"-w", "dir", "prompt", "x"}, nil},
 		{[]string{"-p"}, nil},
 		{[]string{"--", "-p"}, []string{"-p"}},
+		{[]string{"-p", "what", "does", "it", "do"}, []string{"what", "does", "it", "do"}},
+		{[]string{"--prompt=what", "is", "this"}, []string{"what", "is", "this"}},
+		{[]string{"-m", "q", "-p", "hi", "there", "--approve", "all"}, []string{"hi", "there"}},
+		{[]string{"-p", "hi", "--bogus"}, nil},
+		{[]string{"-p", "--max-steps", "3"}, nil},
 	}
 	for _, tt := range tests {
 		if got := strayWords(parser.Model.Node, tt.args); !slices.Equal(got, tt.want) {
