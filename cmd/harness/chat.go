@@ -60,10 +60,10 @@ type chatCmd struct {
 type budgetFlags struct {
 	MaxSteps        int           `default:"25" help:"Most model calls in one turn (0 means the default, 25: a turn always has a limit)."`
 	MaxFormatErrors int           `default:"3" help:"Most replies in a row with a malformed tool call (0 means the default, 3)."`
-	MaxModelCalls   int           `default:"200" help:"Most model calls in the run (all turns)."`
-	MaxTime         time.Duration `default:"30m" help:"Most wall-clock time the run may spend in turns (waiting at the prompt does not count); a model call or tool still running then is interrupted."`
-	MaxOutputTokens int           `default:"200000" help:"Most output tokens the backend may report for the run."`
-	MaxRepeats      int           `default:"3" help:"Stop when the same call with the same arguments gets the same result this many times within the last 8 calls (or the last N, when N is over 8)."`
+	MaxModelCalls   int           `default:"200" help:"Most model calls in the run (all turns; 0: no limit)."`
+	MaxTime         time.Duration `default:"30m" help:"Most wall-clock time the run may spend in turns (waiting at the prompt does not count); a model call or tool still running then is interrupted (0: no limit)."`
+	MaxOutputTokens int           `default:"200000" help:"Most output tokens the backend may report for the run (0: no limit)."`
+	MaxRepeats      int           `default:"3" help:"Stop when the same call with the same arguments gets the same result this many times within the last 8 calls (or the last N, when N is over 8; 0: no limit)."`
 	AgentMaxSteps   int           `default:"15" help:"Most model calls in the turn of a helper that the agent tool starts; its calls, time and tokens count in the run's limits too."`
 }
 
