@@ -42,7 +42,7 @@ type modelFlags struct {
 
 type chatCmd struct {
 	Prompt         promptText `short:"p" placeholder:"PROMPT" help:"Run one turn and exit: the answer goes to stdout, everything else to stderr. Exit codes: 0 answer, 1 error, 2 bad usage, 3 a limit ended the turn, 130 interrupted."`
-	Record         string     `placeholder:"FILE" help:"Append a record of the run to FILE, one JSON object a line, written as it happens (read it with: harness replay FILE)."`
+	Record         string     `placeholder:"FILE" help:"Append a record of the run to FILE, one JSON object a line, written as it happens (read it with: harness replay FILE). A new FILE is made readable by you alone (0600), as it holds everything the model read; an existing one keeps its mode."`
 	TestPattern    string     `default:"${test_pattern}" placeholder:"REGEXP" help:"Command lines matching this count as test runs in the turn report (by default, a test command at the start of the line or after && or ;)."`
 	Compact        bool       `default:"true" negatable:"" help:"Keep the conversation inside --num-ctx: mask old tool results, then have the model summarize older turns (--no-compact: the server refuses a request that does not fit, and the turn ends)."`
 	ShowWire       bool       `help:"Show every message exactly as sent to and received from the model, with its direction, role and size (stderr with -p)."`

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -15,6 +16,7 @@ import (
 	"harness/loop"
 	"harness/ollama"
 	"harness/protocol"
+	"harness/record"
 	"harness/tools"
 )
 
@@ -287,6 +289,34 @@ func TestStrayWords(t *testing.T) {
 	for _, tt := range tests {
 		if got := strayWords(parser.Model.Node, tt.args); !slices.Equal(got, tt.want) {
 			t.Errorf("strayWords(%q) = %q, want %q", tt.args, got, tt.want)
+		}
+	}
+}
+
+// TestRecordIsPrivate: a new --record file is its owner's alone, since it
+// holds whatever the model read; an existing one keeps the mode it has.
+func TestRecordIsPrivate(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("Windows has no such modes")
+	}
+	dir := t.TempDir()
+	kept := filepath.Join(dir, "kept.jsonl")
+	if err := os.WriteFile(kept, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(kept, 0o644) // whatever the umask
+	for path, want := range map[string]os.FileMode{filepath.Join(dir, "new.jsonl"): 0o600, kept: 0o644} {
+		_, done, err := openRecord(path, record.Start{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		done()
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode().Perm() != want {
+			t.Errorf("%s: mode %v, want %v", filepath.Base(path), fi.Mode().Perm(), want)
 		}
 	}
 }
