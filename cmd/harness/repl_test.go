@@ -262,6 +262,29 @@ func TestJournal(t *testing.T) {
 // loopTurn is the event that starts turn n of the main conversation.
 func loopTurn(n int) loop.Event { return loop.Event{Kind: loop.TurnStarted, Turn: n} }
 
+func TestSplitLine(t *testing.T) {
+	tests := []struct {
+		in   string
+		path string
+		line int
+	}{
+		{"a.go", "a.go", 0},
+		{"a.go:12", "a.go", 12},
+		{"src/a.go:1", "src/a.go", 1},
+		{"a.go:0", "a.go:0", 0},
+		{"a.go:-3", "a.go:-3", 0},
+		{"a.go:+3", "a.go:+3", 0},
+		{"a.go:x", "a.go:x", 0},
+		{":12", ":12", 0},
+		{"a:b:7", "a:b", 7},
+	}
+	for _, tt := range tests {
+		if path, line := splitLine(tt.in); path != tt.path || line != tt.line {
+			t.Errorf("splitLine(%q) = %q, %d; want %q, %d", tt.in, path, line, tt.path, tt.line)
+		}
+	}
+}
+
 func TestStrayWords(t *testing.T) {
 	parser, err := kong.New(&cli{}, kong.Vars{"version": "test", "default_model": "m", "test_pattern": "x"})
 	if err != nil {
