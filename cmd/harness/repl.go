@@ -171,6 +171,9 @@ func (r *runner) repl(ctx context.Context, std stdio) error {
 		case errors.Is(err, errInterrupt):
 			fmt.Fprintln(std.out, st.dim("(Ctrl-D, exit or /exit leaves)"))
 			continue
+		case errors.Is(err, errLongLine):
+			fmt.Fprintf(std.err, "%s %v\n", st.bad("error:"), err)
+			continue
 		case errors.Is(err, io.EOF), errors.Is(err, errQuit):
 			if in.terminal() {
 				fmt.Fprintln(std.out)
