@@ -124,47 +124,109 @@ func (in *input) setCompleter(complete func(line string, pos int) (start int, ca
 }
 
 // lineHistory is the history of inputs (a readline.History), one a line
-// in its file, the oldest first, at most historyLimit, saved again after
-// every input. Without a file it is kept for the run only. An input of
-// several lines comes back from the file as several.
+// in its file, the oldest first, at most historyLimit. Each input is
+// appended to the file as it is made, in one write at its end, so that
+// REPLs running at once keep each other's inputs; the file is trimmed to
+// the last historyLimit lines once it holds twice as many. Without a file
+// it is kept for the run only. An input of several lines comes back from
+// the file as several.
 type lineHistory struct {
 	path  string
 	lines []string
+	limit int // the inputs kept
+	// inFile counts the lines of the file, as far as this process knows:
+	// those it read, and those it added.
+	inFile int
 }
 
 // loadHistory reads the history kept in path, making its folder.
 func loadHistory(path string) *lineHistory {
-	h := &lineHistory{}
+	h := &lineHistory{limit: historyLimit}
 	if path == "" || os.MkdirAll(filepath.Dir(path), 0o700) != nil {
 		return h
 	}
 	h.path = path
 	if data, err := os.ReadFile(path); err == nil {
-		for line := range bytes.Lines(data) {
-			if s := strings.TrimSpace(string(line)); s != "" {
-				h.lines = append(h.lines, s)
-			}
-		}
+		h.lines = historyLines(data)
+		h.inFile = len(h.lines)
 	}
+	h.lines = h.lines[max(0, len(h.lines)-h.limit):]
 	return h
 }
 
-// Write adds an input, and saves the history.
+// historyLines returns the inputs a history file holds, the oldest first.
+func historyLines(data []byte) []string {
+	var lines []string
+	for line := range bytes.Lines(data) {
+		if s := strings.TrimSpace(string(line)); s != "" {
+			lines = append(lines, s)
+		}
+	}
+	return lines
+}
+
+// Write adds an input, and appends it to the file.
 func (h *lineHistory) Write(s string) (int, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
 		return len(h.lines), nil
 	}
 	h.lines = append(h.lines, s)
-	if len(h.lines) > historyLimit {
-		h.lines = h.lines[len(h.lines)-historyLimit:]
+	h.lines = h.lines[max(0, len(h.lines)-h.limit):]
+	if h.path == "" {
+		return len(h.lines), nil
 	}
-	if h.path != "" {
-		if err := os.WriteFile(h.path, []byte(strings.Join(h.lines, "\n")+"\n"), 0o600); err != nil {
-			return len(h.lines), err
-		}
+	if err := appendLine(h.path, s); err != nil {
+		return len(h.lines), err
+	}
+	h.inFile += strings.Count(s, "\n") + 1
+	if h.inFile > 2*h.limit {
+		return len(h.lines), h.trim()
 	}
 	return len(h.lines), nil
+}
+
+// appendLine adds s and a newline at the end of the file at path, with one
+// write, creating the file (0600) if need be.
+func appendLine(path, s string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(s + "\n")
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// trim makes the file hold its last h.limit lines, read again first so
+// that other REPLs' inputs are kept too. The new file is written aside and
+// renamed over the old, so that no one ever reads it half written.
+func (h *lineHistory) trim() error {
+	data, err := os.ReadFile(h.path)
+	if err != nil {
+		return err
+	}
+	lines := historyLines(data)
+	lines = lines[max(0, len(lines)-h.limit):]
+	tmp, err := os.CreateTemp(filepath.Dir(h.path), "."+filepath.Base(h.path)+"-*")
+	if err != nil {
+		return err
+	}
+	_, err = tmp.WriteString(strings.Join(lines, "\n") + "\n")
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), h.path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	h.inFile = len(lines)
+	return nil
 }
 
 // GetLine returns the input pos, from 0 for the oldest.
