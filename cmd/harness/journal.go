@@ -69,9 +69,11 @@ var (
 )
 
 // newJournal returns the journal of ts in ws, keeping its copies in a
-// folder of its own under dir ("" keeps none).
+// folder of its own under dir ("" keeps none), named by the process's id.
+// The folders there of processes now gone are removed first.
 func newJournal(ts loop.Tools, ws *tools.Workspace, dir string) *journal {
 	if dir != "" {
+		sweepUndo(filepath.Join(dir, "undo"))
 		dir = filepath.Join(dir, "undo", fmt.Sprintf("%d-%d", os.Getpid(), time.Now().UnixNano()))
 	}
 	return &journal{tools: ts, ws: ws, dir: dir, diffs: make(map[string]string), previewed: make(map[string]bool)}
@@ -331,6 +333,26 @@ func (j *journal) reset() {
 func (j *journal) close() {
 	if j.dir != "" {
 		os.RemoveAll(j.dir)
+	}
+}
+
+// sweepUndo removes the folders of copies in dir that processes now gone
+// left behind (a harness killed outright cannot remove its own): each is
+// named PID-TIME by the process that made it.
+func sweepUndo(dir string) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		id, _, ok := strings.Cut(e.Name(), "-")
+		pid, err := strconv.Atoi(id)
+		if !ok || err != nil || pid <= 0 || pid == os.Getpid() || !e.IsDir() {
+			continue
+		}
+		if processGone(pid) {
+			os.RemoveAll(filepath.Join(dir, e.Name()))
+		}
 	}
 }
 

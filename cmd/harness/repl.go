@@ -196,7 +196,10 @@ func (r *runner) repl(ctx context.Context, std stdio) error {
 			continue
 		}
 		c.turn++
-		if err := c.runTurn(ctx, text, sigs); err != nil && !errors.Is(err, context.Canceled) {
+		switch err := c.runTurn(ctx, text, sigs); {
+		case errors.Is(err, errQuitNow):
+			return &exitCodeError{code: exitInterrupt, err: err}
+		case err != nil && !errors.Is(err, context.Canceled):
 			fmt.Fprintf(std.err, "%s %v\n", st.bad("error:"), err)
 		}
 	}
@@ -244,35 +247,43 @@ func (c *console) read(ctx context.Context, sigs <-chan os.Signal) (string, erro
 	return text, err
 }
 
-// runTurn runs one turn that the first Ctrl-C cancels and a second quits.
-// The input's @tags are attached first, and a note of what commands
-// changed goes before it.
+// errQuitNow is returned by a turn that a second Ctrl-C ended: the REPL
+// quits without waiting for the turn to finish.
+var errQuitNow = errors.New("stopped by a second Ctrl-C during a turn")
+
+// runTurn runs one turn that the first Ctrl-C cancels. A second one, while
+// the turn is still ending, quits: runTurn returns errQuitNow at once,
+// leaving the turn behind, so that what the run opened is closed (the
+// copies /undo kept, the session, the commands running) before the
+// harness exits. The input's @tags are attached first, and a note of what
+// commands changed goes before it.
 func (c *console) runTurn(parent context.Context, input string, sigs <-chan os.Signal) error {
 	r := c.r
 	ctx, cancel := r.budget.Start(parent)
 	defer cancel()
 	c.in.setInterrupt(cancel)
 	defer c.in.setInterrupt(nil)
-	done := make(chan struct{})
-	defer close(done)
+	note := c.note
+	c.note = ""
+	done := make(chan error, 1)
 	go func() {
-		select {
-		case <-sigs:
-			cancel()
-		case <-done:
-			return
+		input := r.attach.attach(ctx, input, c.out, c.st)
+		if note != "" {
+			input = note + "\n\n" + input
 		}
-		select {
-		case <-sigs:
-			os.Exit(exitInterrupt)
-		case <-done:
-		}
+		_, err := c.agent.Turn(ctx, input)
+		done <- err
 	}()
-	input = r.attach.attach(ctx, input, c.out, c.st)
-	if c.note != "" {
-		input = c.note + "\n\n" + input
-		c.note = ""
+	for interrupted := false; ; {
+		select {
+		case err := <-done:
+			return err
+		case <-sigs:
+			if interrupted {
+				return errQuitNow
+			}
+			interrupted = true
+			cancel()
+		}
 	}
-	_, err := c.agent.Turn(ctx, input)
-	return err
 }

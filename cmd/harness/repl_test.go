@@ -3,13 +3,17 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/alecthomas/kong"
 
@@ -340,6 +344,81 @@ func TestRecordIsPrivate(t *testing.T) {
 		}
 		if fi.Mode().Perm() != want {
 			t.Errorf("%s: mode %v, want %v", filepath.Base(path), fi.Mode().Perm(), want)
+		}
+	}
+}
+
+// stuckModel is a model whose call ignores its context: it returns only
+// once released, as a call stuck in a system call would.
+type stuckModel struct {
+	called  chan struct{}
+	release chan struct{}
+}
+
+func (m *stuckModel) Chat(ctx context.Context, _ protocol.Request, _ func(protocol.Delta)) (protocol.Reply, error) {
+	close(m.called)
+	<-m.release
+	return protocol.Reply{}, ctx.Err()
+}
+
+// TestSecondInterruptQuits: a second Ctrl-C while a turn is still ending
+// returns errQuitNow at once, without waiting for the turn, so that the
+// REPL returns and the run's deferred close runs before the harness exits.
+func TestSecondInterruptQuits(t *testing.T) {
+	ws, err := tools.NewWorkspace(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &stuckModel{called: make(chan struct{}), release: make(chan struct{})}
+	defer close(m.release)
+	ts := writeTool{ws.Root()}
+	r := &runner{budget: &loop.Budget{}, attach: &attacher{ws: ws, tools: ts}}
+	c := &console{r: r, out: io.Discard, in: plainInput(strings.NewReader(""), io.Discard, false),
+		agent: loop.New(m, ts, loop.Config{System: "SYSTEM"})}
+	sigs := make(chan os.Signal, 1)
+	done := make(chan error, 1)
+	go func() { done <- c.runTurn(context.Background(), "go", sigs) }()
+	<-m.called
+	sigs <- os.Interrupt
+	select {
+	case err := <-done:
+		t.Fatalf("the first Ctrl-C ended the stuck turn at once: %v", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	sigs <- os.Interrupt
+	select {
+	case err := <-done:
+		if !errors.Is(err, errQuitNow) {
+			t.Errorf("got %v, want errQuitNow", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a second Ctrl-C did not quit")
+	}
+}
+
+// TestSweepUndo: the folders of copies of processes that are gone are
+// removed; this process's, and what is not such a folder, stay.
+func TestSweepUndo(t *testing.T) {
+	dir := t.TempDir()
+	gone := exec.Command(os.Args[0], "-test.run=^$")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{
+		fmt.Sprintf("%d-1", gone.Process.Pid): false,
+		fmt.Sprintf("%d-2", os.Getpid()):      true,
+		"notes":                               true,
+		fmt.Sprintf("%d-x", gone.Process.Pid): false,
+	}
+	for name := range names {
+		if err := os.MkdirAll(filepath.Join(dir, name, "sub"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sweepUndo(dir)
+	for name, stays := range names {
+		if _, err := os.Stat(filepath.Join(dir, name)); (err == nil) != stays {
+			t.Errorf("%s: stays %v, want %v (%v)", name, err == nil, stays, err)
 		}
 	}
 }
