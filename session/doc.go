@@ -52,9 +52,12 @@
 // every message the file lacks, and the request line, with one write call
 // to a file opened for appending, so the messages are on disk before the
 // request is sent; at the end of each turn (TurnEnded) it does the same
-// with a turn_end line and syncs the file. The file is created at the
-// first of these, so a conversation that never sent anything leaves no
-// file. While a Writer has its file open it holds an exclusive lock on it
+// with a turn_end line and syncs the file. The file is created once the
+// first step has completed (its reply came), with that step's lines, so a
+// conversation whose first request failed, or that was killed before its
+// first reply, leaves no file: it is never listed, nor continued by -c. A
+// turn whose first step failed is taken back (a replace line) and not
+// counted: the turn_end line after it counts the turns before it. While a Writer has its file open it holds an exclusive lock on it
 // (where the system has flock), so two processes never append to the same
 // session.
 //

@@ -333,6 +333,47 @@ func TestFailedFirstStepIsTakenBack(t *testing.T) {
 	}
 }
 
+// TestFailedFirstRequestLeavesNoFile: a new conversation whose first
+// request fails leaves no session to list or continue; the turn after it
+// starts the file, and the failed turn is not counted.
+func TestFailedFirstRequestLeavesNoFile(t *testing.T) {
+	s := openStore(t)
+	w := s.Create(start)
+	a := loop.New(model(t, ">>> expect=never\nx\n>>> expect=go\nhi\n"), echoTools(t), loop.Config{System: "SYSTEM"}, w)
+	w.Follow(a)
+	if _, err := a.Turn(context.Background(), "lost"); err == nil {
+		t.Fatal("want the model's error")
+	}
+	if _, err := os.Stat(s.Path(w.ID())); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a conversation with no completed step has a file: %v", err)
+	}
+	if infos, err := s.List(""); err != nil || len(infos) != 0 {
+		t.Fatalf("listed %+v, %v", infos, err)
+	}
+	if _, err := a.Turn(context.Background(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	// A later turn whose first step fails is taken back, and not counted.
+	if _, err := a.Turn(context.Background(), "the script has no reply for this"); err == nil {
+		t.Fatal("want the model's error")
+	}
+	w.Close()
+	infos, err := s.List("")
+	if err != nil || len(infos) != 1 {
+		t.Fatalf("listed %+v, %v", infos, err)
+	}
+	if infos[0].Turns != 1 || infos[0].Prompt != "go" {
+		t.Errorf("listed %d turns, first prompt %q; want 1, \"go\"", infos[0].Turns, infos[0].Prompt)
+	}
+	sv, err := s.Load(w.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := a.State(); !reflect.DeepEqual(sv.State, want) || want.Turn != 1 {
+		t.Errorf("loaded\n%+v\nwant\n%+v", sv.State, want)
+	}
+}
+
 func TestNestedEventsAreNotSaved(t *testing.T) {
 	s := openStore(t)
 	w := s.Create(start)

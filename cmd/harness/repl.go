@@ -195,12 +195,22 @@ func (r *runner) repl(ctx context.Context, std stdio) error {
 			}
 			continue
 		}
-		c.turn++
 		switch err := c.runTurn(ctx, text, sigs); {
 		case errors.Is(err, errQuitNow):
 			return &exitCodeError{code: exitInterrupt, err: err}
 		case err != nil && !errors.Is(err, context.Canceled):
 			fmt.Fprintf(std.err, "%s %v\n", st.bad("error:"), err)
+		}
+		// A turn whose first step failed left nothing: the conversation,
+		// its turn count and the session are as they were.
+		if next := c.agent.State().Turn + 1; next == c.turn {
+			recall := ""
+			if in.terminal() {
+				recall = "; Up recalls it"
+			}
+			fmt.Fprintln(std.out, st.dim("The message was not sent: the conversation is as it was"+recall+"."))
+		} else {
+			c.turn = next
 		}
 	}
 }
