@@ -376,6 +376,27 @@ func (w *Writer) Model(turn int, from, to string) error {
 	return w.err
 }
 
+// Note saves a note for the model, made after turn: what a command
+// changed behind its back (files /undo put back), which it is told with
+// the next input (see Saved.Note). A session that has no file yet keeps
+// none: it has had no step, so nothing for a command to take back.
+func (w *Writer) Note(turn int, text string) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err != nil {
+		return w.err
+	}
+	if w.f == nil {
+		return nil
+	}
+	b := w.batch()
+	if err := b.add(&record.Line{Type: "note", Turn: turn, Text: text}); err != nil {
+		return err
+	}
+	w.err = w.flush(b, w.saved, true)
+	return w.err
+}
+
 // create creates the file of a new session, under a new id if its own is
 // taken.
 func (w *Writer) create() error {

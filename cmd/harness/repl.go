@@ -107,7 +107,7 @@ func (r *runner) oneTurn(ctx context.Context, std stdio, prompt string) error {
 	context.AfterFunc(ctx, stop) // after the first Ctrl-C, a second one quits at once
 	v := &view{out: std.err, log: std.err, st: style(colours(std.err)), final: true}
 	agent := r.agent(v)
-	prompt = r.attach.attach(ctx, prompt, std.err, v.st)
+	prompt = r.noted(r.attach.attach(ctx, prompt, std.err, v.st))
 	ctx, cancel := r.budget.Start(ctx)
 	defer cancel()
 	answer, err := agent.Turn(ctx, prompt)
@@ -128,10 +128,7 @@ type console struct {
 	view  *view
 	agent *loop.Agent
 	turn  int // the number of the next turn
-	// note is told to the model with the next input: what a command
-	// changed behind its back, such as files put back by /undo.
-	note string
-	cmds []command
+	cmds  []command
 }
 
 // errQuit is returned by a command that ends the REPL.
@@ -210,7 +207,7 @@ func (r *runner) repl(ctx context.Context, std stdio) error {
 			}
 			fmt.Fprintln(std.out, st.dim("The message was not sent: the conversation is as it was"+recall+"."))
 		} else {
-			c.turn = next
+			c.turn, r.conv.note = next, "" // the model was told the note
 		}
 	}
 }
@@ -273,15 +270,9 @@ func (c *console) runTurn(parent context.Context, input string, sigs <-chan os.S
 	defer cancel()
 	c.in.setInterrupt(cancel)
 	defer c.in.setInterrupt(nil)
-	note := c.note
-	c.note = ""
 	done := make(chan error, 1)
 	go func() {
-		input := r.attach.attach(ctx, input, c.out, c.st)
-		if note != "" {
-			input = note + "\n\n" + input
-		}
-		_, err := c.agent.Turn(ctx, input)
+		_, err := c.agent.Turn(ctx, r.noted(r.attach.attach(ctx, input, c.out, c.st)))
 		done <- err
 	}()
 	for interrupted := false; ; {
