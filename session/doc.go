@@ -33,6 +33,12 @@
 // model); Saved.Model is the last one named. A model named before the file
 // exists goes into its start line instead.
 //
+// A note line holds what the model is to be told with the next input: what
+// a command changed behind its back, such as the files the REPL's /undo put
+// back (Writer.Note). It is written as it is made, so that the model is
+// told even when the next input comes in another run; Saved.Note has the
+// notes made after the last turn that counts.
+//
 // # Helpers
 //
 // The conversation of a helper (the agent tool: a conversation a call of
