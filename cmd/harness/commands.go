@@ -74,7 +74,7 @@ func (c *console) help(context.Context, string) error {
 	for _, cmd := range c.cmds {
 		fmt.Fprintf(c.out, "  %-*s  %s\n", width, usage(cmd), cmd.help)
 	}
-	fmt.Fprintln(c.out, `Anything else is sent to the model. @PATH attaches a file of the workspace, @workspace its listing; text between """ lines is one input.`)
+	fmt.Fprintln(c.out, `Anything else is sent to the model. @PATH attaches a file of the workspace (@PATH:LINE names a line of it), @workspace its listing; text between """ lines is one input.`)
 	return nil
 }
 
