@@ -144,7 +144,9 @@ func newAgent(model Model, tools Tools, cfg Config, hooks []Hook) *Agent {
 // that reply's text. It returns a *LimitError when a limit ended the turn,
 // the context's cause when it was cancelled, and the model's error when no
 // reply could be had. The conversation keeps every step that completed; when
-// the first step failed it is left as it was, so the input can be sent again.
+// the first step failed it is left as it was, turn count included, so the
+// input can be sent again as the same turn. The TurnEnded event of such a
+// turn still carries its number; State already counts it out.
 func (a *Agent) Turn(ctx context.Context, input string) (string, error) {
 	a.turn++
 	t := &turn{agent: a, report: &Report{Turn: a.turn}}
@@ -159,9 +161,10 @@ func (a *Agent) Turn(ctx context.Context, input string) (string, error) {
 	if err != nil && t.report.Steps == 0 {
 		a.edit(0, before...) // a compaction may have replaced them all
 		a.usage = usage
+		a.turn-- // nothing of the turn stays
 	}
 	t.report.Err = err
-	if herr := a.emit(Event{Kind: TurnEnded, Step: t.step, Text: answer, Report: t.report, Err: err}); err == nil && herr != nil {
+	if herr := a.emitAt(t.report.Turn, Event{Kind: TurnEnded, Step: t.step, Text: answer, Report: t.report, Err: err}); err == nil && herr != nil {
 		return answer, herr
 	}
 	return answer, err
@@ -226,8 +229,11 @@ func (t *turn) run(ctx context.Context) (string, error) {
 	}
 }
 
-func (a *Agent) emit(e Event) error {
-	e.Turn, e.Origin = a.turn, a.cfg.Origin
+func (a *Agent) emit(e Event) error { return a.emitAt(a.turn, e) }
+
+// emitAt gives e, an event of turn, to the hooks.
+func (a *Agent) emitAt(turn int, e Event) error {
+	e.Turn, e.Origin = turn, a.cfg.Origin
 	return a.hooks.Event(e)
 }
 

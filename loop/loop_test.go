@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -203,6 +204,37 @@ func TestModelErrorOnFirstStepLeavesConversationAsBefore(t *testing.T) {
 		t.Fatalf("err = %v, want the model's error", err)
 	}
 	equal(t, contents(h.agent.Messages()), before)
+}
+
+// TestFailedFirstStepIsNotCounted: a turn that left nothing is not
+// counted either: the next takes its number. Its events still carry it.
+func TestFailedFirstStepIsNotCounted(t *testing.T) {
+	h := newHarness(t, ">>> expect=one\nfirst\n>>> expect=never\nx\n>>> expect=three\nthird\n", loop.Config{})
+	ctx := context.Background()
+	if _, err := h.agent.Turn(ctx, "one"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.agent.Turn(ctx, "two"); err == nil {
+		t.Fatal("want the model's error")
+	}
+	if got := h.agent.State().Turn; got != 1 {
+		t.Errorf("after a turn that left nothing, State().Turn = %d, want 1", got)
+	}
+	if _, err := h.agent.Turn(ctx, "three"); err != nil {
+		t.Fatal(err)
+	}
+	var turns []int
+	for _, e := range h.events {
+		if e.Kind == loop.TurnStarted || e.Kind == loop.TurnEnded {
+			turns = append(turns, e.Turn)
+		}
+	}
+	if want := []int{1, 1, 2, 2, 2, 2}; !slices.Equal(turns, want) {
+		t.Errorf("turns of the TurnStarted and TurnEnded events: %v, want %v", turns, want)
+	}
+	if got := h.agent.State().Turn; got != 2 {
+		t.Errorf("State().Turn = %d, want 2", got)
+	}
 }
 
 func TestModelErrorLaterKeepsCompletedSteps(t *testing.T) {
