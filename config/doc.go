@@ -37,7 +37,14 @@
 //	openai   type "openai", base_url https://api.openai.com/v1, api_key_env OPENAI_API_KEY
 //
 // Only the provider named openai has a key variable unless the file names
-// one: a key set for OpenAI is never sent to another server.
+// one, and it sends OPENAI_API_KEY only to OpenAI's own server (https, host
+// api.openai.com) or to the address OPENAI_BASE_URL gives, the variable set
+// beside it as OpenAI's own libraries pair them. A key set for OpenAI is
+// never sent to another server: an address from Flags.BaseURL or from the
+// file's base_url gets no key unless the file names its variable. A server
+// given by --base-url that wants a key gets it either way the user pairs
+// them: OPENAI_BASE_URL and OPENAI_API_KEY set together, or a provider in
+// the file with its base_url and api_key_env.
 //
 // The file never holds a key: api_key is refused, with a pointer to
 // api_key_env. A provider name may not contain "/".
@@ -73,7 +80,7 @@
 //	base_url      Flags.BaseURL   OLLAMA_HOST (provider ollama),     providers.NAME.base_url   by provider, above
 //	                              OPENAI_BASE_URL (provider openai)
 //	num_ctx       Flags.NumCtx    -                                  providers.NAME.num_ctx    16384
-//	api_key_env   -               -                                  providers.NAME.api_key_env OPENAI_API_KEY (provider openai)
+//	api_key_env   -               -                                  providers.NAME.api_key_env OPENAI_API_KEY (provider openai, see above)
 //	api_key       -               the variable api_key_env names     -                         none
 //
 // The provider is the one the model names as PROVIDER/MODEL, unless the

@@ -160,7 +160,7 @@ func Parse(path string, data []byte) (*File, error) {
 			return nil, fail(key+".api_key", fmt.Errorf("%w: the file holds no keys; put the key in an environment variable and name it with api_key_env", ErrUnknownKey))
 		}
 		out := Provider{Type: p.Type, BaseURL: p.BaseURL}
-		if b, ok := builtin[name]; ok && out.Type == "" {
+		if b, ok := builtin(name); ok && out.Type == "" {
 			out.Type = b.Type
 		}
 		switch out.Type {

@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,15 +20,33 @@ const (
 	DefaultKeyVar = "OPENAI_API_KEY"
 )
 
-// builtin are the providers there are without a file, with their defaults.
-var builtin = map[string]Provider{
-	"ollama": {Type: TypeOllama, BaseURL: ollama.DefaultHost, NumCtx: DefaultNumCtx},
-	"openai": {Type: TypeOpenAI, BaseURL: openai.DefaultBaseURL, APIKeyEnv: DefaultKeyVar},
+// builtinNames lists the names of the providers there are without a
+// file, sorted: those builtin knows.
+func builtinNames() []string { return []string{"ollama", "openai"} }
+
+// builtin returns the provider there is without a file under name, with
+// its defaults, and whether there is one.
+func builtin(name string) (Provider, bool) {
+	switch name {
+	case "ollama":
+		return Provider{Type: TypeOllama, BaseURL: ollama.DefaultHost, NumCtx: DefaultNumCtx}, true
+	case "openai":
+		return Provider{Type: TypeOpenAI, BaseURL: openai.DefaultBaseURL, APIKeyEnv: DefaultKeyVar}, true
+	}
+	return Provider{}, false
 }
 
-// envURL is the environment variable that gives the address of each
-// built-in provider.
-var envURL = map[string]string{"ollama": "OLLAMA_HOST", "openai": "OPENAI_BASE_URL"}
+// envURL is the environment variable that gives the address of the
+// built-in provider name; "" for any other.
+func envURL(name string) string {
+	switch name {
+	case "ollama":
+		return "OLLAMA_HOST"
+	case "openai":
+		return "OPENAI_BASE_URL"
+	}
+	return ""
+}
 
 // Kind is where a value came from.
 type Kind int
@@ -133,13 +152,14 @@ type Row struct {
 }
 
 // Rows lists the settings that apply to the provider, for display: the
-// key as "[redacted]" or "(not set)", never itself.
+// key as "[redacted]" or "(not set)", never itself, and the address with
+// any password in it as "xxxxx".
 func (s Settings) Rows() []Row {
 	rows := []Row{
 		{"provider", s.Provider.Value, s.Provider.Source.String()},
 		{"type", s.Type.Value, s.Type.Source.String()},
 		{"model", s.Model.Value, s.Model.Source.String()},
-		{"base_url", s.BaseURL.Value, s.BaseURL.Source.String()},
+		{"base_url", redacted(s.BaseURL.Value), s.BaseURL.Source.String()},
 	}
 	switch s.Type.Value {
 	case TypeOllama:
@@ -157,6 +177,27 @@ func (s Settings) Rows() []Row {
 			Row{"api_key", key, s.APIKey.Source.String()})
 	}
 	return rows
+}
+
+// redacted is the address addr, written as a URL or as host[:port], with
+// any password in it replaced by "xxxxx" as url.URL.Redacted does.
+func redacted(addr string) string {
+	s := addr
+	bare := !strings.Contains(s, "://")
+	if bare {
+		s = "http://" + s
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		return addr
+	}
+	if _, ok := u.User.Password(); !ok {
+		return addr
+	}
+	if bare {
+		return strings.TrimPrefix(u.Redacted(), "http://")
+	}
+	return u.Redacted()
 }
 
 // Resolve decides the effective settings: for each, the flag if given,
@@ -207,7 +248,7 @@ func Resolve(in Input) (Settings, error) {
 		}
 	}
 	name := s.Provider.Value
-	def := builtin[name]
+	def, _ := builtin(name)
 	p, inFile := f.Providers[name]
 	providerAt := func(key string) Source { return fileAt("providers." + name + "." + key) }
 
@@ -228,7 +269,7 @@ func Resolve(in Input) (Settings, error) {
 		}
 	}
 	s.BaseURL = Setting[string]{def.BaseURL, Source{}}
-	switch env := envURL[name]; {
+	switch env := envURL(name); {
 	case in.Flags.BaseURL != "":
 		s.BaseURL = Setting[string]{in.Flags.BaseURL, Source{Kind: FromFlag, Name: "base_url"}}
 	case env != "" && getenv(env) != "":
@@ -253,8 +294,14 @@ func Resolve(in Input) (Settings, error) {
 		}
 	case TypeOpenAI:
 		s.APIKeyEnv = Setting[string]{def.APIKeyEnv, Source{}}
-		if p.APIKeyEnv != "" {
+		switch {
+		case p.APIKeyEnv != "":
 			s.APIKeyEnv = Setting[string]{p.APIKeyEnv, providerAt("api_key_env")}
+		case def.APIKeyEnv != "" && !defaultKeyGoes(s.BaseURL):
+			// The default key goes to the default server, or to the
+			// one the user paired it with; any other address gets
+			// none, and the source says which address that was.
+			s.APIKeyEnv = Setting[string]{"", s.BaseURL.Source}
 		}
 		if v := s.APIKeyEnv.Value; v != "" && getenv(v) != "" {
 			s.APIKey = Setting[Secret]{Secret(getenv(v)), Source{Kind: FromEnv, Name: v}}
@@ -263,13 +310,27 @@ func Resolve(in Input) (Settings, error) {
 	return s, nil
 }
 
+// defaultKeyGoes reports whether the key in DefaultKeyVar may be sent to
+// base: when it is OpenAI's own (https, api.openai.com), or came from
+// OPENAI_BASE_URL, set beside OPENAI_API_KEY as OpenAI's own libraries
+// read them. A key set for OpenAI then never reaches a server named only
+// by a flag or the file.
+func defaultKeyGoes(base Setting[string]) bool {
+	if base.Source == (Source{Kind: FromEnv, Name: envURL("openai")}) {
+		return true
+	}
+	u, err := openai.ParseBaseURL(base.Value)
+	def, _ := url.Parse(openai.DefaultBaseURL)
+	return err == nil && u.Scheme == def.Scheme && strings.EqualFold(u.Hostname(), def.Hostname())
+}
+
 // ProviderNames lists the names of every provider there is, the built-in
 // ones and the file's, sorted. f may be nil.
 func (f *File) ProviderNames() []string { return f.providers() }
 
 // providers lists the names of every provider there is, sorted.
 func (f *File) providers() []string {
-	names := sortedKeys(builtin)
+	names := builtinNames()
 	if f != nil {
 		for name := range f.Providers {
 			if !slices.Contains(names, name) {

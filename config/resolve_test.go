@@ -118,12 +118,65 @@ func TestResolvePrecedence(t *testing.T) {
 		},
 		{
 			name: "a redefined built-in keeps its other defaults",
-			file: parse(t, "[providers.openai]\nbase_url = \"https://proxy.example/v1\"\n"),
+			file: parse(t, "[providers.openai]\nbase_url = \"https://api.openai.com/v1\"\n"),
 			env:  map[string]string{"HARNESS_MODEL": "openai/m", "OPENAI_API_KEY": "sk-live"},
 			want: map[string]string{
-				"type": "openai@/cfg/config.toml:1", "base_url": "https://proxy.example/v1@/cfg/config.toml:2",
+				"type": "openai@/cfg/config.toml:1", "base_url": "https://api.openai.com/v1@/cfg/config.toml:2",
 				"api_key_env": "OPENAI_API_KEY@default", "api_key": "[redacted]@env OPENAI_API_KEY",
 			},
+		},
+		{
+			name: "OPENAI_API_KEY is not sent to the redefined built-in's other server",
+			file: parse(t, "[providers.openai]\nbase_url = \"https://proxy.example/v1\"\n"),
+			env:  map[string]string{"HARNESS_MODEL": "openai/m", "OPENAI_API_KEY": "sk-live"},
+			want: map[string]string{"api_key_env": "@/cfg/config.toml:2", "api_key": "@default"},
+		},
+		{
+			name: "unless the file names it",
+			file: parse(t, "[providers.openai]\nbase_url = \"https://proxy.example/v1\"\napi_key_env = \"OPENAI_API_KEY\"\n"),
+			env:  map[string]string{"HARNESS_MODEL": "openai/m", "OPENAI_API_KEY": "sk-live"},
+			want: map[string]string{"api_key_env": "OPENAI_API_KEY@/cfg/config.toml:3", "api_key": "[redacted]@env OPENAI_API_KEY"},
+		},
+		{
+			name:  "OPENAI_API_KEY is not sent to a --base-url",
+			flags: config.Flags{Provider: "openai", BaseURL: "http://192.168.1.20:8080"},
+			env:   map[string]string{"OPENAI_API_KEY": "sk-live"},
+			want:  map[string]string{"api_key_env": "@flag", "api_key": "@default"},
+		},
+		{
+			name:  "nor to a host that only looks like OpenAI's",
+			flags: config.Flags{Provider: "openai", BaseURL: "https://api.openai.com.example/v1"},
+			env:   map[string]string{"OPENAI_API_KEY": "sk-live"},
+			want:  map[string]string{"api_key_env": "@flag", "api_key": "@default"},
+		},
+		{
+			name:  "nor to one that names it as a user",
+			flags: config.Flags{Provider: "openai", BaseURL: "https://api.openai.com@example.com/v1"},
+			env:   map[string]string{"OPENAI_API_KEY": "sk-live"},
+			want:  map[string]string{"api_key_env": "@flag", "api_key": "@default"},
+		},
+		{
+			name:  "nor to OpenAI's host without TLS",
+			flags: config.Flags{Provider: "openai", BaseURL: "api.openai.com"},
+			env:   map[string]string{"OPENAI_API_KEY": "sk-live"},
+			want:  map[string]string{"api_key_env": "@flag", "api_key": "@default"},
+		},
+		{
+			name:  "a --base-url on OpenAI's host gets it",
+			flags: config.Flags{Provider: "openai", BaseURL: "https://API.openai.com/v1/"},
+			env:   map[string]string{"OPENAI_API_KEY": "sk-live"},
+			want:  map[string]string{"api_key_env": "OPENAI_API_KEY@default", "api_key": "[redacted]@env OPENAI_API_KEY"},
+		},
+		{
+			name: "OPENAI_BASE_URL is paired with OPENAI_API_KEY",
+			env:  map[string]string{"HARNESS_MODEL": "openai/m", "OPENAI_BASE_URL": "http://192.168.1.20:8080", "OPENAI_API_KEY": "sk-live"},
+			want: map[string]string{"api_key_env": "OPENAI_API_KEY@default", "api_key": "[redacted]@env OPENAI_API_KEY"},
+		},
+		{
+			name:  "a --base-url beats OPENAI_BASE_URL and unpairs the key",
+			flags: config.Flags{Provider: "openai", BaseURL: "http://192.168.1.20:8080"},
+			env:   map[string]string{"OPENAI_BASE_URL": "http://127.0.0.1:1234/v1", "OPENAI_API_KEY": "sk-live"},
+			want:  map[string]string{"base_url": "http://192.168.1.20:8080@flag", "api_key_env": "@flag", "api_key": "@default"},
 		},
 		{
 			name:  "--provider picks the provider of a bare model",
@@ -296,5 +349,46 @@ func TestProviderNames(t *testing.T) {
 	}
 	if got := fmt.Sprint(parse(t, example).ProviderNames()); got != "[lms local ollama openai]" {
 		t.Errorf("with the example: %s", got)
+	}
+}
+
+// TestRowsHidePassword: an address may carry a password; its row shows it
+// as "xxxxx", while the setting keeps it for the connection. An address
+// that is not valid is refused without showing it either.
+func TestRowsHidePassword(t *testing.T) {
+	tests := []struct {
+		flags config.Flags
+		want  string // the base_url row
+	}{
+		{config.Flags{Model: "ollama/m", BaseURL: "http://u:s3cretpw@10.0.0.5:11434"}, "http://u:xxxxx@10.0.0.5:11434"},
+		{config.Flags{Model: "ollama/m", BaseURL: "u:s3cretpw@10.0.0.5"}, "u:xxxxx@10.0.0.5"},
+		{config.Flags{Model: "openai/m", BaseURL: "https://u:s3cretpw@example.com/v1"}, "https://u:xxxxx@example.com/v1"},
+		{config.Flags{Model: "ollama/m", BaseURL: "http://u@10.0.0.5:11434"}, "http://u@10.0.0.5:11434"},
+		{config.Flags{Model: "ollama/m", BaseURL: "10.0.0.5:8080"}, "10.0.0.5:8080"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.flags.BaseURL, func(t *testing.T) {
+			s, err := config.Resolve(config.Input{Flags: tt.flags})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.BaseURL.Value != tt.flags.BaseURL {
+				t.Errorf("the setting is %q, want the address as given", s.BaseURL.Value)
+			}
+			for _, r := range s.Rows() {
+				if r.Key == "base_url" && r.Value != tt.want {
+					t.Errorf("base_url row %q, want %q", r.Value, tt.want)
+				}
+			}
+		})
+	}
+	for _, flags := range []config.Flags{
+		{Model: "ollama/m", BaseURL: "ftp://u:s3cretpw@host"},
+		{Model: "openai/m", BaseURL: "ftp://u:s3cretpw@host"},
+	} {
+		_, err := config.Resolve(config.Input{Flags: flags})
+		if !errors.Is(err, config.ErrInvalid) || strings.Contains(err.Error(), "s3cretpw") {
+			t.Errorf("Resolve(%+v) = %v, want ErrInvalid without the password", flags, err)
+		}
 	}
 }

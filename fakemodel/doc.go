@@ -175,11 +175,13 @@
 // most the model's context length (32768, or [WithContextLength]), which
 // /api/show reports as "fake.context_length". A prompt over the window gets
 // HTTP 400 with Ollama's text, {"error":"the input length exceeds the
-// context length"}.
+// context length"}. /v1/chat/completions has no num_ctx, so its requests
+// get the 4096 of a request that sets none, and its refusal carries the
+// same text in the OpenAI shape.
 //
-// Every chat request received, native or OpenAI, is kept in Ollama's form
-// ([Server.Requests]) and, with [WithLog], also written out as the client
-// sent it, on one JSON line. Generate requests are neither kept nor logged.
+// The server keeps nothing of the requests it answers. With [WithLog] it
+// writes every chat request received, native or OpenAI, as the client sent
+// it, on one JSON line. Generate requests are not logged.
 // [ReadLog] reads such a log back and [CheckPrefixes] checks that each
 // request of a conversation starts with the messages of the one before,
 // byte for byte: the property that lets a server reuse its prompt cache.

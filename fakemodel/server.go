@@ -11,7 +11,6 @@ import (
 	"log"
 	"net"
 	"net/http"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -47,8 +46,8 @@ type Server struct {
 	enforce       bool // see EnforceWindow
 	contextLength int  // see WithContextLength
 
-	mu   sync.Mutex
-	reqs []api.ChatRequest
+	mu sync.Mutex
+	n  int // chat requests received
 }
 
 // Option configures a Server.
@@ -76,13 +75,6 @@ func NewServer(s *Script, opts ...Option) *Server {
 
 // Remaining reports how many replies of the script have not been served.
 func (s *Server) Remaining() int { return s.model.Remaining() }
-
-// Requests returns the chat requests received so far, oldest first.
-func (s *Server) Requests() []api.ChatRequest {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.reqs)
-}
 
 // Handler returns the HTTP handler of the server's API.
 func (s *Server) Handler() http.Handler {
@@ -147,7 +139,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	if err := s.record(req, body); err != nil {
+	if err := s.record(body); err != nil {
 		writeError(w, http.StatusInternalServerError, err.Error())
 		return
 	}
@@ -195,7 +187,8 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	// status line can still carry it.
 	reply, err := s.model.chat(r.Context(), preq, stream, window)
 	if err != nil {
-		writeChatError(w, err)
+		code, msg := chatFailure(err)
+		writeError(w, code, msg)
 		return
 	}
 	final := api.ChatResponse{
@@ -253,12 +246,13 @@ func decodeChat(body []byte) (api.ChatRequest, error) {
 	return req, nil
 }
 
-// record keeps req and writes body, the request as received, to the log,
-// if there is one, as one line.
-func (s *Server) record(req api.ChatRequest, body []byte) error {
+// record counts a chat request and writes body, the request as
+// received, to the log, if there is one, as one line. Nothing of it is
+// kept: a session's requests together grow as the square of its length.
+func (s *Server) record(body []byte) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.reqs = append(s.reqs, req)
+	s.n++
 	if s.log == nil {
 		return nil
 	}
@@ -294,7 +288,7 @@ func (s *Server) refuse(model string, tools bool) (int, string) {
 func (s *Server) count() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return len(s.reqs)
+	return s.n
 }
 
 func (s *Server) tags(w http.ResponseWriter, r *http.Request) {

@@ -47,7 +47,7 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	for i := range req.Messages {
 		req.Messages[i].Role = strings.ToLower(req.Messages[i].Role)
 	}
-	if err := s.record(*req, body); err != nil {
+	if err := s.record(body); err != nil {
 		writeOpenAIError(w, http.StatusInternalServerError, err.Error())
 		return
 	}
@@ -86,10 +86,18 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 
-	reply, err := s.model.Chat(r.Context(), protocol.Request{Messages: messages(req.Messages), Stop: stop}, stream)
+	// The API has no num_ctx: Ollama gives every request its default
+	// window, as windowOf does for a request that sets none.
+	window, err := s.windowOf(nil)
+	if err != nil {
+		writeOpenAIError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	reply, err := s.model.chat(r.Context(), protocol.Request{Messages: messages(req.Messages), Stop: stop}, stream, window)
 	if err != nil {
 		// The model reports every error before it streams anything.
-		writeOpenAIError(w, http.StatusInternalServerError, err.Error())
+		code, msg := chatFailure(err)
+		writeOpenAIError(w, code, msg)
 		return
 	}
 	finish := reply.DoneReason

@@ -172,8 +172,9 @@ func TestServerOpenAIStreamWithoutUsage(t *testing.T) {
 }
 
 func TestServerOpenAIWhole(t *testing.T) {
-	srv := NewServer(mustParse(t, ">>> done=length think=t expect=hello\nall at once\n"), WithModelName("qwen3:8b"))
-	// Content as an array of parts, as some clients send it; roles in any case.
+	// Content as an array of parts, as some clients send it; roles in any
+	// case, lower-cased as Ollama does (role=user checks it).
+	srv := NewServer(mustParse(t, ">>> done=length think=t expect=hello role=user\nall at once\n"), WithModelName("qwen3:8b"))
 	resp := post(t, srv, "/v1/chat/completions", `{"model":"qwen3:8b","messages":[{"role":"USER","content":[{"type":"text","text":"hello"}]}]}`)
 	if resp.StatusCode != http.StatusOK {
 		b, _ := io.ReadAll(resp.Body)
@@ -193,14 +194,11 @@ func TestServerOpenAIWhole(t *testing.T) {
 	if c.Usage.PromptTokens == 0 || c.Usage.CompletionTokens == 0 {
 		t.Errorf("usage %+v", c.Usage)
 	}
-	if r := srv.Requests(); len(r) != 1 || r[0].Messages[0].Role != "user" {
-		t.Errorf("kept requests %+v", r)
-	}
 }
 
-// TestServerOpenAIRequestKept: an OpenAI request is kept in Ollama's form,
-// as Ollama converts it, and logged as the client sent it.
-func TestServerOpenAIRequestKept(t *testing.T) {
+// TestServerOpenAIRequestLogged: an OpenAI request has its stop sequences
+// applied, and is logged as the client sent it.
+func TestServerOpenAIRequestLogged(t *testing.T) {
 	var log bytes.Buffer
 	srv := NewServer(mustParse(t, ">>>\nTOOL_CALL {}\nTOOL_RESULT made up\n"), WithLog(&log))
 	body := `{"model":"fake","messages":[{"role":"user","content":"go"}],"stop":["\nTOOL_RESULT"],"max_tokens":99,"temperature":0.5,"seed":7}`
@@ -211,12 +209,6 @@ func TestServerOpenAIRequestKept(t *testing.T) {
 	}
 	if c.Choices[0].Message.Content != "TOOL_CALL {}" || c.Choices[0].FinishReason != protocol.DoneStop {
 		t.Errorf("the stop sequence was not applied: %+v", c.Choices[0])
-	}
-	r := srv.Requests()[0]
-	for key, want := range map[string]any{"num_predict": 99, "temperature": 0.5, "seed": 7} {
-		if got := r.Options[key]; got != want {
-			t.Errorf("option %s = %v (%T), want %v", key, got, got, want)
-		}
 	}
 	if log.String() != body+"\n" {
 		t.Errorf("log %q, want the body as sent", log.String())
@@ -339,8 +331,8 @@ func TestServerGenerate(t *testing.T) {
 	if code := statusCode(t, err); code != http.StatusInternalServerError {
 		t.Errorf("exhausted: status %d", code)
 	}
-	if len(srv.Requests()) != 0 {
-		t.Error("generate requests were kept as chat requests")
+	if srv.count() != 0 {
+		t.Error("generate requests were counted as chat requests")
 	}
 }
 
@@ -387,5 +379,59 @@ func TestServerOneScript(t *testing.T) {
 	}
 	if srv.Remaining() != 0 {
 		t.Errorf("%d replies left", srv.Remaining())
+	}
+}
+
+// TestServerOpenAIEnforcesWindow: /v1/chat/completions has no num_ctx, so
+// under EnforceWindow a request gets Ollama's default window, at most the
+// model's context length: a longer prompt is refused with HTTP 400 and
+// Ollama's text in the OpenAI shape, and a reply that would run past the
+// window is cut there, with finish_reason length.
+func TestServerOpenAIEnforcesWindow(t *testing.T) {
+	request := func(prompt int) string {
+		return `{"model":"fake","messages":[{"role":"user","content":"` + strings.Repeat("x", prompt) + `"}]}`
+	}
+	tests := []struct {
+		name   string
+		opts   []Option
+		prompt int
+		status int
+		finish string
+	}{
+		{name: "not enforced", prompt: 1 << 16, status: http.StatusOK, finish: protocol.DoneStop},
+		{name: "within the default", opts: []Option{EnforceWindow()}, prompt: 4000 * 4, status: http.StatusOK, finish: protocol.DoneStop},
+		{name: "over the default", opts: []Option{EnforceWindow()}, prompt: 4097 * 4, status: http.StatusBadRequest},
+		{name: "over the context length", opts: []Option{EnforceWindow(), WithContextLength(100)}, prompt: 404, status: http.StatusBadRequest},
+		{name: "the reply runs past it", opts: []Option{EnforceWindow(), WithContextLength(100)}, prompt: 396, status: http.StatusOK, finish: protocol.DoneLength},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := NewServer(mustParse(t, ">>>\n"+strings.Repeat("y", 64)+"\n"), tt.opts...)
+			resp := post(t, srv, "/v1/chat/completions", request(tt.prompt))
+			if resp.StatusCode != tt.status {
+				b, _ := io.ReadAll(resp.Body)
+				t.Fatalf("HTTP %d %s, want %d", resp.StatusCode, b, tt.status)
+			}
+			if tt.status != http.StatusOK {
+				var e openAIError
+				if err := json.NewDecoder(resp.Body).Decode(&e); err != nil {
+					t.Fatal(err)
+				}
+				if e.Error.Message != windowMessage || e.Error.Type != "invalid_request_error" {
+					t.Errorf("error %+v, want Ollama's text as an invalid_request_error", e.Error)
+				}
+				if srv.Remaining() != 1 {
+					t.Error("a refused request used up a reply")
+				}
+				return
+			}
+			var c completion
+			if err := json.NewDecoder(resp.Body).Decode(&c); err != nil {
+				t.Fatal(err)
+			}
+			if got := c.Choices[0].FinishReason; got != tt.finish {
+				t.Errorf("finish_reason %q, want %q", got, tt.finish)
+			}
+		})
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -200,20 +201,14 @@ func TestServerLog(t *testing.T) {
 		t.Errorf("Remaining = %d, want 0", srv.Remaining())
 	}
 
-	kept := srv.Requests()
 	logged, err := ReadLog(&log)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(kept) != 2 || len(logged) != 2 {
-		t.Fatalf("kept %d requests and logged %d, want 2", len(kept), len(logged))
+	if len(logged) != 2 || srv.count() != 2 {
+		t.Fatalf("logged %d requests of %d, want 2", len(logged), srv.count())
 	}
-	for i := range kept {
-		if len(logged[i].Messages) != len(kept[i].Messages) {
-			t.Errorf("request %d: logged %d messages, kept %d", i, len(logged[i].Messages), len(kept[i].Messages))
-		}
-	}
-	if len(logged[1].Messages) != 3 || logged[1].Messages[1].Content != "first" {
+	if len(logged[0].Messages) != 1 || len(logged[1].Messages) != 3 || logged[1].Messages[1].Content != "first" {
 		t.Errorf("second request logged as %+v", logged[1])
 	}
 	if err := CheckPrefixes(logged); err != nil {
@@ -239,7 +234,7 @@ func TestServe(t *testing.T) {
 	go func() {
 		chatted <- client.Chat(t.Context(), chatReq("fake", true, "hi"), func(api.ChatResponse) error { return nil })
 	}()
-	for len(srv.Requests()) == 0 {
+	for srv.count() == 0 {
 		time.Sleep(time.Millisecond)
 	}
 	cancel()
@@ -277,7 +272,7 @@ func TestStopOption(t *testing.T) {
 }
 
 // TestServerLogAsSent: the log holds each request as the client sent it,
-// compacted onto one line when it spans several, and the kept request is
+// compacted onto one line when it spans several, and the request is
 // decoded as Ollama decodes it, roles lower-cased.
 func TestServerLogAsSent(t *testing.T) {
 	var log bytes.Buffer
@@ -298,11 +293,51 @@ func TestServerLogAsSent(t *testing.T) {
 	if log.String() != want {
 		t.Errorf("log:\n%s\nwant:\n%s", log.String(), want)
 	}
-	reqs := srv.Requests()
+	var reqs []api.ChatRequest
+	for _, body := range bodies {
+		req, err := decodeChat([]byte(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		reqs = append(reqs, req)
+	}
 	if len(reqs) != 2 || reqs[0].Messages[0].Role != "user" || reqs[1].Messages[0].Content != "a\nb" {
-		t.Errorf("kept requests %+v", reqs)
+		t.Errorf("decoded requests %+v", reqs)
 	}
 	if reqs[0].Options["num_ctx"] != float64(8) {
 		t.Errorf("options %v", reqs[0].Options)
 	}
+}
+
+// TestServerKeepsNoRequests: a server keeps nothing of the requests it has
+// answered, so that a long session against `harness fake-ollama` does not
+// hold every request it sent (the sum of a growing conversation: square in
+// its length). 100 requests of 256 KB each would hold 25 MB.
+func TestServerKeepsNoRequests(t *testing.T) {
+	const n, size = 100, 256 << 10
+	srv := NewServer(mustParse(t, strings.Repeat(">>>\nok\n", n)))
+	h := srv.Handler()
+	body := `{"model":"fake","stream":false,"messages":[{"role":"user","content":"` + strings.Repeat("x", size) + `"}]}`
+	heap := func() uint64 {
+		var m runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	before := heap()
+	for range n {
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, httptest.NewRequest(http.MethodPost, "/api/chat", strings.NewReader(body)))
+		if w.Code != http.StatusOK {
+			t.Fatalf("HTTP %d: %s", w.Code, w.Body)
+		}
+	}
+	after := heap()
+	if srv.count() != n {
+		t.Errorf("count = %d, want %d", srv.count(), n)
+	}
+	if grown := int64(after) - int64(before); grown > n*size/4 {
+		t.Errorf("the heap grew by %d bytes over %d requests of %d bytes: the server keeps them", grown, n, size)
+	}
+	runtime.KeepAlive(srv)
 }

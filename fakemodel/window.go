@@ -131,13 +131,12 @@ func (s *Server) maxContext() int {
 	return contextLength
 }
 
-// writeChatError answers a chat that failed with err: HTTP 400 with
-// Ollama's own text for a prompt over the window, HTTP 500 with err's text
-// for anything else.
-func writeChatError(w http.ResponseWriter, err error) {
+// chatFailure is the answer to a chat that failed with err, as an HTTP
+// status and Ollama's text: 400 with Ollama's own words for a prompt over
+// the window, 500 with err's text for anything else.
+func chatFailure(err error) (int, string) {
 	if errors.Is(err, ErrWindow) {
-		writeError(w, http.StatusBadRequest, windowMessage)
-		return
+		return http.StatusBadRequest, windowMessage
 	}
-	writeError(w, http.StatusInternalServerError, err.Error())
+	return http.StatusInternalServerError, err.Error()
 }

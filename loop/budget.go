@@ -14,9 +14,13 @@ import (
 // one -p invocation, or a whole REPL conversation, with the conversations
 // nested in it (see Config.Origin) when they share the Budget.
 type Budget struct {
-	ModelCalls   int           // model calls in the run, nested ones included
-	Time         time.Duration // wall-clock time spent in the main conversation's turns (not waiting for input)
-	OutputTokens int           // output tokens the backend reported, nested ones included
+	ModelCalls int           // model calls in the run, nested ones included
+	Time       time.Duration // wall-clock time spent in the main conversation's turns (not waiting for input)
+	// OutputTokens bounds the output tokens the backend reported, nested
+	// ones included. A reply whose use it did not report counts nothing
+	// here: its tokens are unknown, not zero, and the turn's report says
+	// how many replies went uncounted (Report.Unreported).
+	OutputTokens int
 	// Repeats stops a model that makes the same call with the same
 	// arguments and gets the same result this many times within the last
 	// Window calls of the run, all in one conversation: it is going round in
@@ -27,17 +31,12 @@ type Budget struct {
 
 	Now func() time.Time // nil means time.Now
 
-	used       time.Duration // in main turns that ended
-	turnStart  time.Time     // of the main turn under way, or zero
-	calls      int
-	tokens     int
-	unreported int
-	recent     []string
+	used      time.Duration // in main turns that ended
+	turnStart time.Time     // of the main turn under way, or zero
+	calls     int
+	tokens    int
+	recent    []string
 }
-
-// Unreported counts the replies whose usage the backend did not report:
-// their tokens are unknown, not zero, and the token limit cannot see them.
-func (b *Budget) Unreported() int { return b.unreported }
 
 // Start returns ctx bounded by the time the run has left, for a turn about
 // to start: a model call or tool still running when the time is up is
@@ -91,8 +90,7 @@ func (b *Budget) Event(e Event) error {
 		b.calls++
 	case Replied:
 		if !e.Reply.Usage.Known {
-			b.unreported++
-			return nil
+			return nil // unknown: see OutputTokens
 		}
 		b.tokens += e.Reply.Usage.OutputTokens
 		if b.OutputTokens > 0 && b.tokens > b.OutputTokens {

@@ -127,9 +127,6 @@ func TestBudgetUnreportedUsageIsUnknown(t *testing.T) {
 			t.Fatalf("unreported usage counted as tokens: %v", err)
 		}
 	}
-	if b.Unreported() != 2 {
-		t.Errorf("Unreported = %d", b.Unreported())
-	}
 }
 
 // TestBudgetNested: a conversation nested in a call of the main one shares

@@ -83,6 +83,20 @@ type Hook interface {
 	Event(Event) error
 }
 
+// Hooks is several hooks as one: each sees every event, in order, and
+// Event returns the first error, as the loop calls its own.
+type Hooks []Hook
+
+func (hs Hooks) Event(e Event) error {
+	var first error
+	for _, h := range hs {
+		if err := h.Event(e); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
 // HookFunc makes a function a Hook.
 type HookFunc func(Event) error
 

@@ -44,7 +44,10 @@ type Config struct {
 	MaxCallsPerReply int
 	// MaxResultBytes bounds the bytes of the results of one step that go
 	// back to the model (default 256 KiB): the result that reaches it is
-	// cut, with a note, and the calls after it are not run.
+	// cut, with a note. Calls that run together with it (reads) have
+	// run all the same: their results are left out, with a note, as
+	// ERROR results, since the model never reads them; calls that would
+	// run after them are not run.
 	MaxResultBytes int
 	// IsTest reports whether a call runs tests, for the turn report. Nil
 	// means no call does.
@@ -91,7 +94,7 @@ type Agent struct {
 	specs map[string]protocol.ToolSpec
 	list  []protocol.ToolSpec // the same, as Check takes them
 	cfg   Config
-	hooks []Hook
+	hooks Hooks
 	msgs  []protocol.Message // changed only by edit
 	turn  int
 	calls int            // calls made so far; ids continue across turns
@@ -141,7 +144,9 @@ func newAgent(model Model, tools Tools, cfg Config, hooks []Hook) *Agent {
 // that reply's text. It returns a *LimitError when a limit ended the turn,
 // the context's cause when it was cancelled, and the model's error when no
 // reply could be had. The conversation keeps every step that completed; when
-// the first step failed it is left as it was, so the input can be sent again.
+// the first step failed it is left as it was, turn count included, so the
+// input can be sent again as the same turn. The TurnEnded event of such a
+// turn still carries its number; State already counts it out.
 func (a *Agent) Turn(ctx context.Context, input string) (string, error) {
 	a.turn++
 	t := &turn{agent: a, report: &Report{Turn: a.turn}}
@@ -156,9 +161,10 @@ func (a *Agent) Turn(ctx context.Context, input string) (string, error) {
 	if err != nil && t.report.Steps == 0 {
 		a.edit(0, before...) // a compaction may have replaced them all
 		a.usage = usage
+		a.turn-- // nothing of the turn stays
 	}
 	t.report.Err = err
-	if herr := a.emit(Event{Kind: TurnEnded, Step: t.step, Text: answer, Report: t.report, Err: err}); err == nil && herr != nil {
+	if herr := a.emitAt(t.report.Turn, Event{Kind: TurnEnded, Step: t.step, Text: answer, Report: t.report, Err: err}); err == nil && herr != nil {
 		return answer, herr
 	}
 	return answer, err
@@ -200,6 +206,9 @@ func (t *turn) run(ctx context.Context) (string, error) {
 			return "", err
 		}
 		t.report.Steps++
+		if !reply.Usage.Known {
+			t.report.Unreported++
+		}
 		a.usage = reply.Usage
 		parsed := a.cfg.Parse(reply.Content)
 		a.edit(len(a.msgs), protocol.Message{Role: protocol.Assistant, Content: parsed.Content})
@@ -220,15 +229,12 @@ func (t *turn) run(ctx context.Context) (string, error) {
 	}
 }
 
-func (a *Agent) emit(e Event) error {
-	e.Turn, e.Origin = a.turn, a.cfg.Origin
-	var first error
-	for _, h := range a.hooks {
-		if err := h.Event(e); err != nil && first == nil {
-			first = err
-		}
-	}
-	return first
+func (a *Agent) emit(e Event) error { return a.emitAt(a.turn, e) }
+
+// emitAt gives e, an event of turn, to the hooks.
+func (a *Agent) emitAt(turn int, e Event) error {
+	e.Turn, e.Origin = turn, a.cfg.Origin
+	return a.hooks.Event(e)
 }
 
 // cutOff is the result of a call in a reply that hit the output limit: the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -205,6 +206,37 @@ func TestModelErrorOnFirstStepLeavesConversationAsBefore(t *testing.T) {
 	equal(t, contents(h.agent.Messages()), before)
 }
 
+// TestFailedFirstStepIsNotCounted: a turn that left nothing is not
+// counted either: the next takes its number. Its events still carry it.
+func TestFailedFirstStepIsNotCounted(t *testing.T) {
+	h := newHarness(t, ">>> expect=one\nfirst\n>>> expect=never\nx\n>>> expect=three\nthird\n", loop.Config{})
+	ctx := context.Background()
+	if _, err := h.agent.Turn(ctx, "one"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.agent.Turn(ctx, "two"); err == nil {
+		t.Fatal("want the model's error")
+	}
+	if got := h.agent.State().Turn; got != 1 {
+		t.Errorf("after a turn that left nothing, State().Turn = %d, want 1", got)
+	}
+	if _, err := h.agent.Turn(ctx, "three"); err != nil {
+		t.Fatal(err)
+	}
+	var turns []int
+	for _, e := range h.events {
+		if e.Kind == loop.TurnStarted || e.Kind == loop.TurnEnded {
+			turns = append(turns, e.Turn)
+		}
+	}
+	if want := []int{1, 1, 2, 2, 2, 2}; !slices.Equal(turns, want) {
+		t.Errorf("turns of the TurnStarted and TurnEnded events: %v, want %v", turns, want)
+	}
+	if got := h.agent.State().Turn; got != 2 {
+		t.Errorf("State().Turn = %d, want 2", got)
+	}
+}
+
 func TestModelErrorLaterKeepsCompletedSteps(t *testing.T) {
 	h := newHarness(t, ">>>\nTOOL_CALL {\"name\":\"echo\",\"arguments\":{\"text\":\"a\"}}\n", loop.Config{})
 	_, err := h.agent.Turn(context.Background(), "go")
@@ -299,5 +331,25 @@ func TestNestedConversationEvents(t *testing.T) {
 	})
 	if _, err := parent.Turn(context.Background(), "more"); !errors.Is(err, loop.ErrLimit) {
 		t.Errorf("err = %v: the nested model call did not count in the shared budget", err)
+	}
+}
+
+// Hooks calls every hook, in order, even after one fails, and returns the
+// first error.
+func TestHooks(t *testing.T) {
+	first, second := errors.New("first"), errors.New("second")
+	var seen []string
+	hook := func(name string, err error) loop.Hook {
+		return loop.HookFunc(func(loop.Event) error { seen = append(seen, name); return err })
+	}
+	hs := loop.Hooks{hook("a", nil), hook("b", first), hook("c", second), hook("d", nil)}
+	if err := hs.Event(loop.Event{}); err != first {
+		t.Errorf("Event = %v, want the first error", err)
+	}
+	if strings.Join(seen, "") != "abcd" {
+		t.Errorf("hooks called: %q", seen)
+	}
+	if err := (loop.Hooks{}).Event(loop.Event{}); err != nil {
+		t.Errorf("no hooks: %v", err)
 	}
 }

@@ -26,7 +26,11 @@ type Report struct {
 	// Unverified lists what changed after the last test run.
 	Unverified  []string `json:"unverified"`
 	Interrupted bool     `json:"interrupted"`
-	Err         error    `json:"-"`
+	// Unreported counts the replies whose token use the backend did not
+	// report: unknown, not zero, so a limit on output tokens
+	// (Budget.OutputTokens) cannot count them.
+	Unreported int   `json:"unreported,omitempty"`
+	Err        error `json:"-"`
 }
 
 // Verdict says in a few words whether the turn's changes were tested: one of
@@ -84,7 +88,8 @@ func (r *Report) add(j *job, cfg Config) {
 }
 
 // Summary is the report in one line, e.g. "3 steps, 2 calls (2 succeeded,
-// 0 failed); changed: a.go; verified after last edit".
+// 0 failed); changed: a.go; verified after last edit", and, when the
+// backend did not report the token use of some replies, how many.
 func (r *Report) Summary() string {
 	var b strings.Builder
 	if r.Interrupted {
@@ -101,6 +106,9 @@ func (r *Report) Summary() string {
 		b.WriteString("; nothing changed")
 	}
 	b.WriteString("; " + r.Verdict())
+	if r.Unreported > 0 {
+		fmt.Fprintf(&b, "; no token count for %d of the replies", r.Unreported)
+	}
 	return b.String()
 }
 

@@ -106,3 +106,51 @@ func TestReportVerdicts(t *testing.T) {
 		})
 	}
 }
+
+// noUsage is a model whose backend reports no token use for the replies
+// whose content holds "quiet".
+type noUsage struct{ loop.Model }
+
+func (m noUsage) Chat(ctx context.Context, req protocol.Request, stream func(protocol.Delta)) (protocol.Reply, error) {
+	r, err := m.Model.Chat(ctx, req, stream)
+	if strings.Contains(r.Content, "quiet") {
+		r.Usage = protocol.Usage{}
+	}
+	return r, err
+}
+
+// The report counts the replies whose token use went unreported, which a
+// token limit cannot see, and says so when there are some.
+func TestReportUnreportedUsage(t *testing.T) {
+	read := tools.New("read", "Read.", false, func(_ context.Context, a pathArgs) (string, error) { return "x", nil })
+	set, err := tools.NewSet(read)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := `TOOL_CALL {"name":"read","arguments":{"path":"a"}}`
+	tests := []struct {
+		script string
+		want   string
+	}{
+		{">>>\n" + r + "\n>>>\ndone\n", "2 steps, 1 call (1 succeeded, 0 failed); nothing changed; no tests ran"},
+		{">>>\nquiet\n" + r + "\n>>>\nloud\n" + r + "\n>>>\nquiet\n", "3 steps, 2 calls (2 succeeded, 0 failed); nothing changed; no tests ran; no token count for 2 of the replies"},
+	}
+	for _, tt := range tests {
+		s, err := fakemodel.Parse("t", []byte(tt.script))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var report *loop.Report
+		agent := loop.New(noUsage{fakemodel.New(s)}, set, loop.Config{}, loop.Observe(func(e loop.Event) {
+			if e.Kind == loop.TurnEnded {
+				report = e.Report
+			}
+		}))
+		if _, err := agent.Turn(context.Background(), "go"); err != nil {
+			t.Fatal(err)
+		}
+		if got := report.Summary(); got != tt.want {
+			t.Errorf("Summary = %q, want %q", got, tt.want)
+		}
+	}
+}

@@ -54,7 +54,7 @@ func (t *turn) calls(ctx context.Context, calls []protocol.Call, cut bool, stop 
 		case stop != nil:
 			t.refuse(jobs[start:end], stop)
 		case t.resultBytes >= a.cfg.MaxResultBytes:
-			t.refuse(jobs[start:end], errResultBytes{a.cfg.MaxResultBytes})
+			stop = t.refuse(jobs[start:end], errResultBytes{a.cfg.MaxResultBytes})
 		default:
 			stop = t.runBatch(ctx, jobs[start:end])
 		}
@@ -138,25 +138,31 @@ func (t *turn) runBatch(ctx context.Context, batch []*job) error {
 	return stop
 }
 
-// refuse gives each job a result saying it was not run because of why.
-func (t *turn) refuse(jobs []*job, why error) {
+// refuse gives each job a result saying it was not run because of why,
+// and returns the first error of the hooks.
+func (t *turn) refuse(jobs []*job, why error) error {
+	var first error
 	for _, j := range jobs {
 		if j.run {
 			j.res, j.run = notRun(j.call, why), false
 		}
 		t.finish(j)
-		t.agent.emit(Event{Kind: CallEnded, Step: t.step, Call: j.call, Writes: j.writes, Result: j.res})
+		if err := t.agent.emit(Event{Kind: CallEnded, Step: t.step, Call: j.call, Writes: j.writes, Result: j.res}); err != nil && first == nil {
+			first = err
+		}
 	}
+	return first
 }
 
 // finish appends a job's result to the conversation and the report; the
 // result of a call that ran is cut to what is left of the step's result
-// bytes.
+// bytes, or left out, and then an ERROR: the model never reads it.
 func (t *turn) finish(j *job) {
 	limit := t.agent.cfg.MaxResultBytes
 	switch left := limit - t.resultBytes; {
 	case !j.run || len(j.res.Body) <= left: // a call that did not run says so briefly
 	case left <= 0:
+		j.res.OK = false
 		j.res.Body = fmt.Sprintf("[left out: the results of one step may hold %d bytes, and those before this one reached it. Ask for less at a time, such as fewer files or narrower commands]", limit)
 	default:
 		j.res.Body = cutBody(j.res.Body, left) + fmt.Sprintf("\n[cut here: the results of one step may hold %d bytes, and this one reached it. Ask for less at a time, such as fewer files or narrower commands]", limit)

@@ -389,3 +389,67 @@ func TestResultBytesPerStep(t *testing.T) {
 		t.Errorf("the results of the step hold %d bytes", total)
 	}
 }
+
+// A hook's error at the end of a call refused because the step's results
+// were full ends the turn, as at any other call's end.
+func TestHookErrorAtACallRefusedForSizeEndsTheTurn(t *testing.T) {
+	set, _ := countTools(t, 100<<10)
+	reply := strings.Join([]string{call("big", "1"), call("big", "2"), call("big", "3"), call("big", "4")}, "\n")
+	s, _ := fakemodel.Parse("t", []byte(">>>\n"+reply+"\n>>>\ndone\n"))
+	model := fakemodel.New(s)
+	stop := errors.New("stop")
+	var refused int
+	hook := loop.HookFunc(func(e loop.Event) error {
+		if e.Kind == loop.CallEnded && !e.Ran {
+			refused++
+			return stop
+		}
+		return nil
+	})
+	agent := loop.New(model, set, loop.Config{}, hook)
+	if _, err := agent.Turn(context.Background(), "go"); !errors.Is(err, stop) {
+		t.Errorf("Turn: %v, want the hook's error", err)
+	}
+	if refused != 1 || model.Remaining() != 1 {
+		t.Errorf("%d calls refused, %d replies left; want call 4 refused and no more steps", refused, model.Remaining())
+	}
+}
+
+// Calls that run together all run even when the first results fill the
+// step: the result that reaches the limit is cut, and those after it are
+// left out and count as failed, since the model never reads them.
+func TestResultBytesOfCallsThatRanTogether(t *testing.T) {
+	set, ran := countTools(t, 100<<10)
+	reply := strings.Join([]string{call("echo", "1"), call("echo", "2"), call("echo", "3"), call("echo", "4"), call("big", "5")}, "\n")
+	s, _ := fakemodel.Parse("t", []byte(">>>\n"+reply+"\n>>>\ndone\n"))
+	var report *loop.Report
+	agent := loop.New(fakemodel.New(s), set, loop.Config{}, loop.Observe(func(e loop.Event) {
+		if e.Kind == loop.TurnEnded {
+			report = e.Report
+		}
+	}))
+	if _, err := agent.Turn(context.Background(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	if n := ran.Load(); n != 4 {
+		t.Errorf("%d calls ran, want the 4 that ran together", n)
+	}
+	msgs := agent.Messages()
+	for i, want := range []string{
+		"TOOL_RESULT call_1 echo SUCCESS\néé",
+		"TOOL_RESULT call_2 echo SUCCESS\néé",
+		"TOOL_RESULT call_3 echo SUCCESS\néé",
+		"TOOL_RESULT call_4 echo ERROR\n[left out: the results of one step may hold 262144 bytes",
+		"TOOL_RESULT call_5 big ERROR\nNot run: the results of this step already hold 262144 bytes",
+	} {
+		if got := msgs[3+i].Content; !strings.HasPrefix(got, want) {
+			t.Errorf("result %d = %.100q, want it to start with %q", i+1, got, want)
+		}
+	}
+	if !strings.Contains(msgs[5].Content, "[cut here:") {
+		t.Error("result 3 was not cut")
+	}
+	if report.Succeeded != 3 || report.Failed != 2 {
+		t.Errorf("report: %d succeeded, %d failed; want 3 and 2", report.Succeeded, report.Failed)
+	}
+}

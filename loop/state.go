@@ -13,7 +13,7 @@ import (
 type State struct {
 	// Messages is the conversation; the first is the system prompt.
 	Messages []protocol.Message
-	Turn     int            // turns started so far
+	Turn     int            // turns started so far, less those that left nothing (their first step failed)
 	Calls    int            // calls numbered so far: the next is call_<Calls+1>
 	Usage    protocol.Usage // of the last reply, for the Compactor
 }

@@ -1,23 +1,14 @@
 package ollama
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
-	"strings"
 
 	"github.com/ollama/ollama/api"
 )
-
-// Named returns the model called name on the same server, with the same
-// options. m is left as it is; the new model encodes its requests anew.
-func (m *Model) Named(name string) *Model {
-	return &Model{http: m.http, host: m.host, name: name, opts: m.opts}
-}
 
 // MissingError is the error of Check, Chat and ContextLength for a server
 // that does not have the model. It wraps ErrModelNotFound.
@@ -25,7 +16,7 @@ func (m *Model) Named(name string) *Model {
 // one the server has (a harness fake-ollama cannot pull any).
 type MissingError struct {
 	Model string
-	Host  *url.URL
+	Host  *url.URL // as the model was given it, password and all
 	// Have lists the models the server has.
 	Have []Available
 }
@@ -37,7 +28,7 @@ type Available struct {
 }
 
 func (e *MissingError) Error() string {
-	return fmt.Sprintf("%v: %q is not on the Ollama server at %s", ErrModelNotFound, e.Model, e.Host)
+	return fmt.Sprintf("%v: %q is not on the Ollama server at %s", ErrModelNotFound, e.Model, e.Host.Redacted())
 }
 
 func (e *MissingError) Unwrap() error { return ErrModelNotFound }
@@ -46,18 +37,13 @@ func (e *MissingError) Unwrap() error { return ErrModelNotFound }
 // returns nil when it does, a *MissingError when it does not, and an
 // error wrapping ErrUnreachable when no server answers.
 func (m *Model) Check(ctx context.Context) error {
-	body, err := json.Marshal(api.ShowRequest{Model: m.name})
-	if err != nil {
-		return err
-	}
-	status, _, err := m.get(ctx, http.MethodPost, "show", body)
+	_, err := m.show(ctx)
+	var status api.StatusError
 	switch {
-	case err != nil:
-		return m.explain(ctx, err)
-	case status == http.StatusOK:
+	case err == nil:
 		return nil
-	case status != http.StatusNotFound:
-		return fmt.Errorf("%w (HTTP %d) to /api/show", ErrRefused, status)
+	case !errors.As(err, &status) || status.StatusCode != http.StatusNotFound:
+		return m.explain(ctx, err)
 	}
 	return m.missing(ctx)
 }
@@ -66,34 +52,8 @@ func (m *Model) Check(ctx context.Context) error {
 // the models it has when it says.
 func (m *Model) missing(ctx context.Context) *MissingError {
 	missing := &MissingError{Model: m.name, Host: m.host}
-	status, data, err := m.get(ctx, http.MethodGet, "tags", nil)
-	if err != nil || status != http.StatusOK {
-		return missing
-	}
-	var list api.ListResponse
-	if json.Unmarshal(data, &list) == nil {
-		for _, lm := range list.Models {
-			missing.Have = append(missing.Have, Available{Name: strings.TrimSuffix(lm.Name, ":latest"), Family: lm.Details.Family})
-		}
+	if have, err := m.tags(ctx); err == nil {
+		missing.Have = have
 	}
 	return missing
-}
-
-// get sends a request to /api/NAME and returns the status and, up to
-// 1 MiB, the body of the answer.
-func (m *Model) get(ctx context.Context, method, name string, body []byte) (int, []byte, error) {
-	req, err := http.NewRequestWithContext(ctx, method, m.host.JoinPath("api", name).String(), bytes.NewReader(body))
-	if err != nil {
-		return 0, nil, err
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := m.http.Do(req)
-	if err != nil {
-		return 0, nil, err
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	return resp.StatusCode, data, err
 }

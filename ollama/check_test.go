@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"harness/ollama"
-	"harness/protocol"
 )
 
 func TestCheck(t *testing.T) {
@@ -35,23 +34,5 @@ func TestCheck(t *testing.T) {
 	ln.Close()
 	if err := ollama.New(down, "tiny", ollama.Options{NumCtx: 1024}).Check(ctx); !errors.Is(err, ollama.ErrUnreachable) {
 		t.Errorf("Check with no server: %v, want ErrUnreachable", err)
-	}
-}
-
-// TestNamed: a renamed model asks for its own name, and the original keeps
-// its name.
-func TestNamed(t *testing.T) {
-	host, _ := serve(t, ">>> expect=hi\nhello\n")
-	orig := ollama.New(host, "other", ollama.Options{NumCtx: 1024})
-	renamed := orig.Named("tiny")
-	if got := renamed.Describe().Model; got != "tiny" {
-		t.Errorf("renamed model describes itself as %q", got)
-	}
-	if got := orig.Describe().Model; got != "other" {
-		t.Errorf("the original became %q", got)
-	}
-	req := protocol.Request{Messages: []protocol.Message{{Role: protocol.User, Content: "hi"}}}
-	if reply, err := renamed.Chat(context.Background(), req, nil); err != nil || reply.Content != "hello" {
-		t.Errorf("chat with the renamed model: %+v, %v", reply, err)
 	}
 }

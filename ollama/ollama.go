@@ -81,6 +81,9 @@ func ParseHost(s string) (*url.URL, error) {
 	}
 	u, err := url.Parse(s)
 	if err != nil || u.Hostname() == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		if err == nil {
+			s = u.Redacted()
+		}
 		return nil, fmt.Errorf("invalid Ollama address %q: want host, host:port or http://host:port", s)
 	}
 	if bare && u.Port() == "" {
@@ -159,6 +162,10 @@ func (m *Model) options(stop []string) map[string]any {
 	return o
 }
 
+// where is the server's address as an error may show it: without the
+// password the address may carry.
+func (m *Model) where() string { return m.host.Redacted() }
+
 // explain turns a client error into one that says what is wrong: a
 // *MissingError, with the models the server has, for a model it does
 // not have (what to do about it depends on the server and on who asks);
@@ -180,11 +187,11 @@ func (m *Model) explain(ctx context.Context, err error) error {
 	}
 	var opErr *net.OpError
 	if errors.As(err, &opErr) && opErr.Op == "dial" {
-		return fmt.Errorf("%w at %s: start it with `ollama serve`, or give its address with --host or OLLAMA_HOST: %w", ErrUnreachable, m.host, err)
+		return fmt.Errorf("%w at %s: start it with `ollama serve`, or give its address with --host or OLLAMA_HOST: %w", ErrUnreachable, m.where(), err)
 	}
 	var dnsErr *net.DNSError
 	if errors.As(err, &dnsErr) {
-		return fmt.Errorf("%w at %s: %w", ErrUnreachable, m.host, err)
+		return fmt.Errorf("%w at %s: %w", ErrUnreachable, m.where(), err)
 	}
 	return fmt.Errorf("ollama chat: %w", err)
 }

@@ -1,6 +1,7 @@
 package ollama_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ollama/ollama/api"
+
 	"harness/fakemodel"
 	"harness/loop"
 	"harness/ollama"
@@ -20,25 +23,34 @@ import (
 
 var _ loop.Model = (*ollama.Model)(nil)
 
-// serve starts a fake Ollama for script and returns its address.
-func serve(t *testing.T, script string) (*url.URL, *fakemodel.Server) {
+// serve starts a fake Ollama for script and returns its address and a
+// function that returns the chat requests it has received.
+func serve(t *testing.T, script string) (*url.URL, func() []api.ChatRequest) {
 	t.Helper()
 	s, err := fakemodel.Parse("test.fake", []byte(script))
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := fakemodel.NewServer(s, fakemodel.WithModelName("tiny"))
+	var log bytes.Buffer
+	srv := fakemodel.NewServer(s, fakemodel.WithModelName("tiny"), fakemodel.WithLog(&log))
 	hs := httptest.NewServer(srv.Handler())
 	t.Cleanup(hs.Close)
 	u, err := url.Parse(hs.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return u, srv
+	return u, func() []api.ChatRequest {
+		t.Helper()
+		reqs, err := fakemodel.ReadLog(bytes.NewReader(log.Bytes()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return reqs
+	}
 }
 
 func TestChatStreamsAndReports(t *testing.T) {
-	host, srv := serve(t, ">>> expect=hi think=\"let me see\"\nline one\nline two\n")
+	host, requests := serve(t, ">>> expect=hi think=\"let me see\"\nline one\nline two\n")
 	temp, seed := 0.5, 7
 	m := ollama.New(host, "tiny", ollama.Options{NumCtx: 4096, NumPredict: 99, Temperature: &temp, Seed: &seed})
 	var streamed, thought strings.Builder
@@ -61,7 +73,7 @@ func TestChatStreamsAndReports(t *testing.T) {
 	if reply.DoneReason != protocol.DoneStop || !reply.Usage.Known || reply.Usage.OutputTokens == 0 {
 		t.Errorf("done %q usage %+v", reply.DoneReason, reply.Usage)
 	}
-	reqs := srv.Requests()
+	reqs := requests()
 	if len(reqs) != 1 {
 		t.Fatalf("%d requests", len(reqs))
 	}
@@ -89,12 +101,12 @@ func TestChatStreamsAndReports(t *testing.T) {
 }
 
 func TestChatUnsetOptionsAreNotSent(t *testing.T) {
-	host, srv := serve(t, ">>>\nok\n")
+	host, requests := serve(t, ">>>\nok\n")
 	m := ollama.New(host, "tiny", ollama.Options{NumCtx: 2048})
 	if _, err := m.Chat(context.Background(), protocol.Request{Messages: []protocol.Message{{Role: protocol.User, Content: "x"}}}, nil); err != nil {
 		t.Fatal(err)
 	}
-	opts := srv.Requests()[0].Options
+	opts := requests()[0].Options
 	for _, key := range []string{"num_predict", "temperature", "seed", "stop"} {
 		if _, ok := opts[key]; ok {
 			t.Errorf("option %s sent though unset", key)
@@ -224,7 +236,7 @@ func TestDescribe(t *testing.T) {
 		{NumCtx: 2048},
 		{NumCtx: 4096, NumPredict: 99, Temperature: &temp, Seed: &seed},
 	} {
-		host, srv := serve(t, ">>>\nok\n")
+		host, requests := serve(t, ">>>\nok\n")
 		m := ollama.New(host, "tiny", opts)
 		if _, err := m.Chat(context.Background(), protocol.Request{
 			Messages: []protocol.Message{{Role: protocol.User, Content: "x"}},
@@ -232,7 +244,7 @@ func TestDescribe(t *testing.T) {
 		}, nil); err != nil {
 			t.Fatal(err)
 		}
-		sent := srv.Requests()[0].Options
+		sent := requests()[0].Options
 		b := m.Describe()
 		if b.Name != "ollama" || b.Model != "tiny" {
 			t.Errorf("described as %s model %s", b.Name, b.Model)

@@ -82,6 +82,37 @@ func (m *Model) post(ctx context.Context, b body, fn func(*chunk) error) error {
 	}
 }
 
+// maxAnswer bounds how much of an answer other than a reply's stream is
+// read.
+const maxAnswer = 4 << 20
+
+// get sends a request to /api/NAME, with body as JSON when it is not nil,
+// and returns the body of the answer, up to maxAnswer. An HTTP error status
+// is an api.StatusError.
+func (m *Model) get(ctx context.Context, method, name string, body []byte) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, method, m.host.JoinPath("api", name).String(), bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", "application/json")
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := m.http.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer))
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode >= http.StatusBadRequest {
+		return nil, statusError(resp, bytes.TrimSpace(data))
+	}
+	return data, nil
+}
+
 // statusError is the error for a reply with an HTTP error status: the
 // server's {"error": ...} message, or the body as it is.
 func statusError(resp *http.Response, body []byte) error {

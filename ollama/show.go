@@ -1,23 +1,14 @@
 package ollama
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"net/url"
 	"strings"
 
 	"github.com/ollama/ollama/api"
 )
-
-// ContextLength asks the server at host for the context length the model
-// was trained with (see Model.ContextLength).
-func ContextLength(ctx context.Context, host *url.URL, model string) (int, error) {
-	return New(host, model, Options{}).ContextLength(ctx)
-}
 
 // ContextLength asks the server for the context length m's model was
 // trained with: the most tokens any num_ctx can give it (the server
@@ -34,7 +25,7 @@ func (m *Model) ContextLength(ctx context.Context) (int, error) {
 		ModelInfo map[string]any `json:"model_info"`
 	}
 	if err := json.Unmarshal(data, &show); err != nil {
-		return 0, fmt.Errorf("reading the details of %s from %s: %w", m.name, m.host, err)
+		return 0, fmt.Errorf("reading the details of %s from %s: %w", m.name, m.where(), err)
 	}
 	return contextLength(show.ModelInfo), nil
 }
@@ -45,24 +36,7 @@ func (m *Model) show(ctx context.Context) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, m.host.JoinPath("api", "show").String(), bytes.NewReader(body))
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := m.http.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode >= http.StatusBadRequest {
-		return nil, statusError(resp, bytes.TrimSpace(data))
-	}
-	return data, nil
+	return m.get(ctx, http.MethodPost, "show", body)
 }
 
 // contextLength finds the context length in a model_info map: the key of

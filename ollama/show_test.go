@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strings"
 	"testing"
 
 	"harness/fakemodel"
@@ -24,11 +25,11 @@ func TestContextLengthFromFakeServer(t *testing.T) {
 	hs := httptest.NewServer(srv.Handler())
 	defer hs.Close()
 	host, _ := url.Parse(hs.URL)
-	n, err := ollama.ContextLength(context.Background(), host, "tiny")
+	n, err := ollama.New(host, "tiny", ollama.Options{}).ContextLength(context.Background())
 	if err != nil || n != 8192 {
 		t.Errorf("ContextLength = %d, %v; want 8192", n, err)
 	}
-	_, err = ollama.ContextLength(context.Background(), host, "llama9")
+	_, err = ollama.New(host, "llama9", ollama.Options{}).ContextLength(context.Background())
 	if !errors.Is(err, ollama.ErrModelNotFound) {
 		t.Errorf("missing model: %v", err)
 	}
@@ -66,7 +67,7 @@ func TestContextLength(t *testing.T) {
 			}))
 			defer hs.Close()
 			host, _ := url.Parse(hs.URL)
-			n, err := ollama.ContextLength(context.Background(), host, "m")
+			n, err := ollama.New(host, "m", ollama.Options{}).ContextLength(context.Background())
 			if err != nil || n != tt.want {
 				t.Errorf("ContextLength = %d, %v; want %d", n, err, tt.want)
 			}
@@ -81,7 +82,7 @@ func TestContextLengthErrors(t *testing.T) {
 	}
 	down, _ := ollama.ParseHost(ln.Addr().String())
 	ln.Close()
-	if _, err := ollama.ContextLength(context.Background(), down, "m"); !errors.Is(err, ollama.ErrUnreachable) {
+	if _, err := ollama.New(down, "m", ollama.Options{}).ContextLength(context.Background()); !errors.Is(err, ollama.ErrUnreachable) {
 		t.Errorf("server down: %v", err)
 	}
 
@@ -91,7 +92,7 @@ func TestContextLengthErrors(t *testing.T) {
 	}))
 	defer hs.Close()
 	host, _ := url.Parse(hs.URL)
-	if _, err := ollama.ContextLength(context.Background(), host, "m"); !errors.Is(err, ollama.ErrRefused) {
+	if _, err := ollama.New(host, "m", ollama.Options{}).ContextLength(context.Background()); !errors.Is(err, ollama.ErrRefused) {
 		t.Errorf("server error: %v", err)
 	}
 
@@ -100,13 +101,29 @@ func TestContextLengthErrors(t *testing.T) {
 	}))
 	defer html.Close()
 	host, _ = url.Parse(html.URL)
-	if _, err := ollama.ContextLength(context.Background(), host, "m"); err == nil {
+	if _, err := ollama.New(host, "m", ollama.Options{}).ContextLength(context.Background()); err == nil {
 		t.Error("an answer that is not JSON was read")
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := ollama.ContextLength(ctx, host, "m"); !errors.Is(err, context.Canceled) {
+	if _, err := ollama.New(host, "m", ollama.Options{}).ContextLength(ctx); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v", err)
+	}
+}
+
+// TestContextLengthReadsABoundedAnswer: an answer to /api/show is read up to
+// a bound, as every answer but a reply's stream is, and one longer is an
+// error rather than memory spent on it.
+func TestContextLengthReadsABoundedAnswer(t *testing.T) {
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, `{"model_info":{"general.architecture":"x","x.context_length":8192,"pad":"`)
+		io.WriteString(w, strings.Repeat("x", 5<<20))
+		io.WriteString(w, `"}}`)
+	}))
+	defer hs.Close()
+	host, _ := url.Parse(hs.URL)
+	if n, err := ollama.New(host, "m", ollama.Options{}).ContextLength(context.Background()); err == nil {
+		t.Errorf("ContextLength = %d, read an answer of over 5 MiB whole", n)
 	}
 }

@@ -203,6 +203,13 @@ func TestChatFailures(t *testing.T) {
 			is: openai.ErrRefused, want: "model runner crashed", content: "par",
 		},
 		{
+			name: "ollama-shaped error event",
+			handler: func(w http.ResponseWriter, r *http.Request) {
+				sse(w, delta("par"), `{"error":"the model crashed while loading"}`)
+			},
+			is: openai.ErrRefused, want: "stopped the reply with an error: the model crashed while loading", content: "par",
+		},
+		{
 			name:    "not json",
 			handler: func(w http.ResponseWriter, r *http.Request) { sse(w, "<html>") },
 			want:    "reading the reply",
@@ -429,6 +436,9 @@ func TestKeyNeverLeaks(t *testing.T) {
 		"503":         echo(503, `{"error":{"message":"busy: %s"}}`),
 		"error event": func(w http.ResponseWriter, r *http.Request) {
 			sse(w, `{"error":{"message":"`+r.Header.Get("Authorization")+`"}}`)
+		},
+		"ollama-shaped error event": func(w http.ResponseWriter, r *http.Request) {
+			sse(w, `{"error":"`+r.Header.Get("Authorization")+`"}`)
 		},
 		"cut off":      func(w http.ResponseWriter, r *http.Request) { sse(w, delta("partial")) },
 		"not json":     func(w http.ResponseWriter, r *http.Request) { sse(w, "{"+r.Header.Get("Authorization")) },

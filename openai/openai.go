@@ -173,6 +173,9 @@ func ParseBaseURL(s string) (*url.URL, error) {
 	}
 	u, err := url.Parse(s)
 	if err != nil || u.Hostname() == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		if err == nil {
+			s = u.Redacted()
+		}
 		return nil, fmt.Errorf("invalid base URL %q: want http://host:port/v1 or https://host/v1", s)
 	}
 	u.Path = strings.TrimRight(u.Path, "/")

@@ -71,7 +71,9 @@ type chunk struct {
 		PromptTokens     int `json:"prompt_tokens"`
 		CompletionTokens int `json:"completion_tokens"`
 	} `json:"usage"`
-	Error *apiError `json:"error"`
+	// Error is the error event of a stream, in either shape errorMessage
+	// reads.
+	Error json.RawMessage `json:"error"`
 }
 
 // loose is a string field that some servers fill with something else,
@@ -176,18 +178,29 @@ func (m *Model) statusError(resp *http.Response) *StatusError {
 	var obj struct {
 		Error json.RawMessage `json:"error"`
 	}
-	if json.Unmarshal(body, &obj) == nil && len(obj.Error) > 0 {
-		var e apiError
-		var s string
-		switch {
-		case json.Unmarshal(obj.Error, &e) == nil && e.Message != "":
-			status.Message, status.Code = e.Message, e.code()
-		case json.Unmarshal(obj.Error, &s) == nil && s != "":
-			status.Message = s
+	if json.Unmarshal(body, &obj) == nil {
+		if msg, code := errorMessage(obj.Error); msg != "" {
+			status.Message, status.Code = msg, code
 		}
 	}
 	status.Message = m.redact(status.Message)
 	return status
+}
+
+// errorMessage reads the error field of a reply or of a stream's event:
+// OpenAI's {"message": ..., "code": ...} or Ollama's plain string. Both
+// are "" when it is neither, or empty.
+func errorMessage(raw json.RawMessage) (msg, code string) {
+	var e apiError
+	var s string
+	switch {
+	case len(raw) == 0:
+	case json.Unmarshal(raw, &e) == nil && e.Message != "":
+		return e.Message, e.code()
+	case json.Unmarshal(raw, &s) == nil:
+		return s, ""
+	}
+	return "", ""
 }
 
 // redact takes the API key out of a text the server wrote.
@@ -246,8 +259,12 @@ func (m *Model) read(resp *http.Response, fn func(*chunk)) error {
 		if err := json.Unmarshal(data, &c); err != nil {
 			return fmt.Errorf("reading the reply: %w", err)
 		}
-		if c.Error != nil {
-			return &stopped{m.redact(c.Error.Message)}
+		if len(c.Error) > 0 && string(c.Error) != "null" {
+			msg, _ := errorMessage(c.Error)
+			if msg == "" {
+				msg = string(c.Error)
+			}
+			return &stopped{m.redact(msg)}
 		}
 		for _, ch := range c.Choices {
 			done = done || ch.FinishReason != ""

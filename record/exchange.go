@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"harness/protocol"
+	"harness/window"
 )
 
 // Exchange is one model call of a run: the last message of the request the
@@ -35,12 +36,13 @@ func Runs(lines []Line) [][]Line {
 }
 
 // Exchanges returns the model calls of one run, in the order they ended,
-// those of helpers' conversations included. The record keeps no request's
-// messages, but the last one is always known: the turn's input (a helper's
-// task) before a turn's first step, and before any later step the message
-// of the conversation's last result, which the record holds whole. A model
-// call that brought no reply (it failed, or was interrupted) is no
-// exchange.
+// those of helpers' conversations and of summaries included. The record
+// keeps no request's messages, but the last one is always known: the
+// turn's input (a helper's task) before a turn's first step, before any
+// later step the message of the conversation's last result, which the
+// record holds whole, and window.SummaryRequest at the end of a summary's
+// request. A model call that brought no reply (it failed, or was
+// interrupted) is no exchange.
 func Exchanges(run []Line) ([]Exchange, error) {
 	type conv struct {
 		task    string
@@ -69,6 +71,12 @@ func Exchanges(run []Line) ([]Exchange, error) {
 			c.last = protocol.Result{CallID: l.ID, Tool: l.Tool, OK: *l.OK, Body: *l.Body}.Message()
 		case "request":
 			c.sent, c.pending = c.last, true
+			if l.Origin == window.SummaryOrigin {
+				// A summary's request is the conversation so far and the
+				// instruction, which the record does not hold: it is always
+				// the same.
+				c.sent = protocol.Message{Role: protocol.User, Content: window.SummaryRequest}
+			}
 		case "interrupted":
 			c.pending = false
 		case "reply":

@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 
 	"harness/fakemodel"
@@ -12,6 +14,7 @@ import (
 	"harness/protocol"
 	"harness/record"
 	"harness/tools"
+	"harness/window"
 )
 
 type echoArgs struct {
@@ -93,6 +96,63 @@ func TestExchangesRefuseAReplyWithoutRequest(t *testing.T) {
 	_, err := record.Exchanges([]record.Line{{Type: "turn", Input: "x"}, {Type: "reply", Content: "y"}})
 	if err == nil {
 		t.Error("a reply without a request was taken")
+	}
+}
+
+type noArgs struct{}
+
+// TestExchangesOfASummary: a summary that a compaction asked for is an
+// exchange too, and its request ended with the instruction to summarize.
+func TestExchangesOfASummary(t *testing.T) {
+	look := tools.New("look", "Look.", false, func(context.Context, noArgs) (string, error) { return "nothing", nil })
+	set, err := tools.NewSet(look)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Replies too long to mask: only a summary makes room for more.
+	musing := strings.Repeat("I keep looking and thinking about what I saw. ", 24)
+	var s strings.Builder
+	for range 6 {
+		s.WriteString(">>>\n" + musing + "\nTOOL_CALL {\"name\":\"look\",\"arguments\":{}}\n")
+	}
+	s.WriteString(">>> expect=\"Write the summary\"\nDone: looked six times, saw nothing.\n>>>\nThere is nothing.\n")
+	script, err := fakemodel.Parse("t", []byte(s.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	model := fakemodel.New(script)
+	var buf bytes.Buffer
+	rec := record.New(&buf)
+	var want []record.Exchange
+	last := map[string]protocol.Message{}
+	seen := loop.Observe(func(e loop.Event) {
+		switch e.Kind {
+		case loop.StepStarted:
+			last[e.Origin] = e.Request.Messages[len(e.Request.Messages)-1]
+		case loop.Replied:
+			want = append(want, record.Exchange{Turn: e.Turn, Step: e.Step, Origin: e.Origin, Sent: last[e.Origin],
+				Reply: protocol.Reply{Content: e.Reply.Content, Thinking: e.Reply.Thinking, DoneReason: e.Reply.DoneReason}})
+		}
+	})
+	compactor := window.New(window.Config{Keep: 1, Summarizer: window.ModelSummarizer(model, rec, seen)})
+	agent := loop.New(model, set, loop.Config{System: "S", Window: 2000, Compactor: compactor}, rec, seen)
+	if answer, err := agent.Turn(context.Background(), "look around"); err != nil || answer != "There is nothing." {
+		t.Fatalf("Turn = %q, %v", answer, err)
+	}
+	lines, err := record.Read(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := record.Exchanges(lines)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("exchanges\n got %+v\nwant %+v", got, want)
+	}
+	i := slices.IndexFunc(got, func(x record.Exchange) bool { return x.Origin == window.SummaryOrigin })
+	if i < 0 || got[i].Sent != (protocol.Message{Role: protocol.User, Content: window.SummaryRequest}) {
+		t.Errorf("no summary exchange that sent the instruction: %+v", got)
 	}
 }
 

@@ -66,7 +66,8 @@
 //	turn_end     answer, error (string, "" for none), report (object:
 //	             turn, steps, succeeded, failed, changed, tested,
 //	             tests_passed, empty_test_runs (absent when 0),
-//	             unverified, interrupted)
+//	             unverified, interrupted, unreported (replies without a
+//	             token count; absent when 0))
 //	approval     id, tool, question ("run" or "send"), decision ("yes",
 //	             "no", "always", or "nobody" when nobody could be asked);
 //	             turn is the main conversation's, and the id of a call of
@@ -89,7 +90,11 @@
 // numbered so far in the conversation) and usage (of the last reply; null
 // when unknown), and nothing else. Message and replace lines after the last
 // such line belong to a step that never completed. A session also holds
-// model lines (the model in use changed), and the conversations of the
+// model lines (the model in use changed); note lines (text: what a command
+// changed behind the model's back, such as the files /undo put back,
+// which it is told before the next input; turn: the turns the
+// conversation had then, so a note is told until a turn that counts
+// follows it), and the conversations of the
 // helpers its calls started: each one's message lines and a turn_end line
 // that ends it, all with its origin, written in one go when the helper is
 // done, after the main conversation's message that holds the call.

@@ -224,6 +224,7 @@ func TestReplaySession(t *testing.T) {
 {"type":"message","turn":1,"step":1,"role":"assistant","content":"hello"}
 {"type":"replace","turn":1,"step":1,"keep":1}
 {"type":"turn_end","turn":1,"step":1,"messages":1,"bytes":6,"calls_so_far":0}
+{"type":"note","turn":0,"step":0,"text":"[The user undid the file changes of turn 1.]"}
 `
 	lines, err := Read(strings.NewReader(text))
 	if err != nil {
@@ -241,6 +242,7 @@ user:
 assistant:
   hello
 the conversation was cut to its first 1 messages; what follows replaces the rest
+note for the model, with the next input: [The user undid the file changes of turn 1.]
 `
 	if out.String() != want {
 		t.Errorf("replay:\n%s\nwant:\n%s", out.String(), want)

@@ -219,6 +219,8 @@ func (p *printer) line(l Line) {
 		}
 	case "model":
 		p.printf("model: %s from turn %d (was %s)\n", l.To, l.Turn, l.From)
+	case "note":
+		p.printf("note for the model, with the next input: %s\n", l.Text)
 	case "turn_end":
 		if e := deref(l.Error); e != "" {
 			p.printf("error: %s\n", e)

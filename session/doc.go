@@ -33,6 +33,12 @@
 // model); Saved.Model is the last one named. A model named before the file
 // exists goes into its start line instead.
 //
+// A note line holds what the model is to be told with the next input: what
+// a command changed behind its back, such as the files the REPL's /undo put
+// back (Writer.Note). It is written as it is made, so that the model is
+// told even when the next input comes in another run; Saved.Note has the
+// notes made after the last turn that counts.
+//
 // # Helpers
 //
 // The conversation of a helper (the agent tool: a conversation a call of
@@ -52,9 +58,12 @@
 // every message the file lacks, and the request line, with one write call
 // to a file opened for appending, so the messages are on disk before the
 // request is sent; at the end of each turn (TurnEnded) it does the same
-// with a turn_end line and syncs the file. The file is created at the
-// first of these, so a conversation that never sent anything leaves no
-// file. While a Writer has its file open it holds an exclusive lock on it
+// with a turn_end line and syncs the file. The file is created once the
+// first step has completed (its reply came), with that step's lines, so a
+// conversation whose first request failed, or that was killed before its
+// first reply, leaves no file: it is never listed, nor continued by -c. A
+// turn whose first step failed is taken back (a replace line) and not
+// counted: the turn_end line after it counts the turns before it. While a Writer has its file open it holds an exclusive lock on it
 // (where the system has flock), so two processes never append to the same
 // session.
 //

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"time"
 
 	"harness/loop"
@@ -39,6 +40,10 @@ type Saved struct {
 	// Model is the model named last: the start line's, or that of the
 	// last model line (the REPL's /model).
 	Model string
+	// Note is what the model is to be told with the next input and was
+	// not told yet: the text of the note lines made after the last turn
+	// that counts (a turn taken back tells nothing), a line each.
+	Note string
 	// Children are the conversations of the helpers that calls of the
 	// main conversation started, by the id of the call (their origin), as
 	// each stood when its turn was over. Only those saved before the last
@@ -62,6 +67,7 @@ func read(r io.Reader) (*Saved, error) {
 		pending   int
 		model     string
 		kids      children
+		notes     []note
 	)
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("line %d: %w: %s", sc.Number(), ErrInvalid, fmt.Sprintf(format, args...))
@@ -91,6 +97,13 @@ func read(r io.Reader) (*Saved, error) {
 			model = l.To
 			if pending == 0 { // between steps: it is complete in itself
 				sv.Model, sv.end = model, sc.End()
+			} else {
+				pending++
+			}
+		case "note":
+			if pending == 0 { // between steps: it is complete in itself
+				notes = append(notes, note{l.Turn, l.Text})
+				sv.end = sc.End()
 			} else {
 				pending++
 			}
@@ -142,7 +155,20 @@ func read(r io.Reader) (*Saved, error) {
 		return nil, ErrEmpty
 	}
 	sv.Dropped = pending
+	var told []string
+	for _, n := range notes {
+		if n.turn >= sv.State.Turn { // made after the last turn that counts
+			told = append(told, n.text)
+		}
+	}
+	sv.Note = strings.Join(told, "\n")
 	return &sv, nil
+}
+
+// note is what a note line says, and after which turn.
+type note struct {
+	turn int
+	text string
 }
 
 func show(p *int) string {

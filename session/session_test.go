@@ -333,6 +333,107 @@ func TestFailedFirstStepIsTakenBack(t *testing.T) {
 	}
 }
 
+// TestFailedFirstRequestLeavesNoFile: a new conversation whose first
+// request fails leaves no session to list or continue; the turn after it
+// starts the file, and the failed turn is not counted.
+func TestFailedFirstRequestLeavesNoFile(t *testing.T) {
+	s := openStore(t)
+	w := s.Create(start)
+	a := loop.New(model(t, ">>> expect=never\nx\n>>> expect=go\nhi\n"), echoTools(t), loop.Config{System: "SYSTEM"}, w)
+	w.Follow(a)
+	if _, err := a.Turn(context.Background(), "lost"); err == nil {
+		t.Fatal("want the model's error")
+	}
+	if _, err := os.Stat(s.Path(w.ID())); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a conversation with no completed step has a file: %v", err)
+	}
+	if infos, err := s.List(""); err != nil || len(infos) != 0 {
+		t.Fatalf("listed %+v, %v", infos, err)
+	}
+	if _, err := a.Turn(context.Background(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	// A later turn whose first step fails is taken back, and not counted.
+	if _, err := a.Turn(context.Background(), "the script has no reply for this"); err == nil {
+		t.Fatal("want the model's error")
+	}
+	w.Close()
+	infos, err := s.List("")
+	if err != nil || len(infos) != 1 {
+		t.Fatalf("listed %+v, %v", infos, err)
+	}
+	if infos[0].Turns != 1 || infos[0].Prompt != "go" {
+		t.Errorf("listed %d turns, first prompt %q; want 1, \"go\"", infos[0].Turns, infos[0].Prompt)
+	}
+	sv, err := s.Load(w.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := a.State(); !reflect.DeepEqual(sv.State, want) || want.Turn != 1 {
+		t.Errorf("loaded\n%+v\nwant\n%+v", sv.State, want)
+	}
+}
+
+// TestNotes: a note is saved as it is made, and read back until a turn
+// that counts follows it; a turn taken back leaves it to tell; continuing
+// the session keeps it.
+func TestNotes(t *testing.T) {
+	s := openStore(t)
+	w := s.Create(start)
+	if err := w.Note(0, "before any step"); err != nil {
+		t.Fatal(err) // no file yet: kept nowhere, and no error
+	}
+	a := loop.New(model(t, ">>> expect=go\nhi\n"), echoTools(t), loop.Config{System: "SYSTEM"}, w)
+	w.Follow(a)
+	if _, err := a.Turn(context.Background(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	load := func() *Saved {
+		t.Helper()
+		sv, err := s.Load(w.ID())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sv
+	}
+	if err := w.Note(1, "one"); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Note(1, "two"); err != nil {
+		t.Fatal(err)
+	}
+	if got := load().Note; got != "one\ntwo" {
+		t.Errorf("note %q, want both", got)
+	}
+	w.Close()
+
+	w, sv, err := s.Continue(w.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sv.Note != "one\ntwo" {
+		t.Errorf("continued with note %q", sv.Note)
+	}
+	a, err = loop.Resume(model(t, ">>> expect=never\nx\n>>> expect=\"one\\ntwo\\n\\nnext\"\nok\n"), echoTools(t), loop.Config{System: "SYSTEM"}, sv.State, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Follow(a)
+	if _, err := a.Turn(context.Background(), sv.Note+"\n\nlost"); err == nil {
+		t.Fatal("want the model's error")
+	}
+	if got := load().Note; got != "one\ntwo" {
+		t.Errorf("after a turn taken back, note %q, want it still to tell", got)
+	}
+	if _, err := a.Turn(context.Background(), sv.Note+"\n\nnext"); err != nil {
+		t.Fatal(err)
+	}
+	if got := load().Note; got != "" {
+		t.Errorf("after a turn that told it, note %q", got)
+	}
+	w.Close()
+}
+
 func TestNestedEventsAreNotSaved(t *testing.T) {
 	s := openStore(t)
 	w := s.Create(start)

@@ -41,12 +41,16 @@ type Writer struct {
 	// turn and step are the main conversation's step under way, for the
 	// lines a helper's end adds to it.
 	turn, step int
-	err        error
+	// first is the conversation as it stood before the first request of a
+	// session whose file does not exist yet: it is written, with that
+	// request's line, once the reply has come.
+	first *loop.State
+	err   error
 }
 
 // Create starts a new session for a conversation described by start (its
-// Session and Format are set here). Its file is created when the first
-// request is about to be sent.
+// Session and Format are set here). Its file is created once the first
+// step has completed: when its reply has come, or at Save.
 func (s *Store) Create(start record.Start) *Writer {
 	return &Writer{store: s, id: newID(s.now()), start: &start}
 }
@@ -144,7 +148,9 @@ func (w *Writer) Follow(src Source) {
 }
 
 // Event saves the conversation before each request and at the end of each
-// turn, and syncs it at the end of each turn.
+// turn, and syncs it at the end of each turn. A new session's first
+// request is saved once its reply has come: a conversation whose first
+// request failed leaves no file.
 func (w *Writer) Event(e loop.Event) error {
 	if e.Origin != "" {
 		return nil // a nested conversation's
@@ -153,9 +159,31 @@ func (w *Writer) Event(e loop.Event) error {
 	case loop.StepStarted:
 		w.mu.Lock()
 		w.turn, w.step = e.Turn, e.Step
+		if w.f == nil && w.start != nil && w.err == nil && w.src != nil {
+			st := w.src.State()
+			w.first = &st
+			w.mu.Unlock()
+			return nil
+		}
 		w.mu.Unlock()
 		return w.commit("request", e.Turn, e.Step, false)
+	case loop.Replied:
+		w.mu.Lock()
+		first := w.first
+		w.first = nil
+		w.mu.Unlock()
+		if first == nil {
+			return nil
+		}
+		return w.commitFrom(staticSource(*first), "request", e.Turn, e.Step, false)
 	case loop.TurnEnded:
+		w.mu.Lock()
+		first := w.first
+		w.first = nil
+		w.mu.Unlock()
+		if first != nil || w.f == nil && w.start != nil {
+			return nil // no step completed: there is nothing to save yet
+		}
 		return w.commit("turn_end", e.Turn, e.Step, true)
 	}
 	return nil
@@ -186,6 +214,12 @@ func (w *Writer) Close() error {
 // commit writes, in one write, the lines that bring the file to the
 // followed conversation and the line typ that marks it complete.
 func (w *Writer) commit(typ string, turn, step int, sync bool) error {
+	return w.commitFrom(nil, typ, turn, step, sync)
+}
+
+// commitFrom commits the conversation as src has it, or, when src is nil,
+// as the followed one has it.
+func (w *Writer) commitFrom(src Source, typ string, turn, step int, sync bool) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.err != nil {
@@ -194,13 +228,16 @@ func (w *Writer) commit(typ string, turn, step int, sync bool) error {
 	if w.src == nil {
 		return ErrNoSource
 	}
-	w.err = w.write(typ, turn, step, sync)
+	if src == nil {
+		src = w.src
+	}
+	w.err = w.write(src, typ, turn, step, sync)
 	return w.err
 }
 
-func (w *Writer) write(typ string, turn, step int, sync bool) error {
+func (w *Writer) write(src Source, typ string, turn, step int, sync bool) error {
 	b := w.batch()
-	st, err := w.catchUp(b, turn, step)
+	st, err := w.catchUp(b, src.State(), turn, step)
 	if err != nil {
 		return err
 	}
@@ -231,11 +268,10 @@ func (b *batch) add(l *record.Line) error {
 	return err
 }
 
-// catchUp adds to b the lines that bring the file to the followed
-// conversation, creating the file and its start line first if it does not
-// exist yet, and returns the conversation.
-func (w *Writer) catchUp(b *batch, turn, step int) (loop.State, error) {
-	st := w.src.State()
+// catchUp adds to b the lines that bring the file to the conversation st,
+// creating the file and its start line first if it does not exist yet,
+// and returns st.
+func (w *Writer) catchUp(b *batch, st loop.State, turn, step int) (loop.State, error) {
 	if w.f == nil {
 		if err := w.create(); err != nil {
 			return st, err
@@ -301,7 +337,7 @@ func (w *Writer) Child(origin string, st loop.State) error {
 
 func (w *Writer) writeChild(origin string, child loop.State) error {
 	b := w.batch()
-	main, err := w.catchUp(b, w.turn, w.step)
+	main, err := w.catchUp(b, w.src.State(), w.turn, w.step)
 	if err != nil {
 		return err
 	}
@@ -334,6 +370,27 @@ func (w *Writer) Model(turn int, from, to string) error {
 	}
 	b := w.batch()
 	if err := b.add(&record.Line{Type: "model", Turn: turn, From: from, To: to}); err != nil {
+		return err
+	}
+	w.err = w.flush(b, w.saved, true)
+	return w.err
+}
+
+// Note saves a note for the model, made after turn: what a command
+// changed behind its back (files /undo put back), which it is told with
+// the next input (see Saved.Note). A session that has no file yet keeps
+// none: it has had no step, so nothing for a command to take back.
+func (w *Writer) Note(turn int, text string) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err != nil {
+		return w.err
+	}
+	if w.f == nil {
+		return nil
+	}
+	b := w.batch()
+	if err := b.add(&record.Line{Type: "note", Turn: turn, Text: text}); err != nil {
 		return err
 	}
 	w.err = w.flush(b, w.saved, true)

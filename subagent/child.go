@@ -29,13 +29,16 @@ func (t *Tools) child(ctx context.Context, call protocol.Call, k *kind, task str
 		MaxFormatErrors: t.cfg.MaxFormatErrors,
 		IsTest:          t.cfg.IsTest,
 		Target:          t.cfg.Target,
+		Parse:           t.cfg.Parse,
 		Origin:          call.ID,
 	}
 	tools := &childTools{inner: t.inner, kind: k, origin: call.ID}
 	a := loop.New(t.cfg.Model, tools, cfg, loop.HookFunc(t.event), loop.Observe(w.event))
 	answer, err := a.Turn(ctx, task)
 	if t.cfg.Done != nil {
+		t.mu.Lock() // as the hooks are: one child at a time
 		t.cfg.Done(call.ID, a.State())
+		t.mu.Unlock()
 	}
 	res := protocol.Result{CallID: call.ID, Tool: call.Name}
 	if w.report != nil {

@@ -81,18 +81,21 @@ type Config struct {
 	// MaxSteps bounds the steps of a child's turn (default
 	// DefaultMaxSteps); reaching it is the limit agent-max-steps.
 	MaxSteps int
-	// MaxFormatErrors, IsTest and Target are as in loop.Config, for the
-	// children.
+	// MaxFormatErrors, IsTest, Target and Parse are as in loop.Config,
+	// for the children: give them the parent's, so that a child reads its
+	// replies as the parent does.
 	MaxFormatErrors int
 	IsTest          func(protocol.Call) bool
 	Target          func(protocol.Call) string
+	Parse           func(reply string) protocol.Parsed
 	// Hooks see every event of the children, one at a time: give them the
 	// parent's (the budget, the record, the display), so that a child's
 	// steps count and show as the parent's do.
 	Hooks []loop.Hook
 	// Done, when set, is given each child's conversation when its turn is
 	// over, with the id of the call that started it: for a session to keep
-	// it beside the parent's.
+	// it beside the parent's. Like the hooks, it is called for one child at
+	// a time, never while a hook is busy with a child's event.
 	Done func(origin string, st loop.State)
 	// Limited are tools that may write which a read child has all the
 	// same, limited to their calls that only read. One the parent's tools
@@ -122,7 +125,7 @@ type Tools struct {
 	specs []protocol.ToolSpec // inner's and agent's, sorted by name
 	kinds map[string]*kind    // by the tools argument
 
-	mu sync.Mutex // the children's events go to the hooks one at a time
+	mu sync.Mutex // the children's events go to the hooks, and their ends to Done, one at a time
 }
 
 // kind is the tool set of one kind of child.
@@ -280,13 +283,7 @@ func (t *Tools) Run(ctx context.Context, call protocol.Call) protocol.Result {
 func (t *Tools) event(e loop.Event) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	var first error
-	for _, h := range t.cfg.Hooks {
-		if err := h.Event(e); err != nil && first == nil {
-			first = err
-		}
-	}
-	return first
+	return loop.Hooks(t.cfg.Hooks).Event(e)
 }
 
 // childTools are the tools of one child: those of its kind, run through

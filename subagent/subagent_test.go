@@ -441,11 +441,12 @@ Both read.
 }
 
 // TestHooksSeeOneEventAtATime: parallel children's events reach the hooks
-// one at a time.
+// one at a time, and their conversations reach Done one at a time too,
+// never while a hook is busy.
 func TestHooksSeeOneEventAtATime(t *testing.T) {
-	var busy, overlaps int
+	var busy, overlaps, done int
 	var mu sync.Mutex
-	check := loop.Observe(func(loop.Event) {
+	enter := func() {
 		mu.Lock()
 		busy++
 		if busy > 1 {
@@ -456,7 +457,8 @@ func TestHooksSeeOneEventAtATime(t *testing.T) {
 		mu.Lock()
 		busy--
 		mu.Unlock()
-	})
+	}
+	check := loop.Observe(func(loop.Event) { enter() })
 	var script strings.Builder
 	script.WriteString(">>>\n")
 	for i := range 4 {
@@ -466,12 +468,39 @@ func TestHooksSeeOneEventAtATime(t *testing.T) {
 		fmt.Fprintf(&script, ">>> when=\"list %d\"\nTOOL_CALL {\"name\":\"list_files\",\"arguments\":{}}\n>>> when=\"list %d\"\nlisted\n", i, i)
 	}
 	script.WriteString(">>>\ndone\n")
-	w := setup(t, script.String(), opts{hooks: []loop.Hook{check}})
+	w := setup(t, script.String(), opts{hooks: []loop.Hook{check}, cfg: subagent.Config{Done: func(string, loop.State) {
+		enter()
+		mu.Lock()
+		done++
+		mu.Unlock()
+	}}})
 	if _, err := w.parent.Turn(context.Background(), "go"); err != nil {
 		t.Fatal(err)
 	}
-	if overlaps > 0 {
-		t.Errorf("a hook was called %d times while busy with another event", overlaps)
+	if overlaps > 0 || done != 4 {
+		t.Errorf("a hook or Done was called %d times while another was busy; Done %d times", overlaps, done)
+	}
+}
+
+// TestChildReadsRepliesWithTheParser: a child reads its replies with
+// Config.Parse, as the parent does: with the strict parser, a call after
+// a sentence is text.
+func TestChildReadsRepliesWithTheParser(t *testing.T) {
+	script := `>>>
+TOOL_CALL {"name":"agent","arguments":{"task":"look"}}
+>>> when="look"
+I will list them.
+TOOL_CALL {"name":"list_files","arguments":{}}
+>>>
+ok
+`
+	w := setup(t, script, opts{cfg: subagent.Config{Parse: protocol.ParseStrict}})
+	if _, err := w.parent.Turn(context.Background(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	got := w.results()
+	if len(got) != 1 || !strings.HasPrefix(got[0], "TOOL_RESULT call_1 agent SUCCESS\nI will list them.\nTOOL_CALL") {
+		t.Errorf("results %q, want the child's reply as its answer", got)
 	}
 }
 

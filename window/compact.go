@@ -50,6 +50,10 @@ type Config struct {
 	// Target names what a call acted on (a path, a command) in the line
 	// that replaces its result. Nil names only the call and the tool.
 	Target func(protocol.Call) string
+	// Parse reads a reply into its calls, as the loop did
+	// (loop.Config.Parse): a reply's results are told from the user's
+	// messages by its calls (see Parts). Nil means protocol.Parse.
+	Parse func(reply string) protocol.Parsed
 }
 
 // Compactor keeps a conversation inside its context window. Before each
@@ -62,7 +66,11 @@ type Config struct {
 //     below the low mark.
 //  2. If that is still not enough and there is a Summarizer, it replaces
 //     everything older than the latest steps with a summary, except the
-//     system prompt and the user's latest message, and masks again.
+//     system prompt and the user's latest message, and masks again. A
+//     summary that fails (the server is busy) is done without when
+//     masking alone fits the window, its error kept in the Report; it
+//     ends the turn when the context ended, when a limit stopped it
+//     (loop.ErrLimit), or when nothing else fits.
 //
 // Compacting in large chunks leaves a conversation that the next steps
 // only extend, so a server's prompt cache serves them; the system prompt is
@@ -98,6 +106,9 @@ func New(cfg Config) *Compactor {
 	}
 	if c.cfg.Keep <= 0 {
 		c.cfg.Keep = DefaultKeep
+	}
+	if c.cfg.Parse == nil {
+		c.cfg.Parse = protocol.Parse
 	}
 	return c
 }
@@ -137,6 +148,10 @@ type Report struct {
 	Masked        int // results whose bodies were replaced by a line
 	TooLarge      int // of those, results too large for the window by themselves
 	Summarized    int // messages replaced by a summary; 0 when none was written
+	// SummaryErr is why a summary asked for was not written, when masking
+	// alone fit the window and the conversation went on without it: the
+	// Summarizer's error (ErrEmptySummary when the model wrote none).
+	SummaryErr error
 }
 
 // Last returns the report of the latest compaction: at the Compacted event,
@@ -175,31 +190,33 @@ func (c *Compactor) Compact(ctx context.Context, conv loop.Conversation) ([]prot
 		used = c.counter.Estimate(out...)
 	}
 	summarized := 0
+	var serr error // why the summary asked for was not written
 	if used > b.Threshold {
 		fitted := out
 		out, used = c.mask(fitted, b)
 		if used > b.Low && c.cfg.Summarizer != nil {
 			s, n, sused, err := c.summarize(ctx, fitted, b)
-			if errors.Is(err, ErrEmptySummary) {
-				n, err = 0, nil // masking alone may do
-			}
-			if err != nil {
+			switch {
+			case err == nil:
+				if n > 0 && sused < used {
+					out, used, summarized = s, sused, n
+				}
+			case ctx.Err() != nil, errors.Is(err, loop.ErrLimit), used > b.Limit && !errors.Is(err, ErrEmptySummary):
 				return nil, false, fmt.Errorf("summarizing the conversation: %w", err)
-			}
-			if n > 0 && sused < used {
-				out, used, summarized = s, sused, n
+			default:
+				serr = err // masking alone fits, or is too large whatever
 			}
 		}
 	}
 	if used > b.Limit {
 		return nil, false, &TooLargeError{Message: -1, Part: -1, Tokens: used, Limit: b.Limit, Window: b.Window}
 	}
-	masked := newlyMasked(msgs, out)
+	masked := newlyMasked(msgs, out, c.cfg.Parse)
 	if masked == 0 && summarized == 0 {
 		return nil, false, nil
 	}
 	c.mu.Lock()
-	c.last = Report{Before: before, After: used, Masked: masked, TooLarge: tooLarge, Summarized: summarized}
+	c.last = Report{Before: before, After: used, Masked: masked, TooLarge: tooLarge, Summarized: summarized, SummaryErr: serr}
 	c.mu.Unlock()
 	return out, true, nil
 }
@@ -210,19 +227,22 @@ func (c *Compactor) Compact(ctx context.Context, conv loop.Conversation) ([]prot
 func (c *Compactor) fitEach(msgs []protocol.Message, b Budget) ([]protocol.Message, int, error) {
 	out, n := msgs, 0
 	system := c.counter.Estimate(msgs[0])
+	var ps []Part
 	for i := 1; i < len(msgs); i++ {
 		tokens := c.counter.Estimate(msgs[i])
 		if system+tokens <= b.Limit {
 			continue
 		}
-		part := PartOf(msgs[i])
-		if part != Results {
-			return nil, 0, &TooLargeError{Message: i, Part: part, Tokens: tokens, Limit: b.Limit, Window: b.Window}
+		if ps == nil {
+			ps = parts(msgs, c.cfg.Parse)
+		}
+		if ps[i] != Results {
+			return nil, 0, &TooLargeError{Message: i, Part: ps[i], Tokens: tokens, Limit: b.Limit, Window: b.Window}
 		}
 		if n == 0 {
 			out = slices.Clone(msgs)
 		}
-		out[i] = elide(msgs, i, c.cfg.Target)
+		out[i] = elide(msgs, i, steps(ps), c.cfg.Target, c.cfg.Parse)
 		n++
 	}
 	return out, n, nil
@@ -233,7 +253,7 @@ func (c *Compactor) fitEach(msgs []protocol.Message, b Budget) ([]protocol.Messa
 // and returns the tokens left.
 func (c *Compactor) mask(msgs []protocol.Message, b Budget) ([]protocol.Message, int) {
 	for keep := c.cfg.Keep; ; keep-- {
-		out, _ := Mask(msgs, keep, c.cfg.Target)
+		out, _ := mask(msgs, keep, c.cfg.Target, c.cfg.Parse)
 		used := c.counter.Estimate(out...)
 		if keep <= 1 || used <= b.Low {
 			return out, used
@@ -247,12 +267,13 @@ func (c *Compactor) mask(msgs []protocol.Message, b Budget) ([]protocol.Message,
 // many messages the summary replaced (0 when there was too little to
 // summarize: nothing was asked) and the tokens left.
 func (c *Compactor) summarize(ctx context.Context, msgs []protocol.Message, b Budget) ([]protocol.Message, int, int, error) {
-	all := steps(msgs)
+	ps := parts(msgs, c.cfg.Parse)
+	all := steps(ps)
 	if len(all) <= c.cfg.Keep {
 		return nil, 0, 0, nil
 	}
-	msgs, _ = Mask(msgs, c.cfg.Keep, c.cfg.Target) // what is summarized, masked
-	input := latestInput(msgs)
+	msgs, _ = mask(msgs, c.cfg.Keep, c.cfg.Target, c.cfg.Parse) // what is summarized, masked; its parts stay
+	input := latestInput(ps)
 	// The span is msgs[1:cut]. It ends where a step begins, so that no
 	// result is parted from its call, and early enough for the request
 	// that summarizes it to fit the window.
@@ -286,18 +307,21 @@ func (c *Compactor) summarize(ctx context.Context, msgs []protocol.Message, b Bu
 
 // newlyMasked counts the results of after that are masked there but were
 // not in before.
-func newlyMasked(before, after []protocol.Message) int {
-	was := map[string]bool{}
-	for _, m := range before {
-		if r, ok := protocol.ReadResult(m); ok && IsMasked(r.Body) {
-			was[r.CallID] = true
+func newlyMasked(before, after []protocol.Message, parse func(string) protocol.Parsed) int {
+	masked := func(msgs []protocol.Message, f func(id string)) {
+		for i, p := range parts(msgs, parse) {
+			if r, _ := protocol.ReadResult(msgs[i]); p == Results && IsMasked(r.Body) {
+				f(r.CallID)
+			}
 		}
 	}
+	was := map[string]bool{}
+	masked(before, func(id string) { was[id] = true })
 	n := 0
-	for _, m := range after {
-		if r, ok := protocol.ReadResult(m); ok && IsMasked(r.Body) && !was[r.CallID] {
+	masked(after, func(id string) {
+		if !was[id] {
 			n++
 		}
-	}
+	})
 	return n
 }

@@ -156,7 +156,7 @@ func TestCompactSummarizes(t *testing.T) {
 	}
 	want := slices.Concat(msgs[:2], []protocol.Message{user(window.SummaryHeader + "\nRead f1.go to f22.go.")}, msgs[len(msgs)-4:])
 	equalMsgs(t, got, want)
-	if !window.IsSummary(got[2]) || window.PartOf(got[2]) != window.Summaries {
+	if window.Parts(got)[2] != window.Summaries {
 		t.Error("the summary is not known as one")
 	}
 	rep := c.Last()
@@ -181,18 +181,54 @@ func TestCompactSummarizes(t *testing.T) {
 	}
 }
 
+// TestCompactSummaryErrors: a summary that fails leaves masking to do the
+// work when masking alone fits the window, and the error in the report;
+// it ends the turn when nothing else fits, when the turn was interrupted,
+// or when a limit stopped it.
 func TestCompactSummaryErrors(t *testing.T) {
-	boom := errors.New("boom")
-	c := window.New(window.Config{Summarizer: &recorder{err: boom}})
-	_, _, err := c.Compact(context.Background(), loop.Conversation{Messages: conversation(24, 1000), Window: 2000})
-	if !errors.Is(err, boom) {
-		t.Errorf("err = %v, want boom", err)
+	boom := errors.New("503 Service Unavailable")
+	limit := &loop.LimitError{Name: "max-model-calls", Value: "3", What: "model calls in the run"}
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	tests := []struct {
+		name  string
+		ctx   context.Context
+		err   error
+		steps int   // of 1000-byte results, in a window of 2000 tokens
+		want  error // from Compact; nil: masking alone went on
+	}{
+		{name: "masking fits", ctx: context.Background(), err: boom, steps: 24},
+		{name: "nothing fits", ctx: context.Background(), err: boom, steps: 60, want: boom},
+		{name: "a limit", ctx: context.Background(), err: limit, steps: 24, want: loop.ErrLimit},
+		{name: "interrupted", ctx: cancelled, err: cancelled.Err(), steps: 24, want: context.Canceled},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := &recorder{err: tt.err}
+			c := window.New(window.Config{Summarizer: s})
+			got, changed, err := c.Compact(tt.ctx, loop.Conversation{Messages: conversation(tt.steps, 1000), Window: 2000})
+			if len(s.got) != 1 {
+				t.Fatalf("summary asked %d times", len(s.got))
+			}
+			if tt.want != nil {
+				if !errors.Is(err, tt.want) || changed {
+					t.Errorf("Compact: %v, %v; want %v", changed, err, tt.want)
+				}
+				return
+			}
+			if err != nil || !changed || slices.Contains(window.Parts(got), window.Summaries) {
+				t.Fatalf("Compact: %v, %v\n%s", changed, err, dump(got))
+			}
+			if rep := c.Last(); !errors.Is(rep.SummaryErr, tt.err) || rep.Summarized != 0 || rep.Masked == 0 || rep.After > c.Budget(2000).Limit {
+				t.Errorf("Last = %+v", rep)
+			}
+		})
 	}
 	// Without a summary, masking alone will do when it is enough to fit.
 	s := &recorder{err: window.ErrEmptySummary}
-	c = window.New(window.Config{Summarizer: s})
+	c := window.New(window.Config{Summarizer: s})
 	got, changed, err := c.Compact(context.Background(), loop.Conversation{Messages: conversation(18, 1000), Window: 2000})
-	if err != nil || !changed || len(s.got) != 1 || window.IsSummary(got[2]) {
+	if err != nil || !changed || len(s.got) != 1 || slices.Contains(window.Parts(got), window.Summaries) {
 		t.Errorf("empty summary: %v, %v, asked %d times\n%s", changed, err, len(s.got), dump(got))
 	}
 }

@@ -34,7 +34,10 @@
 //     [result of call_7 read_file a.go elided to save context (2.3 KB); call the tool again if you need it]
 //
 //     A masked result is never changed again, so masking is idempotent and
-//     the conversation's start stays byte for byte the same.
+//     the conversation's start stays byte for byte the same. A result is
+//     told from what the user wrote by where it stands, after the reply
+//     whose call it answers, never by its first line alone (see [Parts]):
+//     a log the user pastes is never masked.
 //
 //   - Summarizing: if that is not enough, and there is a [Summarizer], the
 //     messages older than the latest steps, except the system prompt and
@@ -50,9 +53,11 @@
 //     ("elided: too large for the context window (...); ask for a smaller
 //     part"), so that the model can ask for less.
 //
-// The system prompt is never touched. [Compactor.Last] reports the latest
-// compaction's tokens before and after, for the event, the run record and
-// the session.
+// The system prompt is never touched. [Compactor.Last] reports what the
+// latest compaction did: its tokens before and after, which the Compacted
+// event carries into the run record's compaction line, and what it masked
+// and summarized. A session keeps only the conversation that results (a
+// replace line and the new messages), not these counts.
 //
 // # Seeing the window
 //

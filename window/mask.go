@@ -36,8 +36,16 @@ const maxTarget = 80
 // when not nil, names what a call acted on (a path, a command) for the
 // line. msgs itself is never changed; when nothing is masked, Mask returns
 // it as it is.
+//
+// Results are told from the user's messages by where they stand (see
+// Parts), the replies read with protocol.Parse.
 func Mask(msgs []protocol.Message, keep int, target func(protocol.Call) string) ([]protocol.Message, int) {
-	all := steps(msgs)
+	return mask(msgs, keep, target, protocol.Parse)
+}
+
+// mask is Mask reading replies with parse.
+func mask(msgs []protocol.Message, keep int, target func(protocol.Call) string, parse func(string) protocol.Parsed) ([]protocol.Message, int) {
+	all := steps(parts(msgs, parse))
 	if len(all) <= keep {
 		return msgs, 0
 	}
@@ -49,7 +57,7 @@ func Mask(msgs []protocol.Message, keep int, target func(protocol.Call) string) 
 			if IsMasked(r.Body) {
 				continue
 			}
-			line := maskLine(r, callOf(msgs[s.reply], k), target, maskMid, maskEnd)
+			line := maskLine(r, callOf(msgs[s.reply], k, parse), target, maskMid, maskEnd)
 			if len(line) >= len(r.Body) {
 				continue
 			}
@@ -68,8 +76,8 @@ func Mask(msgs []protocol.Message, keep int, target func(protocol.Call) string) 
 
 // callOf returns the k-th call of a reply: the one its k-th result
 // answers, since results follow their reply in call order.
-func callOf(reply protocol.Message, k int) protocol.Call {
-	if calls := protocol.Parse(reply.Content).Calls; k < len(calls) {
+func callOf(reply protocol.Message, k int, parse func(string) protocol.Parsed) protocol.Call {
+	if calls := parse(reply.Content).Calls; k < len(calls) {
 		return calls[k]
 	}
 	return protocol.Call{}
@@ -95,13 +103,13 @@ func IsMasked(body string) bool {
 }
 
 // elide replaces the body of the result msgs[i], too large for the window,
-// with a line that says so.
-func elide(msgs []protocol.Message, i int, target func(protocol.Call) string) protocol.Message {
+// with a line that says so; all are the steps of msgs.
+func elide(msgs []protocol.Message, i int, all []step, target func(protocol.Call) string, parse func(string) protocol.Parsed) protocol.Message {
 	r, _ := protocol.ReadResult(msgs[i])
 	var call protocol.Call
-	for _, s := range steps(msgs) {
+	for _, s := range all {
 		if k := slices.Index(s.results, i); k >= 0 {
-			call = callOf(msgs[s.reply], k)
+			call = callOf(msgs[s.reply], k, parse)
 		}
 	}
 	return protocol.Message{Role: msgs[i].Role, Content: r.Header() + "\n" + maskLine(r, call, target, bigMid, bigEnd)}

@@ -26,12 +26,13 @@ type Breakdown struct {
 // c included.
 func Measure(msgs []protocol.Message, u protocol.Usage, c *Counter, b Budget, instructions string) Breakdown {
 	d := Breakdown{Budget: b}
+	ps := Parts(msgs)
 	sent, ok := measured(msgs, u)
 	if ok {
-		d.Tokens = share(u.PromptTokens, sizes(sent, 0, instructions))
+		d.Tokens = share(u.PromptTokens, sizes(sent, ps, instructions))
 	}
 	tail := msgs[len(sent):]
-	rest := share(c.Estimate(tail...), sizes(tail, len(sent), instructions))
+	rest := share(c.Estimate(tail...), sizes(tail, ps[len(sent):], instructions))
 	for p, n := range rest {
 		d.Tokens[p] += n
 	}
@@ -41,15 +42,11 @@ func Measure(msgs []protocol.Message, u protocol.Usage, c *Counter, b Budget, in
 	return d
 }
 
-// sizes is the bytes of msgs by part; msgs begin at index first of the
-// conversation.
-func sizes(msgs []protocol.Message, first int, instructions string) [NumParts]int {
+// sizes is the bytes of msgs by part; parts are theirs.
+func sizes(msgs []protocol.Message, parts []Part, instructions string) [NumParts]int {
 	var out [NumParts]int
 	for i, m := range msgs {
-		part := PartOf(m)
-		if first+i == 0 {
-			part = SystemPrompt
-		}
+		part := parts[i]
 		n := size(m)
 		if instructions != "" && strings.Contains(m.Content, instructions) {
 			out[Instructions] += len(instructions)

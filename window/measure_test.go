@@ -8,25 +8,6 @@ import (
 	"harness/window"
 )
 
-func TestPartOf(t *testing.T) {
-	tests := []struct {
-		msg  protocol.Message
-		want window.Part
-	}{
-		{sys("SYSTEM"), window.SystemPrompt},
-		{user("hello"), window.Inputs},
-		{asst("hi"), window.Replies},
-		{result("call_1", true, "x"), window.Results},
-		{elided("call_1", "a.go", "2.0 KB"), window.Results},
-		{window.SummaryMessage("s"), window.Summaries},
-	}
-	for _, tt := range tests {
-		if got := window.PartOf(tt.msg); got != tt.want {
-			t.Errorf("PartOf(%.30q) = %v, want %v", tt.msg.Content, got, tt.want)
-		}
-	}
-}
-
 func TestMeasure(t *testing.T) {
 	b := window.New(window.Config{}).Budget(4000)
 	tests := []struct {
@@ -39,7 +20,8 @@ func TestMeasure(t *testing.T) {
 		// Each message counts its bytes and 16 of template; 4 bytes a token.
 		{
 			name: "every part",
-			msgs: []protocol.Message{sys(n(384)), user(n(184)), asst(n(84)), result("call_1", true, n(400-16-38)), window.SummaryMessage(n(284 - len(window.SummaryHeader) - 1))},
+			msgs: []protocol.Message{sys(n(384)), user(n(184)), window.SummaryMessage(n(284 - len(window.SummaryHeader) - 1)),
+				call(n(84 - len(call("").Content))), result("call_1", true, n(400-16-38))},
 			want: [6]int{100, 0, 50, 25, 100, 75},
 		},
 		{

@@ -1,6 +1,7 @@
 package window_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"net/http/httptest"
@@ -22,7 +23,8 @@ import (
 func TestLongTurnOverHTTP(t *testing.T) {
 	set, system, script := sixty.setup(t)
 	for _, compact := range []bool{false, true} {
-		srv := fakemodel.NewServer(script, fakemodel.EnforceWindow())
+		var log bytes.Buffer
+		srv := fakemodel.NewServer(script, fakemodel.EnforceWindow(), fakemodel.WithLog(&log))
 		hs := httptest.NewServer(srv.Handler())
 		defer hs.Close()
 		host, _ := url.Parse(hs.URL)
@@ -34,7 +36,8 @@ func TestLongTurnOverHTTP(t *testing.T) {
 		}
 		a := loop.New(model, set, cfg, loop.Observe(func(e loop.Event) {
 			if e.Kind == loop.Compacted {
-				compactions = append(compactions, len(srv.Requests()))
+				// Between requests: the log holds one line for each.
+				compactions = append(compactions, bytes.Count(log.Bytes(), []byte("\n")))
 			}
 		}))
 		answer, err := a.Turn(context.Background(), "read every file in src, one at a time, then say Done.")
@@ -47,7 +50,10 @@ func TestLongTurnOverHTTP(t *testing.T) {
 		if err != nil || answer != "Done." {
 			t.Fatalf("with compaction: %q, %v", answer, err)
 		}
-		reqs := srv.Requests()
+		reqs, err := fakemodel.ReadLog(&log)
+		if err != nil {
+			t.Fatal(err)
+		}
 		if len(reqs) != sixty.Steps+1 || len(compactions) == 0 {
 			t.Fatalf("%d requests, compactions before requests %v", len(reqs), compactions)
 		}

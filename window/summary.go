@@ -28,16 +28,18 @@ func SummaryMessage(text string) protocol.Message {
 	return protocol.Message{Role: protocol.User, Content: SummaryHeader + "\n" + strings.TrimSpace(text)}
 }
 
-// IsSummary reports whether m is a summary message.
-func IsSummary(m protocol.Message) bool {
+// isSummary reports whether m reads as a summary message; where it stands
+// says whether it is one (see Parts).
+func isSummary(m protocol.Message) bool {
 	return m.Role == protocol.User && (m.Content == SummaryHeader || strings.HasPrefix(m.Content, SummaryHeader+"\n"))
 }
 
 // SummaryOrigin is the Origin of the events a ModelSummarizer emits.
 const SummaryOrigin = "summary"
 
-// summaryRequest is the instruction that ends a summary request.
-const summaryRequest = `Stop working on the task for a moment: the messages above, after the system prompt, are about to be removed to save context, and replaced by a summary you write now for your own later use. The latest request of the user and your most recent steps will stay as they are.
+// SummaryRequest is the instruction that ends a summary request: the last
+// message, from the user, of every request a ModelSummarizer sends.
+const SummaryRequest = `Stop working on the task for a moment: the messages above, after the system prompt, are about to be removed to save context, and replaced by a summary you write now for your own later use. The latest request of the user and your most recent steps will stay as they are.
 
 Write the summary in plain text, at most 300 words, with no tool calls, under these headings:
 Done: what was done, step by step, briefly.
@@ -64,12 +66,12 @@ func ModelSummarizer(m loop.Model, hooks ...loop.Hook) Summarizer {
 
 type modelSummarizer struct {
 	model loop.Model
-	hooks []loop.Hook
+	hooks loop.Hooks
 }
 
 func (s *modelSummarizer) Summarize(ctx context.Context, msgs []protocol.Message) (string, error) {
 	req := protocol.Request{
-		Messages: append(msgs[:len(msgs):len(msgs)], protocol.Message{Role: protocol.User, Content: summaryRequest}),
+		Messages: append(msgs[:len(msgs):len(msgs)], protocol.Message{Role: protocol.User, Content: SummaryRequest}),
 		Stop:     protocol.StopSequences(),
 	}
 	if err := s.emit(loop.Event{Kind: loop.StepStarted, Step: 1, Request: req}); err != nil {
@@ -94,11 +96,5 @@ func (s *modelSummarizer) Summarize(ctx context.Context, msgs []protocol.Message
 // emit shows e to the hooks and returns the first error.
 func (s *modelSummarizer) emit(e loop.Event) error {
 	e.Origin = SummaryOrigin
-	var first error
-	for _, h := range s.hooks {
-		if err := h.Event(e); err != nil && first == nil {
-			first = err
-		}
-	}
-	return first
+	return s.hooks.Event(e)
 }

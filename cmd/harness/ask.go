@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 
+	"golang.org/x/term"
+
 	"harness/approve"
 )
 
@@ -78,12 +80,9 @@ func parseAnswer(line string) approve.Answer {
 }
 
 // interactive reports whether r (a reader or a writer) is a terminal,
-// whatever NO_COLOR says: someone may answer at it, or read colours.
+// whatever NO_COLOR says: someone may answer at it, or read colours. A
+// character device that is no terminal, such as /dev/null, is not.
 func interactive(r any) bool {
 	f, ok := r.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	return ok && term.IsTerminal(int(f.Fd()))
 }

@@ -43,7 +43,7 @@ type modelFlags struct {
 
 type chatCmd struct {
 	Prompt         promptText `short:"p" placeholder:"PROMPT" help:"Run one turn and exit: the answer goes to stdout, everything else to stderr. Exit codes: 0 answer, 1 error, 2 bad usage, 3 a limit ended the turn, 130 interrupted."`
-	Record         string     `placeholder:"FILE" help:"Append a record of the run to FILE, one JSON object a line, written as it happens (read it with: harness replay FILE)."`
+	Record         string     `placeholder:"FILE" help:"Append a record of the run to FILE, one JSON object a line, written as it happens (read it with: harness replay FILE). A new FILE is made readable by you alone (0600), as it holds everything the model read; an existing one keeps its mode."`
 	TestPattern    string     `default:"${test_pattern}" placeholder:"REGEXP" help:"Command lines matching this count as test runs in the turn report (by default, a test command at the start of the line or after && or ;)."`
 	Compact        bool       `default:"true" negatable:"" help:"Keep the conversation inside --num-ctx: mask old tool results, then have the model summarize older turns (--no-compact: the server refuses a request that does not fit, and the turn ends)."`
 	ShowWire       bool       `help:"Show every message exactly as sent to and received from the model, with its direction, role and size (stderr with -p)."`
@@ -61,10 +61,10 @@ type chatCmd struct {
 type budgetFlags struct {
 	MaxSteps        int           `default:"25" help:"Most model calls in one turn (0 means the default, 25: a turn always has a limit)."`
 	MaxFormatErrors int           `default:"3" help:"Most replies in a row with a malformed tool call (0 means the default, 3)."`
-	MaxModelCalls   int           `default:"200" help:"Most model calls in the run (all turns)."`
-	MaxTime         time.Duration `default:"30m" help:"Most wall-clock time the run may spend in turns (waiting at the prompt does not count); a model call or tool still running then is interrupted."`
-	MaxOutputTokens int           `default:"200000" help:"Most output tokens the backend may report for the run."`
-	MaxRepeats      int           `default:"3" help:"Stop when the same call with the same arguments gets the same result this many times within the last 8 calls (or the last N, when N is over 8)."`
+	MaxModelCalls   int           `default:"200" help:"Most model calls in the run (all turns; 0: no limit)."`
+	MaxTime         time.Duration `default:"30m" help:"Most wall-clock time the run may spend in turns (waiting at the prompt does not count); a model call or tool still running then is interrupted (0: no limit)."`
+	MaxOutputTokens int           `default:"200000" help:"Most output tokens the backend may report for the run (0: no limit)."`
+	MaxRepeats      int           `default:"3" help:"Stop when the same call with the same arguments gets the same result this many times within the last 8 calls (or the last N, when N is over 8; 0: no limit)."`
 	AgentMaxSteps   int           `default:"15" help:"Most model calls in the turn of a helper that the agent tool starts; its calls, time and tokens count in the run's limits too."`
 }
 
@@ -209,6 +209,7 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string, dirs xdg.
 			MaxFormatErrors: c.MaxFormatErrors,
 			IsTest:          r.cfg.IsTest,
 			Target:          target,
+			Parse:           r.cfg.Parse,
 			Hooks:           r.hooks(newNest(log, style(colours(log))), newWireView(log, style(colours(log)), c.ShowWire)),
 			Done:            r.saveChild,
 			Limited:         []subagent.Limited{readOnlyBash()},

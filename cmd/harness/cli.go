@@ -29,7 +29,7 @@ type cli struct {
 	Prompt     promptCmd     `cmd:"" help:"Print the system prompt that would be sent, and exit."`
 	Sessions   sessionsCmd   `cmd:"" help:"List the saved conversations of this workspace (--all: of every workspace), to continue with --resume ID."`
 	Context    contextCmd    `cmd:"" help:"Show what a saved conversation holds of its context window, by part, as the REPL's /context does (default: this workspace's latest session)."`
-	Replay     replayCmd     `cmd:"" help:"Print a run record (--record FILE), or a session's file, as a readable transcript."`
+	Replay     replayCmd     `cmd:"" help:"Print a run record (--record FILE), or a saved session (by its file, id or name), as a readable transcript."`
 	Config     configCmd     `cmd:"" help:"Print the model settings a chat with the same flags would use, and where each came from (flag, environment, settings file or default), the API key redacted."`
 	FakeOllama fakeOllamaCmd `cmd:"" name:"fake-ollama" help:"Serve a fake-model script over Ollama's HTTP API, for tests and demos."`
 	Tour       tourCmd       `cmd:"" help:"Walk through how a harness is built, one layer a stage, offline: harness tour lists the stages, harness tour N runs one."`

@@ -74,7 +74,7 @@ func (c *console) help(context.Context, string) error {
 	for _, cmd := range c.cmds {
 		fmt.Fprintf(c.out, "  %-*s  %s\n", width, usage(cmd), cmd.help)
 	}
-	fmt.Fprintln(c.out, `Anything else is sent to the model. @PATH attaches a file of the workspace, @workspace its listing; text between """ lines is one input.`)
+	fmt.Fprintln(c.out, `Anything else is sent to the model. @PATH attaches a file of the workspace (@PATH:LINE names a line of it), @workspace its listing; text between """ lines is one input.`)
 	return nil
 }
 
@@ -93,7 +93,7 @@ func (c *console) clear(context.Context, string) error {
 	}
 	r.conv.resumed = nil
 	c.agent = r.agent(c.view)
-	c.turn, c.note = 1, ""
+	c.turn, r.conv.note = 1, ""
 	r.journal.reset()
 	fmt.Fprintln(c.out, "A new conversation: the model remembers nothing of the last one.")
 	return nil
@@ -237,18 +237,35 @@ func (c *console) diff(context.Context, string) error {
 }
 
 // undo puts back what the last turn that wrote files changed, and tells
-// the model so with the next input.
+// the model so with the next input. The note is saved in the session at
+// once, so that it reaches the model even if the next input comes in
+// another run (-c, /load).
 func (c *console) undo(context.Context, string) error {
-	turn, done := c.r.journal.undo()
-	if len(done) == 0 {
+	u := c.r.journal.undo()
+	if len(u.done) == 0 && len(u.kept) == 0 {
 		fmt.Fprintln(c.out, "Nothing to undo: no turn changed a file with edit_file or write_file.")
 		return nil
 	}
-	fmt.Fprintf(c.out, "Undid the file changes of turn %d:\n", turn)
-	for _, d := range done {
+	fmt.Fprintf(c.out, "Undid the file changes of turn %d:\n", u.turn)
+	for _, d := range u.done {
 		fmt.Fprintf(c.out, "  %s\n", d)
 	}
-	note := fmt.Sprintf("[The user undid the file changes of turn %d: %s. Those files are as they were before that turn.]", turn, strings.Join(done, "; "))
-	c.note = strings.TrimSpace(c.note + "\n" + note)
-	return nil
+	for _, k := range u.kept {
+		fmt.Fprintf(c.out, "  %s\n", c.st.bad(k.why))
+	}
+	var told []string
+	told = append(told, u.done...)
+	for _, k := range u.kept {
+		if k.changed {
+			told = append(told, k.name+" was left as it is, as it changed after that turn")
+		} else {
+			told = append(told, k.name+" could not be put back")
+		}
+	}
+	as := "Those files are as they were before that turn."
+	if len(u.kept) > 0 {
+		as = "The files put back are as they were before that turn; the others are as they are now."
+	}
+	note := fmt.Sprintf("[The user undid the file changes of turn %d: %s. %s]", u.turn, strings.Join(told, "; "), as)
+	return c.r.addNote(c.agent.State().Turn, note)
 }

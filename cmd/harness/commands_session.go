@@ -121,7 +121,7 @@ func (c *console) load(ctx context.Context, ref string) error {
 	}
 	r.conv.notes = append(r.conv.notes, loaded)
 	c.agent = r.agent(c.view)
-	c.turn, c.note = sv.State.Turn+1, ""
+	c.turn = sv.State.Turn + 1
 	r.journal.reset()
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"harness/tools"
@@ -102,4 +103,45 @@ func TestLineHistory(t *testing.T) {
 	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Errorf("history file: %v, %v", fi, err)
 	}
+}
+
+// TestHistoriesAtOnce: two REPLs writing one history file keep each
+// other's inputs, and a trim keeps the newest lines of both.
+func TestHistoriesAtOnce(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "history")
+	a, b := loadHistory(path), loadHistory(path)
+	for i := range 3 {
+		a.Write(fmt.Sprintf("a%d", i))
+		b.Write(fmt.Sprintf("b%d", i))
+	}
+	got := loadHistory(path).Dump().([]string)
+	if want := []string{"a0", "b0", "a1", "b1", "a2", "b2"}; !slices.Equal(got, want) {
+		t.Fatalf("read back %q, want %q", got, want)
+	}
+
+	// b has written 3 lines; its seventh passes twice its limit, and it
+	// trims the file, others' lines counted, to the newest 3.
+	a.limit, b.limit = 3, 3
+	for i := 3; i < 7; i++ {
+		b.Write(fmt.Sprintf("b%d", i))
+	}
+	if got, want := historyFile(t, path), []string{"b4", "b5", "b6"}; !slices.Equal(got, want) {
+		t.Errorf("trimmed to %q, want %q", got, want)
+	}
+	a.Write("a3")
+	if got, want := historyFile(t, path), []string{"b4", "b5", "b6", "a3"}; !slices.Equal(got, want) {
+		t.Errorf("after the trim, %q, want %q", got, want)
+	}
+	if entries, _ := os.ReadDir(filepath.Dir(path)); len(entries) != 1 {
+		t.Errorf("the trim left files behind: %v", entries)
+	}
+}
+
+func historyFile(t *testing.T, path string) []string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Fields(string(data))
 }

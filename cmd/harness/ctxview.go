@@ -86,6 +86,9 @@ func compacted(c loop.Compaction, r window.Report) string {
 	if r.Summarized > 0 {
 		how = append(how, plural(r.Summarized, "message", "messages")+" summarized")
 	}
+	if r.SummaryErr != nil {
+		how = append(how, "no summary: "+r.SummaryErr.Error())
+	}
 	s := fmt.Sprintf("%s -> %s tokens, %d -> %d messages", window.Short(c.BeforeTokens), window.Short(c.AfterTokens), c.Before, c.After)
 	if len(how) > 0 {
 		s += " (" + strings.Join(how, ", ") + ")"

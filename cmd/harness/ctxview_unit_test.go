@@ -25,6 +25,7 @@ func TestCompactedLine(t *testing.T) {
 		{"one masked", window.Report{Masked: 1}, "3.4k -> 1.6k tokens, 41 -> 12 messages (1 older result masked)"},
 		{"too large", window.Report{Masked: 3, TooLarge: 1}, "3.4k -> 1.6k tokens, 41 -> 12 messages (2 older results masked, 1 result too large for the window elided)"},
 		{"summarized", window.Report{Masked: 2, Summarized: 25}, "3.4k -> 1.6k tokens, 41 -> 12 messages (2 older results masked, 25 messages summarized)"},
+		{"summary failed", window.Report{Masked: 2, SummaryErr: window.ErrEmptySummary}, "3.4k -> 1.6k tokens, 41 -> 12 messages (2 older results masked, no summary: the model wrote no summary)"},
 		{"nothing said", window.Report{}, "3.4k -> 1.6k tokens, 41 -> 12 messages"},
 	}
 	for _, tt := range tests {

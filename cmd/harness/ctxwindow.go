@@ -80,6 +80,7 @@ func (r *runner) keepInWindow(log io.Writer, size, reserve int, compact, steps b
 	v.comp = window.New(window.Config{
 		Reserve:    reserve,
 		Target:     maskTarget,
+		Parse:      r.cfg.Parse,
 		Summarizer: window.ModelSummarizer(currentModel{r}, v.summaryHooks(append(hooks, v)...)...),
 	})
 	r.ctxview = v

@@ -89,7 +89,7 @@ func TestFakeOllamaWindow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, err := ollama.ContextLength(ctx, host, "fake"); n != 2048 || err != nil {
+	if n, err := ollama.New(host, "fake", ollama.Options{}).ContextLength(ctx); n != 2048 || err != nil {
 		t.Errorf("ContextLength = %d, %v; want 2048", n, err)
 	}
 	// 4400 bytes are 1100 tokens by the fake's count: over a num_ctx of 1024.

@@ -25,6 +25,13 @@ var errNotTerminal = errors.New("standard input is not a terminal")
 // pressed: in raw mode the key is read, not sent as a signal.
 var errInterrupt = errors.New("interrupted at the prompt")
 
+// errLongLine is wrapped by the error of an input line longer than
+// maxLine bytes: the line is skipped, and the input goes on after it.
+var errLongLine = fmt.Errorf("longer than %d MiB; it was skipped", maxLine>>20)
+
+// maxLine bounds an input line read from a pipe or a file.
+const maxLine = 1 << 20
+
 // historyLimit bounds the inputs kept in the history file.
 const historyLimit = 1000
 
@@ -42,7 +49,7 @@ type input struct {
 	r     io.Reader
 	echo  bool
 	once  sync.Once
-	lines chan string
+	lines chan readResult
 
 	// Terminal input: rl reads the REPL's inputs, with the history, and
 	// the answers to questions, without it. pending is a read under way
@@ -117,47 +124,109 @@ func (in *input) setCompleter(complete func(line string, pos int) (start int, ca
 }
 
 // lineHistory is the history of inputs (a readline.History), one a line
-// in its file, the oldest first, at most historyLimit, saved again after
-// every input. Without a file it is kept for the run only. An input of
-// several lines comes back from the file as several.
+// in its file, the oldest first, at most historyLimit. Each input is
+// appended to the file as it is made, in one write at its end, so that
+// REPLs running at once keep each other's inputs; the file is trimmed to
+// the last historyLimit lines once it holds twice as many. Without a file
+// it is kept for the run only. An input of several lines comes back from
+// the file as several.
 type lineHistory struct {
 	path  string
 	lines []string
+	limit int // the inputs kept
+	// inFile counts the lines of the file, as far as this process knows:
+	// those it read, and those it added.
+	inFile int
 }
 
 // loadHistory reads the history kept in path, making its folder.
 func loadHistory(path string) *lineHistory {
-	h := &lineHistory{}
+	h := &lineHistory{limit: historyLimit}
 	if path == "" || os.MkdirAll(filepath.Dir(path), 0o700) != nil {
 		return h
 	}
 	h.path = path
 	if data, err := os.ReadFile(path); err == nil {
-		for line := range bytes.Lines(data) {
-			if s := strings.TrimSpace(string(line)); s != "" {
-				h.lines = append(h.lines, s)
-			}
-		}
+		h.lines = historyLines(data)
+		h.inFile = len(h.lines)
 	}
+	h.lines = h.lines[max(0, len(h.lines)-h.limit):]
 	return h
 }
 
-// Write adds an input, and saves the history.
+// historyLines returns the inputs a history file holds, the oldest first.
+func historyLines(data []byte) []string {
+	var lines []string
+	for line := range bytes.Lines(data) {
+		if s := strings.TrimSpace(string(line)); s != "" {
+			lines = append(lines, s)
+		}
+	}
+	return lines
+}
+
+// Write adds an input, and appends it to the file.
 func (h *lineHistory) Write(s string) (int, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
 		return len(h.lines), nil
 	}
 	h.lines = append(h.lines, s)
-	if len(h.lines) > historyLimit {
-		h.lines = h.lines[len(h.lines)-historyLimit:]
+	h.lines = h.lines[max(0, len(h.lines)-h.limit):]
+	if h.path == "" {
+		return len(h.lines), nil
 	}
-	if h.path != "" {
-		if err := os.WriteFile(h.path, []byte(strings.Join(h.lines, "\n")+"\n"), 0o600); err != nil {
-			return len(h.lines), err
-		}
+	if err := appendLine(h.path, s); err != nil {
+		return len(h.lines), err
+	}
+	h.inFile += strings.Count(s, "\n") + 1
+	if h.inFile > 2*h.limit {
+		return len(h.lines), h.trim()
 	}
 	return len(h.lines), nil
+}
+
+// appendLine adds s and a newline at the end of the file at path, with one
+// write, creating the file (0600) if need be.
+func appendLine(path, s string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(s + "\n")
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// trim makes the file hold its last h.limit lines, read again first so
+// that other REPLs' inputs are kept too. The new file is written aside and
+// renamed over the old, so that no one ever reads it half written.
+func (h *lineHistory) trim() error {
+	data, err := os.ReadFile(h.path)
+	if err != nil {
+		return err
+	}
+	lines := historyLines(data)
+	lines = lines[max(0, len(lines)-h.limit):]
+	tmp, err := os.CreateTemp(filepath.Dir(h.path), "."+filepath.Base(h.path)+"-*")
+	if err != nil {
+		return err
+	}
+	_, err = tmp.WriteString(strings.Join(lines, "\n") + "\n")
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), h.path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	h.inFile = len(lines)
+	return nil
 }
 
 // GetLine returns the input pos, from 0 for the oldest.
@@ -235,30 +304,81 @@ func (in *input) read(ctx context.Context, prompt string, question bool) (string
 
 func (in *input) readPlain(ctx context.Context, prompt string) (string, error) {
 	in.once.Do(func() {
-		in.lines = make(chan string)
-		go func() {
-			defer close(in.lines)
-			sc := bufio.NewScanner(in.r)
-			sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
-			for sc.Scan() {
-				in.lines <- sc.Text()
-			}
-		}()
+		in.lines = make(chan readResult)
+		go readLines(in.r, in.lines)
 	})
 	fmt.Fprint(in.out, prompt)
 	select {
-	case line, ok := <-in.lines:
-		if !ok {
+	case r, ok := <-in.lines:
+		switch {
+		case !ok:
 			fmt.Fprintln(in.out)
 			return "", io.EOF
+		case r.err != nil:
+			fmt.Fprintln(in.out)
+			return "", r.err
 		}
 		if in.echo {
-			fmt.Fprintln(in.out, line)
+			fmt.Fprintln(in.out, r.line)
 		}
-		return line, nil
+		return r.line, nil
 	case <-ctx.Done():
 		fmt.Fprintln(in.out)
 		return "", ctx.Err()
+	}
+}
+
+// readLines sends the lines of r, each without its end (\n or \r\n), and
+// closes lines at the end of r. A line longer than maxLine bytes is sent
+// as an error wrapping errLongLine that names it, and the reading goes on
+// after it; an error reading r is sent, and ends it.
+func readLines(r io.Reader, lines chan<- readResult) {
+	defer close(lines)
+	br := bufio.NewReaderSize(r, 64<<10)
+	for n := 1; ; n++ {
+		line, long, err := readLine(br, maxLine)
+		switch {
+		case errors.Is(err, io.EOF):
+			return
+		case err != nil:
+			lines <- readResult{err: fmt.Errorf("reading the input: %w", err)}
+			return
+		case long:
+			lines <- readResult{err: fmt.Errorf("input line %d is %w", n, errLongLine)}
+		default:
+			lines <- readResult{line: string(line)}
+		}
+	}
+}
+
+// readLine reads one line of br, without its end (\n or \r\n). A line
+// longer than limit bytes is read to its end but not kept: long is set
+// instead. At the end of br it returns io.EOF, and no line; the last line
+// needs no end.
+func readLine(br *bufio.Reader, limit int) (line []byte, long bool, err error) {
+	read := 0
+	for {
+		chunk, err := br.ReadSlice('\n')
+		read += len(chunk)
+		if !long {
+			line = append(line, chunk...)
+			if len(line) > limit+len("\r\n") {
+				line, long = nil, true
+			}
+		}
+		switch {
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case errors.Is(err, io.EOF) && read == 0:
+			return nil, false, io.EOF
+		case err != nil && !errors.Is(err, io.EOF):
+			return nil, false, err
+		}
+		line = bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r"))
+		if len(line) > limit {
+			return nil, true, nil
+		}
+		return line, long, nil
 	}
 }
 
@@ -272,6 +392,10 @@ func (in *input) readPlain(ctx context.Context, prompt string) (string, error) {
 //	"""
 //
 // The marks may also share a line with the text ("""first ... last""").
+// A block the input ends inside (or Ctrl-D ends, at a terminal) is sent as
+// it stands, after a note saying so. A line too long to read is an error
+// wrapping errLongLine; a block that holds one is read to its end and
+// skipped whole.
 func (in *input) message(ctx context.Context, prompt string) (string, error) {
 	line, err := in.read(ctx, prompt, false)
 	if err != nil {
@@ -284,16 +408,33 @@ func (in *input) message(ctx context.Context, prompt string) (string, error) {
 	if text, closed := strings.CutSuffix(rest, `"""`); closed {
 		return text, nil
 	}
-	var lines []string
+	var (
+		lines   []string
+		skipped error // the first line of the block too long to read
+	)
 	if strings.TrimSpace(rest) != "" {
 		lines = append(lines, rest)
 	}
 	for {
 		line, err := in.read(ctx, "...  ", false)
-		if err != nil {
+		switch {
+		case errors.Is(err, errLongLine):
+			if skipped == nil {
+				skipped = err
+			}
+			continue
+		case errors.Is(err, io.EOF) && skipped != nil:
+			return "", fmt.Errorf(`%w, with the """ block it is in`, skipped)
+		case errors.Is(err, io.EOF):
+			fmt.Fprintln(in.out, `note: the input ended inside a """ block; it is sent as it stands`)
+			return strings.Join(lines, "\n"), nil
+		case err != nil:
 			return "", err
 		}
 		if text, closed := strings.CutSuffix(line, `"""`); closed {
+			if skipped != nil {
+				return "", fmt.Errorf(`%w, with the """ block it is in`, skipped)
+			}
 			if text != "" {
 				lines = append(lines, text)
 			}

@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -27,7 +28,9 @@ import (
 // to a file it keeps a copy of the file in the state directory, so that
 // /undo can put the file back and /diff can show what the conversation
 // changed; and it keeps the diff of each write until the screen shows it.
-// Commands may change files too: those changes it does not see.
+// Commands may change files too: it does not track those changes, but when
+// a turn ends it notes what each file the turn wrote holds, and /undo
+// leaves alone a file that holds something else since.
 //
 // It is also a loop hook, to know which turn a write belongs to.
 type journal struct {
@@ -47,10 +50,12 @@ type journal struct {
 	copies    int
 }
 
-// changes are the files one turn wrote, as they were before it.
+// changes are the files one turn wrote, as they were before it and as it
+// left them, and the folders it made for them.
 type changes struct {
 	turn  int
 	files []snapshot
+	dirs  []string // absolute; made by the turn for the files it wrote
 }
 
 // snapshot is a file as it was before a turn first wrote it.
@@ -61,6 +66,39 @@ type snapshot struct {
 	mode    fs.FileMode
 	copy    string // the copy of its content, when it existed
 	lost    string // why no copy could be kept, if so
+	// left is the file as the turn left it, taken when the turn ended:
+	// /undo puts back only a file that still holds it.
+	left fileSum
+}
+
+// fileSum is what a file held at some moment, by a hash of its content.
+type fileSum struct {
+	known  bool // taken, and the file could be read
+	exists bool
+	sum    [sha256.Size]byte
+}
+
+// sumFile returns what the file at abs holds now. It does not block on a
+// named pipe, which it takes as unreadable.
+func sumFile(abs string) fileSum {
+	f, err := os.OpenFile(abs, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fileSum{known: true}
+	}
+	if err != nil {
+		return fileSum{}
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return fileSum{}
+	}
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return fileSum{}
+	}
+	s := fileSum{known: true, exists: true}
+	h.Sum(s.sum[:0])
+	return s
 }
 
 var (
@@ -69,9 +107,11 @@ var (
 )
 
 // newJournal returns the journal of ts in ws, keeping its copies in a
-// folder of its own under dir ("" keeps none).
+// folder of its own under dir ("" keeps none), named by the process's id.
+// The folders there of processes now gone are removed first.
 func newJournal(ts loop.Tools, ws *tools.Workspace, dir string) *journal {
 	if dir != "" {
+		sweepUndo(filepath.Join(dir, "undo"))
 		dir = filepath.Join(dir, "undo", fmt.Sprintf("%d-%d", os.Getpid(), time.Now().UnixNano()))
 	}
 	return &journal{tools: ts, ws: ws, dir: dir, diffs: make(map[string]string), previewed: make(map[string]bool)}
@@ -91,6 +131,7 @@ func (j *journal) Run(ctx context.Context, call protocol.Call) protocol.Result {
 		return j.tools.Run(ctx, call)
 	}
 	before := readState(abs)
+	missing := j.missingDirs(abs)
 	kept := j.keep(abs)
 	res := j.tools.Run(ctx, call)
 	if !res.Wrote {
@@ -99,6 +140,7 @@ func (j *journal) Run(ctx context.Context, call protocol.Call) protocol.Result {
 		}
 		return res
 	}
+	j.made(missing)
 	after := readState(abs)
 	if why := j.ws.Secret(abs); why != "" {
 		before.unshown = "it is " + why
@@ -118,11 +160,63 @@ func (j *journal) Event(e loop.Event) error {
 	switch {
 	case e.Kind == loop.TurnStarted && e.Origin == "":
 		j.turn = e.Turn
+	case e.Kind == loop.TurnEnded && e.Origin == "":
+		j.left(e.Turn)
 	case e.Kind == loop.CallEnded && e.Origin != "":
 		delete(j.diffs, e.Call.ID)
 		delete(j.previewed, e.Call.ID)
 	}
 	return nil
+}
+
+// left takes, as the turn that just ended left them, what the files it
+// wrote hold. Called with j.mu held.
+func (j *journal) left(turn int) {
+	if n := len(j.turns); n > 0 && j.turns[n-1].turn == turn {
+		files := j.turns[n-1].files
+		for i := range files {
+			files[i].left = sumFile(files[i].abs)
+		}
+	}
+}
+
+// missingDirs returns the folders inside the workspace, above the file at
+// abs, that do not exist yet, the deepest first.
+func (j *journal) missingDirs(abs string) []string {
+	if j.dir == "" {
+		return nil
+	}
+	var out []string
+	for d := filepath.Dir(abs); j.inside(d); d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); !errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// inside reports whether abs is inside the workspace root, and not the
+// root itself.
+func (j *journal) inside(abs string) bool {
+	rel, err := filepath.Rel(j.ws.Root(), abs)
+	return err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// made notes, among the folders that were missing before a write, those
+// that exist after it: the turn made them.
+func (j *journal) made(missing []string) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if len(j.turns) == 0 || j.turns[len(j.turns)-1].turn != j.turn {
+		return
+	}
+	cur := &j.turns[len(j.turns)-1]
+	for _, d := range missing {
+		if fi, err := os.Lstat(d); err == nil && fi.IsDir() && !slices.Contains(cur.dirs, d) {
+			cur.dirs = append(cur.dirs, d)
+		}
+	}
 }
 
 // takeDiff returns the diff of the write of call id, once, unless the
@@ -237,39 +331,143 @@ func (s snapshot) state() fileState {
 	return readState(s.copy)
 }
 
+// undone is what /undo did with the changes of one turn.
+type undone struct {
+	turn int
+	done []string // what was put back, a line each: "restored a.txt"
+	kept []kept   // the files not put back
+}
+
+// kept is a file that /undo did not put back, and why.
+type kept struct {
+	name string
+	why  string // for the user, with how to see what putting it back would undo
+	// changed is set when the file was left as it is because it changed
+	// after the turn, rather than because it could not be put back.
+	changed bool
+}
+
 // undo puts back the files that the last turn which wrote any changed, as
-// they were before that turn, and forgets that turn, so that the next undo
-// goes one turn further back. It returns the turn and a line for each
-// file: what was done, or why it could not be.
-func (j *journal) undo() (int, []string) {
+// they were before that turn, removes the folders it made for them that
+// are empty now, and forgets that turn, so that the next undo goes one turn
+// further back. A file that no longer holds what the turn left in it (you
+// or a command changed it since) is not put back: that would lose the
+// change; its copy is kept until the REPL ends, for a diff.
+func (j *journal) undo() undone {
 	j.mu.Lock()
 	if len(j.turns) == 0 {
 		j.mu.Unlock()
-		return 0, nil
+		return undone{}
 	}
 	last := j.turns[len(j.turns)-1]
 	j.turns = j.turns[:len(j.turns)-1]
 	j.mu.Unlock()
-	var done []string
+	u := undone{turn: last.turn}
 	for _, s := range last.files {
 		what, err := j.restore(s)
-		if err != nil {
-			what = fmt.Sprintf("%s could not be put back: %v", s.name, err)
+		var ch *changedError
+		switch {
+		case errors.As(err, &ch):
+			u.kept = append(u.kept, kept{name: s.name, changed: true, why: j.changedWhy(s, ch, last.turn)})
+			continue // its copy stays, for the diff
+		case err != nil:
+			u.kept = append(u.kept, kept{name: s.name, why: fmt.Sprintf("%s could not be put back: %v", s.name, err)})
+		default:
+			u.done = append(u.done, what)
 		}
-		done = append(done, what)
 		if s.copy != "" {
 			os.Remove(s.copy)
 		}
 	}
-	return last.turn, done
+	u.done = append(u.done, j.removeDirs(last.dirs)...)
+	return u
+}
+
+// changedError says that a file no longer holds what the turn left in it.
+type changedError struct {
+	gone    bool // it was removed since
+	unknown bool // what the turn left in it is not known
+}
+
+func (e *changedError) Error() string { return "it changed after the turn" }
+
+// changedWhy says why the file of s was left as it is, and how to see what
+// putting it back would undo.
+func (j *journal) changedWhy(s snapshot, ch *changedError, turn int) string {
+	why := fmt.Sprintf("%s was left as it is: it changed after turn %d (you or a command changed it), and putting it back would lose that", s.name, turn)
+	switch {
+	case ch.unknown:
+		why = fmt.Sprintf("%s was left as it is: what turn %d left in it is not known, so putting it back could lose a later change", s.name, turn)
+	case ch.gone:
+		why = fmt.Sprintf("%s was left as it is: it was removed after turn %d", s.name, turn)
+	}
+	switch {
+	case !s.existed:
+		return why + "; the turn created it: remove it yourself if it should go"
+	case s.copy == "":
+		return why
+	}
+	return fmt.Sprintf("%s; its copy from before the turn is kept until the REPL ends: diff -u %s %s", why, quotePath(s.copy), quotePath(s.abs))
+}
+
+// quotePath quotes p for a shell when it holds anything but plain path
+// characters.
+func quotePath(p string) string {
+	if strings.IndexFunc(p, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+:@,", r))
+	}) < 0 {
+		return p
+	}
+	return "'" + strings.ReplaceAll(p, "'", `'\''`) + "'"
+}
+
+// removeDirs removes the folders of dirs that are empty, the deepest
+// first, through the workspace root, and says what it did.
+func (j *journal) removeDirs(dirs []string) []string {
+	if len(dirs) == 0 {
+		return nil
+	}
+	dirs = slices.Clone(dirs)
+	slices.SortFunc(dirs, func(a, b string) int { return cmp.Compare(len(b), len(a)) })
+	root, err := os.OpenRoot(j.ws.Root())
+	if err != nil {
+		return []string{fmt.Sprintf("the folders the turn made were left: %v", err)}
+	}
+	defer root.Close()
+	var done []string
+	for _, d := range dirs {
+		if !j.inside(d) {
+			continue
+		}
+		rel, _ := filepath.Rel(j.ws.Root(), d)
+		name := filepath.ToSlash(rel) + "/"
+		switch err := root.Remove(rel); {
+		case err == nil:
+			done = append(done, "removed the folder "+name+" (the turn made it)")
+		case errors.Is(err, fs.ErrNotExist):
+		default:
+			done = append(done, "left the folder "+name+": the turn made it, but it is not empty")
+		}
+	}
+	return done
 }
 
 // restore puts the file of s back as it was, through the workspace root,
-// and says what it did.
+// and says what it did. A file that no longer holds what the turn left in
+// it is left as it is: the error is a *changedError.
 func (j *journal) restore(s snapshot) (string, error) {
 	rel, err := filepath.Rel(j.ws.Root(), s.abs)
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return "", fmt.Errorf("it is %w", tools.ErrOutsideWorkspace)
+	}
+	now := sumFile(s.abs)
+	switch {
+	case !s.existed && !now.exists && now.known:
+		return s.name + " is gone already (the turn created it)", nil
+	case !s.left.known:
+		return "", &changedError{unknown: true}
+	case now != s.left:
+		return "", &changedError{gone: now.known && !now.exists}
 	}
 	root, err := os.OpenRoot(j.ws.Root())
 	if err != nil {
@@ -331,6 +529,26 @@ func (j *journal) reset() {
 func (j *journal) close() {
 	if j.dir != "" {
 		os.RemoveAll(j.dir)
+	}
+}
+
+// sweepUndo removes the folders of copies in dir that processes now gone
+// left behind (a harness killed outright cannot remove its own): each is
+// named PID-TIME by the process that made it.
+func sweepUndo(dir string) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		id, _, ok := strings.Cut(e.Name(), "-")
+		pid, err := strconv.Atoi(id)
+		if !ok || err != nil || pid <= 0 || pid == os.Getpid() || !e.IsDir() {
+			continue
+		}
+		if processGone(pid) {
+			os.RemoveAll(filepath.Join(dir, e.Name()))
+		}
 	}
 }
 

@@ -136,7 +136,8 @@ func TestOllamaOpenAITurn(t *testing.T) {
 	const key = "sk-test-S3CRET-not-needed"
 	record := filepath.Join(t.TempDir(), "run.jsonl")
 
-	r := runHarnessEnv(t, []string{"OPENAI_API_KEY=" + key}, "-w", ws, "--backend", "openai", "--base-url", rec.baseURL(), "-m", tinyName,
+	// The key goes to the OPENAI_BASE_URL set beside it, never to a --base-url alone.
+	r := runHarnessEnv(t, []string{"OPENAI_API_KEY=" + key, "OPENAI_BASE_URL=" + rec.baseURL()}, "-w", ws, "--backend", "openai", "-m", tinyName,
 		"--record", record, "-p", "what is in this folder?")
 	if r.code != exitOK {
 		t.Fatalf("exit code %d, want %d", r.code, exitOK)

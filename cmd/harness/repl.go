@@ -90,9 +90,11 @@ func (r *runner) showDiff(v *view, e loop.Event) {
 }
 
 // openRecord appends a run's record to path, starting it with start, and
-// returns it with what closes it.
+// returns it with what closes it. A new file is made 0600: a record holds
+// everything the model read, secrets the user let it read included. An
+// existing file keeps its mode, which is its owner's choice.
 func openRecord(path string, start record.Start) (*record.Recorder, func(), error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, nil, fmt.Errorf("--record: %w", err)
 	}
@@ -120,7 +122,7 @@ func (r *runner) oneTurn(ctx context.Context, std stdio, prompt string) error {
 	v := &view{out: std.err, log: std.err, st: style(colours(std.err)), final: true}
 	agent := r.agent(v)
 	r.typed(prompt)
-	prompt = r.attach.attach(ctx, prompt, std.err, v.st)
+	prompt = r.noted(r.attach.attach(ctx, prompt, std.err, v.st))
 	ctx, cancel := r.budget.Start(ctx)
 	defer cancel()
 	answer, err := agent.Turn(ctx, prompt)
@@ -144,10 +146,7 @@ type console struct {
 	view  *view
 	agent *loop.Agent
 	turn  int // the number of the next turn
-	// note is told to the model with the next input: what a command
-	// changed behind its back, such as files put back by /undo.
-	note string
-	cmds []command
+	cmds  []command
 }
 
 // errQuit is returned by a command that ends the REPL.
@@ -187,6 +186,9 @@ func (r *runner) repl(ctx context.Context, std stdio) error {
 		case errors.Is(err, errInterrupt):
 			fmt.Fprintln(std.out, st.dim("(Ctrl-D, exit or /exit leaves)"))
 			continue
+		case errors.Is(err, errLongLine):
+			fmt.Fprintf(std.err, "%s %v\n", st.bad("error:"), err)
+			continue
 		case errors.Is(err, io.EOF), errors.Is(err, errQuit):
 			if in.terminal() {
 				fmt.Fprintln(std.out)
@@ -208,9 +210,22 @@ func (r *runner) repl(ctx context.Context, std stdio) error {
 			}
 			continue
 		}
-		c.turn++
-		if err := c.runTurn(ctx, text, sigs); err != nil && !errors.Is(err, context.Canceled) {
+		switch err := c.runTurn(ctx, text, sigs); {
+		case errors.Is(err, errQuitNow):
+			return &exitCodeError{code: exitInterrupt, err: err}
+		case err != nil && !errors.Is(err, context.Canceled):
 			fmt.Fprintf(std.err, "%s %s\n", st.bad("error:"), modelAdvice(err, true))
+		}
+		// A turn whose first step failed left nothing: the conversation,
+		// its turn count and the session are as they were.
+		if next := c.agent.State().Turn + 1; next == c.turn {
+			recall := ""
+			if in.terminal() {
+				recall = "; Up recalls it"
+			}
+			fmt.Fprintln(std.out, st.dim("The message was not sent: the conversation is as it was"+recall+"."))
+		} else {
+			c.turn, r.conv.note = next, "" // the model was told the note
 		}
 	}
 }
@@ -258,36 +273,38 @@ func (c *console) read(ctx context.Context, sigs <-chan os.Signal) (string, erro
 	return text, err
 }
 
-// runTurn runs one turn that the first Ctrl-C cancels and a second quits.
-// The input's @tags are attached first, and a note of what commands
-// changed goes before it.
+// errQuitNow is returned by a turn that a second Ctrl-C ended: the REPL
+// quits without waiting for the turn to finish.
+var errQuitNow = errors.New("stopped by a second Ctrl-C during a turn")
+
+// runTurn runs one turn that the first Ctrl-C cancels. A second one, while
+// the turn is still ending, quits: runTurn returns errQuitNow at once,
+// leaving the turn behind, so that what the run opened is closed (the
+// copies /undo kept, the session, the commands running) before the
+// harness exits. The input's @tags are attached first, and a note of what
+// commands changed goes before it.
 func (c *console) runTurn(parent context.Context, input string, sigs <-chan os.Signal) error {
 	r := c.r
 	ctx, cancel := r.budget.Start(parent)
 	defer cancel()
 	c.in.setInterrupt(cancel)
 	defer c.in.setInterrupt(nil)
-	done := make(chan struct{})
-	defer close(done)
-	go func() {
-		select {
-		case <-sigs:
-			cancel()
-		case <-done:
-			return
-		}
-		select {
-		case <-sigs:
-			os.Exit(exitInterrupt)
-		case <-done:
-		}
-	}()
+	done := make(chan error, 1)
 	r.typed(input)
-	input = r.attach.attach(ctx, input, c.out, c.st)
-	if c.note != "" {
-		input = c.note + "\n\n" + input
-		c.note = ""
+	go func() {
+		_, err := c.agent.Turn(ctx, r.noted(r.attach.attach(ctx, input, c.out, c.st)))
+		done <- err
+	}()
+	for interrupted := false; ; {
+		select {
+		case err := <-done:
+			return err
+		case <-sigs:
+			if interrupted {
+				return errQuitNow
+			}
+			interrupted = true
+			cancel()
+		}
 	}
-	_, err := c.agent.Turn(ctx, input)
-	return err
 }

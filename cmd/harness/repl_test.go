@@ -4,18 +4,23 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/alecthomas/kong"
 
 	"harness/loop"
 	"harness/ollama"
 	"harness/protocol"
+	"harness/record"
 	"harness/tools"
 )
 
@@ -220,7 +225,12 @@ func TestJournal(t *testing.T) {
 		n++
 		j.Run(ctx, protocol.Call{ID: "call_" + string(rune('0'+n)), Name: "write_file", Args: map[string]any{"path": path, "content": content}})
 	}
-	turn := func(n int) { j.Event(loopTurn(n)) }
+	turn := func(n int) {
+		if n > 1 {
+			j.Event(loop.Event{Kind: loop.TurnEnded, Turn: n - 1})
+		}
+		j.Event(loopTurn(n))
+	}
 
 	turn(1)
 	write("a.txt", "two\n")
@@ -229,6 +239,7 @@ func TestJournal(t *testing.T) {
 	turn(2)
 	write("a.txt", "four\n")
 	write("new.txt", "new\n")
+	j.Event(loop.Event{Kind: loop.TurnEnded, Turn: 2})
 
 	if d := j.diff(); !strings.Contains(d, "-one\n+four\n") || !strings.Contains(d, "--- /dev/null\n+++ b/new.txt\n") || strings.Contains(d, "b.txt") {
 		t.Errorf("diff of the conversation:\n%s", d)
@@ -240,9 +251,9 @@ func TestJournal(t *testing.T) {
 		t.Error("a diff was given twice, or for a failed write")
 	}
 
-	turnNo, done := j.undo()
-	if want := []string{"restored a.txt", "removed new.txt (the turn created it)"}; turnNo != 2 || !slices.Equal(done, want) {
-		t.Errorf("first undo: turn %d, %q; want 2, %q", turnNo, done, want)
+	u := j.undo()
+	if want := []string{"restored a.txt", "removed new.txt (the turn created it)"}; u.turn != 2 || !slices.Equal(u.done, want) || u.kept != nil {
+		t.Errorf("first undo: %+v; want turn 2, %q", u, want)
 	}
 	if data, _ := os.ReadFile(a); string(data) != "three\n" {
 		t.Errorf("a.txt after the first undo: %q", data)
@@ -250,15 +261,15 @@ func TestJournal(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "new.txt")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("new.txt was not removed: %v", err)
 	}
-	if turnNo, done = j.undo(); turnNo != 1 || !slices.Equal(done, []string{"restored a.txt"}) {
-		t.Errorf("second undo: turn %d, %q", turnNo, done)
+	if u = j.undo(); u.turn != 1 || !slices.Equal(u.done, []string{"restored a.txt"}) || u.kept != nil {
+		t.Errorf("second undo: %+v", u)
 	}
 	fi, err := os.Stat(a)
 	if data, _ := os.ReadFile(a); err != nil || string(data) != "one\n" || fi.Mode().Perm() != 0o640 {
 		t.Errorf("a.txt after the second undo: %q, %v, %v", data, fi.Mode(), err)
 	}
-	if _, done = j.undo(); done != nil {
-		t.Errorf("a third undo did %q", done)
+	if u = j.undo(); u.done != nil || u.kept != nil {
+		t.Errorf("a third undo did %+v", u)
 	}
 	if entries, _ := os.ReadDir(filepath.Join(state, "undo")); len(entries) != 1 {
 		t.Fatalf("copies kept in %d folders, want 1", len(entries))
@@ -271,6 +282,29 @@ func TestJournal(t *testing.T) {
 
 // loopTurn is the event that starts turn n of the main conversation.
 func loopTurn(n int) loop.Event { return loop.Event{Kind: loop.TurnStarted, Turn: n} }
+
+func TestSplitLine(t *testing.T) {
+	tests := []struct {
+		in   string
+		path string
+		line int
+	}{
+		{"a.go", "a.go", 0},
+		{"a.go:12", "a.go", 12},
+		{"src/a.go:1", "src/a.go", 1},
+		{"a.go:0", "a.go:0", 0},
+		{"a.go:-3", "a.go:-3", 0},
+		{"a.go:+3", "a.go:+3", 0},
+		{"a.go:x", "a.go:x", 0},
+		{":12", ":12", 0},
+		{"a:b:7", "a:b", 7},
+	}
+	for _, tt := range tests {
+		if path, line := splitLine(tt.in); path != tt.path || line != tt.line {
+			t.Errorf("splitLine(%q) = %q, %d; want %q, %d", tt.in, path, line, tt.path, tt.line)
+		}
+	}
+}
 
 func TestStrayWords(t *testing.T) {
 	parser, err := kong.New(&cli{}, kong.Vars{"version": "test", "default_model": "m", "test_pattern": "x"})
@@ -290,10 +324,202 @@ func TestStrayWords(t *testing.T) {
 		{[]string{"-w", "dir", "prompt", "x"}, nil},
 		{[]string{"-p"}, nil},
 		{[]string{"--", "-p"}, []string{"-p"}},
+		{[]string{"-p", "what", "does", "it", "do"}, []string{"what", "does", "it", "do"}},
+		{[]string{"--prompt=what", "is", "this"}, []string{"what", "is", "this"}},
+		{[]string{"-m", "q", "-p", "hi", "there", "--approve", "all"}, []string{"hi", "there"}},
+		{[]string{"-p", "hi", "--bogus"}, nil},
+		{[]string{"-p", "--max-steps", "3"}, nil},
 	}
 	for _, tt := range tests {
 		if got := strayWords(parser.Model.Node, tt.args); !slices.Equal(got, tt.want) {
 			t.Errorf("strayWords(%q) = %q, want %q", tt.args, got, tt.want)
+		}
+	}
+}
+
+// TestRecordIsPrivate: a new --record file is its owner's alone, since it
+// holds whatever the model read; an existing one keeps the mode it has.
+func TestRecordIsPrivate(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("Windows has no such modes")
+	}
+	dir := t.TempDir()
+	kept := filepath.Join(dir, "kept.jsonl")
+	if err := os.WriteFile(kept, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(kept, 0o644) // whatever the umask
+	for path, want := range map[string]os.FileMode{filepath.Join(dir, "new.jsonl"): 0o600, kept: 0o644} {
+		_, done, err := openRecord(path, record.Start{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		done()
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode().Perm() != want {
+			t.Errorf("%s: mode %v, want %v", filepath.Base(path), fi.Mode().Perm(), want)
+		}
+	}
+}
+
+// stuckModel is a model whose call ignores its context: it returns only
+// once released, as a call stuck in a system call would.
+type stuckModel struct {
+	called  chan struct{}
+	release chan struct{}
+}
+
+func (m *stuckModel) Chat(ctx context.Context, _ protocol.Request, _ func(protocol.Delta)) (protocol.Reply, error) {
+	close(m.called)
+	<-m.release
+	return protocol.Reply{}, ctx.Err()
+}
+
+// TestSecondInterruptQuits: a second Ctrl-C while a turn is still ending
+// returns errQuitNow at once, without waiting for the turn, so that the
+// REPL returns and the run's deferred close runs before the harness exits.
+func TestSecondInterruptQuits(t *testing.T) {
+	ws, err := tools.NewWorkspace(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &stuckModel{called: make(chan struct{}), release: make(chan struct{})}
+	defer close(m.release)
+	ts := writeTool{ws.Root()}
+	r := &runner{budget: &loop.Budget{}, attach: &attacher{ws: ws, tools: ts}}
+	c := &console{r: r, out: io.Discard, in: plainInput(strings.NewReader(""), io.Discard, false),
+		agent: loop.New(m, ts, loop.Config{System: "SYSTEM"})}
+	sigs := make(chan os.Signal, 1)
+	done := make(chan error, 1)
+	go func() { done <- c.runTurn(context.Background(), "go", sigs) }()
+	<-m.called
+	sigs <- os.Interrupt
+	select {
+	case err := <-done:
+		t.Fatalf("the first Ctrl-C ended the stuck turn at once: %v", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	sigs <- os.Interrupt
+	select {
+	case err := <-done:
+		if !errors.Is(err, errQuitNow) {
+			t.Errorf("got %v, want errQuitNow", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a second Ctrl-C did not quit")
+	}
+}
+
+// TestSweepUndo: the folders of copies of processes that are gone are
+// removed; this process's, and what is not such a folder, stay.
+func TestSweepUndo(t *testing.T) {
+	dir := t.TempDir()
+	gone := exec.Command(os.Args[0], "-test.run=^$")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{
+		fmt.Sprintf("%d-1", gone.Process.Pid): false,
+		fmt.Sprintf("%d-2", os.Getpid()):      true,
+		"notes":                               true,
+		fmt.Sprintf("%d-x", gone.Process.Pid): false,
+	}
+	for name := range names {
+		if err := os.MkdirAll(filepath.Join(dir, name, "sub"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sweepUndo(dir)
+	for name, stays := range names {
+		if _, err := os.Stat(filepath.Join(dir, name)); (err == nil) != stays {
+			t.Errorf("%s: stays %v, want %v (%v)", name, err == nil, stays, err)
+		}
+	}
+}
+
+// TestUndoLeavesLaterChanges: /undo puts back only a file that still holds
+// what the turn left in it. One changed or removed since is left as it is,
+// with how to see the diff, and its copy is kept for it; so is a file whose
+// turn never ended.
+func TestUndoLeavesLaterChanges(t *testing.T) {
+	dir, state := t.TempDir(), t.TempDir()
+	ws, err := tools.NewWorkspace(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"same.txt", "edited.txt", "removed.txt"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("before\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	j := newJournal(writeTool{dir}, ws, state)
+	ctx := context.Background()
+	write := func(id, path string) {
+		j.Run(ctx, protocol.Call{ID: id, Name: "write_file", Args: map[string]any{"path": path, "content": "by the turn\n"}})
+	}
+	j.Event(loopTurn(1))
+	write("call_1", "same.txt")
+	write("call_2", "edited.txt")
+	write("call_3", "removed.txt")
+	write("call_4", "created.txt")
+	j.Event(loop.Event{Kind: loop.TurnEnded, Turn: 1})
+	os.WriteFile(filepath.Join(dir, "edited.txt"), []byte("by you\n"), 0o600)
+	os.Remove(filepath.Join(dir, "removed.txt"))
+	os.WriteFile(filepath.Join(dir, "created.txt"), []byte("by you\n"), 0o600)
+
+	u := j.undo()
+	if !slices.Equal(u.done, []string{"restored same.txt"}) {
+		t.Errorf("done %q, want only same.txt restored", u.done)
+	}
+	want := map[string]string{
+		"edited.txt":  "edited.txt was left as it is: it changed after turn 1 (you or a command changed it), and putting it back would lose that; its copy from before the turn is kept until the REPL ends: diff -u ",
+		"removed.txt": "removed.txt was left as it is: it was removed after turn 1; its copy from before the turn is kept until the REPL ends: diff -u ",
+		"created.txt": "created.txt was left as it is: it changed after turn 1 (you or a command changed it), and putting it back would lose that; the turn created it: remove it yourself if it should go",
+	}
+	for _, k := range u.kept {
+		if w, ok := want[k.name]; !ok || !k.changed || !strings.HasPrefix(k.why, w) {
+			t.Errorf("kept %s: %q", k.name, k.why)
+		}
+		delete(want, k.name)
+		if k.name == "edited.txt" {
+			saved := strings.Fields(k.why)[len(strings.Fields(k.why))-2]
+			if data, err := os.ReadFile(saved); err != nil || string(data) != "before\n" {
+				t.Errorf("the copy for the diff: %q, %v", data, err)
+			}
+		}
+	}
+	if len(want) != 0 {
+		t.Errorf("not reported: %v", want)
+	}
+	for name, content := range map[string]string{"same.txt": "before\n", "edited.txt": "by you\n", "created.txt": "by you\n"} {
+		if data, _ := os.ReadFile(filepath.Join(dir, name)); string(data) != content {
+			t.Errorf("%s holds %q, want %q", name, data, content)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "removed.txt")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("removed.txt came back: %v", err)
+	}
+
+	// A turn that has not ended is not known: nothing is put back.
+	j.Event(loopTurn(2))
+	write("call_5", "same.txt")
+	if u := j.undo(); u.done != nil || len(u.kept) != 1 || !strings.Contains(u.kept[0].why, "what turn 2 left in it is not known") {
+		t.Errorf("undo of a turn that did not end: %+v", u)
+	}
+	j.close()
+}
+
+func TestQuotePath(t *testing.T) {
+	for in, want := range map[string]string{
+		"/a/b-c_d.txt": "/a/b-c_d.txt",
+		"/a b/c":       "'/a b/c'",
+		"/it's":        `'/it'\''s'`,
+	} {
+		if got := quotePath(in); got != want {
+			t.Errorf("quotePath(%q) = %s, want %s", in, got, want)
 		}
 	}
 }

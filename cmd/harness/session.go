@@ -29,6 +29,11 @@ type conversation struct {
 	resumed *loop.State     // nil for a new conversation
 	start   record.Start    // what a new session of this chat starts with
 	notes   []string        // said once, when the agent is built
+	// note is told to the model with the next input: what a command
+	// changed behind its back, such as files put back by /undo. It is
+	// saved in the session as it is made, and a resumed conversation
+	// gets the note it had not been told yet.
+	note string
 	// built is the system prompt this harness builds, kept once a
 	// resumed conversation's replaces it in the runner's config: a new
 	// conversation (/clear) starts with it again.
@@ -113,6 +118,26 @@ func (r *runner) resume(sv *session.Saved) {
 		r.conv.notes = append(r.conv.notes, fmt.Sprintf("note: session %s ends in a step that never completed; it goes on from the last complete one", sv.ID()))
 	}
 	r.conv.resumed = &st
+	r.conv.note = sv.Note
+}
+
+// addNote adds note to what the model is told with the next input, after
+// turn, and saves it in the session.
+func (r *runner) addNote(turn int, note string) error {
+	r.conv.note = strings.TrimSpace(r.conv.note + "\n" + note)
+	if r.conv.writer == nil {
+		return nil
+	}
+	return r.conv.writer.Note(turn, note)
+}
+
+// noted returns input with the note the model has not been told yet
+// before it.
+func (r *runner) noted(input string) string {
+	if r.conv.note == "" {
+		return input
+	}
+	return r.conv.note + "\n\n" + input
 }
 
 // savedModel is the model a resumed conversation goes on with, by the

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"net/http/httptest"
 	"os"
@@ -27,7 +28,8 @@ func TestResumeKeepsTheSavedSystemPrompt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fake := fakemodel.NewServer(script)
+	var log bytes.Buffer
+	fake := fakemodel.NewServer(script, fakemodel.WithLog(&log))
 	srv := httptest.NewServer(fake.Handler())
 	defer srv.Close()
 	chat := func(args ...string) string {
@@ -57,7 +59,10 @@ func TestResumeKeepsTheSavedSystemPrompt(t *testing.T) {
 	if !strings.Contains(stderr, "note: the system prompt has changed since session ") {
 		t.Errorf("no note of the changed prompt:\n%s", stderr)
 	}
-	reqs := fake.Requests()
+	reqs, err := fakemodel.ReadLog(&log)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if len(reqs) != 2 || len(reqs[1].Messages) != 4 || !strings.Contains(reqs[1].Messages[0].Content, "Workspace root (as it was): ") ||
 		reqs[1].Messages[1].Content != "hi" || reqs[1].Messages[3].Content != "again" {
 		t.Fatalf("the resumed request is not the saved conversation, saved prompt first: %+v", reqs)

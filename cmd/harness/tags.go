@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -78,14 +78,25 @@ func (a *attacher) attach(ctx context.Context, input string, log io.Writer, st s
 			got = append(got, attachment{name: "workspace listing", body: res.Body})
 			continue
 		}
-		name, abs, err := a.file(tag)
+		t, err := a.file(tag)
 		switch {
 		case errors.Is(err, tools.ErrOutsideWorkspace):
 			fmt.Fprintf(log, "%s @%s: %v\n", st.bad("not attached:"), tag, err)
 			continue
-		case err != nil || name == "" || seen[abs]:
-			continue // no file: the @ is text
+		case t.folder != "":
+			fmt.Fprintln(log, st.dim(fmt.Sprintf("%s is a folder, not a file; sent as text (@workspace attaches the listing)", t.folder)))
+			continue
+		case err != nil || t.name == "":
+			// No file: the @ is text. Only a tag that looks like a path is
+			// worth a line: a decorator or a handle is meant as text.
+			if t.missing != "" {
+				fmt.Fprintln(log, st.dim(fmt.Sprintf("no file %s; sent as text", t.missing)))
+			}
+			continue
+		case seen[t.abs]:
+			continue
 		}
+		name, abs := t.name, t.abs
 		seen[abs] = true
 		res := a.run(ctx, "read_file", name)
 		if !res.OK {
@@ -96,6 +107,12 @@ func (a *attacher) attach(ctx context.Context, input string, log io.Writer, st s
 		shown := fmt.Sprintf("%s, %s", name, plural(n, "line", "lines"))
 		if body := strings.Count(res.Body, "\n"); n > body+1 {
 			shown += fmt.Sprintf(" (the first %d; the model can read on with read_file)", body)
+		}
+		switch {
+		case t.line > n:
+			shown += fmt.Sprintf("; the tag names line %d, past its end", t.line)
+		case t.line > 0:
+			shown += fmt.Sprintf("; the tag names line %d", t.line)
 		}
 		fmt.Fprintf(log, "%s %s\n", st.dim("attached:"), shown)
 		got = append(got, attachment{name: name, body: res.Body})
@@ -111,26 +128,85 @@ func (a *attacher) attach(ctx context.Context, input string, log io.Writer, st s
 	return b.String()
 }
 
+// tagged is what a tag names.
+type tagged struct {
+	name, abs string // the regular file, relative to the root and absolute; "" for none
+	line      int    // the line path:LINE names, or 0
+	folder    string // the folder the tag names, relative to the root, when it names one
+	// missing is the path the tag names when it names nothing and looks
+	// like a path (it holds a slash or a dot, or ends in :LINE): "" for
+	// a tag that is text, such as @property or @ada.
+	missing string
+}
+
 // file returns the regular file in the workspace that tag names, by its
 // name relative to the root, trying the tag without the punctuation that
-// may follow it in a sentence; "" when it names none. A tag that leads
-// out of the workspace is an error wrapping tools.ErrOutsideWorkspace.
-func (a *attacher) file(tag string) (name, abs string, err error) {
+// may follow it in a sentence; a tag PATH:LINE names PATH, and the line.
+// A tag that leads out of the workspace is an error wrapping
+// tools.ErrOutsideWorkspace.
+func (a *attacher) file(tag string) (tagged, error) {
 	for p := tag; p != ""; p = p[:len(p)-1] {
-		abs, err := a.ws.Resolve(p)
-		if err != nil {
-			return "", "", err
-		}
-		if fi, err := os.Stat(abs); err == nil && fi.Mode().IsRegular() {
-			return a.ws.Rel(abs), abs, nil
-		} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return "", "", err
+		t, err := a.lookup(p)
+		if err != nil || t.name != "" || t.folder != "" {
+			return t, err
 		}
 		if !strings.ContainsRune(tagTrailers, rune(p[len(p)-1])) {
 			break
 		}
 	}
-	return "", "", nil
+	path, _ := splitLine(strings.TrimRight(tag, tagTrailers))
+	if strings.ContainsAny(path, `/\.`) || path != strings.TrimRight(tag, tagTrailers) {
+		return tagged{missing: path}, nil
+	}
+	return tagged{}, nil
+}
+
+// lookup returns what p names: a file, a file and a line (PATH:LINE), or
+// a folder; nothing when it names none of them.
+func (a *attacher) lookup(p string) (tagged, error) {
+	t, err := a.stat(p)
+	if err != nil || t.name != "" || t.folder != "" {
+		return t, err
+	}
+	if path, line := splitLine(p); line > 0 {
+		if t, err := a.stat(path); err != nil || t.name != "" {
+			t.line = line
+			return t, err
+		}
+	}
+	return tagged{}, nil
+}
+
+// stat returns the file or the folder path names in the workspace.
+func (a *attacher) stat(path string) (tagged, error) {
+	abs, err := a.ws.Resolve(path)
+	if err != nil {
+		return tagged{}, err
+	}
+	fi, err := os.Stat(abs)
+	switch {
+	case err != nil:
+		return tagged{}, nil // no such file, or one that cannot be read as one
+	case fi.Mode().IsRegular():
+		return tagged{name: a.ws.Rel(abs), abs: abs}, nil
+	case fi.IsDir():
+		return tagged{folder: a.ws.Rel(abs)}, nil
+	}
+	return tagged{}, nil
+}
+
+// splitLine splits PATH:LINE into PATH and LINE (from 1); a p without a
+// line is returned whole, with 0.
+func splitLine(p string) (string, int) {
+	i := strings.LastIndexByte(p, ':')
+	if i <= 0 {
+		return p, 0
+	}
+	n, err := strconv.Atoi(p[i+1:])
+	if err != nil || n < 1 || strings.ContainsAny(p[i+1:], "+-") {
+		return p, 0
+	}
+	return p[:i], n
 }
 
 // run runs one call of tool on path through the gate.

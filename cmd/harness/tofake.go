@@ -8,6 +8,7 @@ import (
 	"harness/fakemodel"
 	"harness/protocol"
 	"harness/record"
+	"harness/window"
 )
 
 // A run becomes a test: its model calls (exchanges) become a fake-model
@@ -44,7 +45,11 @@ func fakeScript(source string, start *record.Start, xs []record.Exchange, inputs
 		}
 		s.Replies = append(s.Replies, r)
 		note := fmt.Sprintf("# reply %d: turn %d, step %d", i+1, x.Turn, x.Step)
-		if x.Origin != "" {
+		switch x.Origin {
+		case "":
+		case window.SummaryOrigin:
+			note = fmt.Sprintf("# reply %d: a summary, before turn %d, step %d", i+1, x.Turn, x.Step)
+		default:
 			note = fmt.Sprintf("# reply %d: the helper started by %s, step %d", i+1, x.Origin, x.Step)
 		}
 		if trimmed {
@@ -124,7 +129,7 @@ func expectTail(text string, limit int) (string, bool) {
 func helperCalls(xs []record.Exchange) int {
 	n := 0
 	for _, x := range xs {
-		if x.Origin != "" {
+		if x.Origin != "" && x.Origin != window.SummaryOrigin {
 			n++
 		}
 	}

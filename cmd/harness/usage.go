@@ -31,39 +31,62 @@ func (p *promptText) Decode(ctx *kong.DecodeContext) error {
 	return nil
 }
 
+// promptFlag is the name of -p's long form.
+const promptFlag = "prompt"
+
 // strayWords returns the words of args that are neither flags, nor their
 // values, nor a command of root: most likely a question meant for -p, as
-// in "harness hello". It returns nil when the first word names a command,
-// whose own parsing went wrong.
+// in "harness hello". The value of -p counts among them, in its place: in
+// "harness -p what does it do" the question is all four words. It returns
+// nil when the first word names a command, whose own parsing went wrong.
 func strayWords(root *kong.Node, args []string) []string {
 	takesValue := map[string]bool{}
+	isPrompt := map[string]bool{}
 	for _, node := range append([]*kong.Node{root}, root.Children...) {
 		for _, f := range node.Flags {
 			v := !f.IsBool() && !f.IsCounter()
-			takesValue["--"+f.Name] = v
+			names := []string{"--" + f.Name}
 			for _, a := range f.Aliases {
-				takesValue["--"+a] = v
+				names = append(names, "--"+a)
 			}
 			if f.Short != 0 {
-				takesValue["-"+string(f.Short)] = v
+				names = append(names, "-"+string(f.Short))
+			}
+			for _, n := range names {
+				takesValue[n] = v
+				isPrompt[n] = isPrompt[n] || f.Name == promptFlag
 			}
 		}
 	}
 	var words []string
+	stray := 0 // words that are not -p's
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
 		case a == "--":
-			return append(words, args[i+1:]...)
+			stray += len(args) - i - 1
+			words = append(words, args[i+1:]...)
+			i = len(args)
+		case strings.HasPrefix(a, "--"+promptFlag+"="):
+			words = append(words, strings.TrimPrefix(a, "--"+promptFlag+"="))
+		case isPrompt[a]:
+			if i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
+				words = append(words, args[i+1])
+				i++
+			}
 		case strings.HasPrefix(a, "-"):
 			if takesValue[a] {
 				i++
 			}
-		case len(words) == 0 && isCommandName(root, a):
+		case stray == 0 && isCommandName(root, a):
 			return nil
 		default:
 			words = append(words, a)
+			stray++
 		}
+	}
+	if stray == 0 {
+		return nil
 	}
 	return words
 }
