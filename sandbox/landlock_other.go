@@ -28,5 +28,5 @@ func (s *Sandbox) probeLandlock(context.Context) string {
 }
 
 func (s *Sandbox) landlockCommand(context.Context, Command) (*exec.Cmd, func(), error) {
-	return nil, nil, errors.New("Landlock is a Linux feature")
+	return nil, nil, errors.New("the Landlock sandbox exists only on Linux")
 }

@@ -194,7 +194,7 @@ func (b *profileBuilder) quote(s string) string {
 }
 
 // errUnquotable is wrapped by the error for a path a profile cannot hold.
-var errUnquotable = errors.New("Seatbelt profiles cannot hold this path")
+var errUnquotable = errors.New("a Seatbelt profile cannot hold this path")
 
 // quoteSBPL returns s as an SBPL string literal: in double quotes, with a
 // backslash before each backslash and double quote. A string with a

@@ -16,5 +16,5 @@ func (s *Sandbox) probeSeatbelt(context.Context) string {
 }
 
 func (s *Sandbox) seatbeltCommand(context.Context, Command) (*exec.Cmd, func(), error) {
-	return nil, nil, errors.New("Seatbelt (sandbox-exec) is a macOS feature")
+	return nil, nil, errors.New("sandbox-exec (Seatbelt) exists only on macOS")
 }
