@@ -120,7 +120,7 @@ func (q Question) String() string {
 	}
 	what := q.Tool
 	if subject != "" {
-		what += ": " + Visible(subject)
+		what += ": " + squeeze(Visible(subject))
 	}
 	s := "Run " + what + "?"
 	if q.Kind == Send {
@@ -150,7 +150,7 @@ func (q Question) lines(lines []string) string {
 	width := len(fmt.Sprint(len(lines)))
 	for i := 0; i < len(lines); {
 		if !isBlank(lines[i]) {
-			fmt.Fprintf(&b, "%*d  %s\n", width, i+1, Visible(lines[i]))
+			fmt.Fprintf(&b, "%*d  %s\n", width, i+1, squeeze(Visible(lines[i])))
 			i++
 			continue
 		}
@@ -177,6 +177,45 @@ func (q Question) lines(lines []string) string {
 }
 
 func isBlank(line string) bool { return strings.TrimSpace(line) == "" }
+
+// maxBlankRun is the longest run of spaces and tabs a question shows as
+// it is; a longer one could push the start of a command rows above the
+// rest of the question, out of sight.
+const maxBlankRun = 32
+
+// squeeze replaces each run of more than maxBlankRun spaces and tabs in
+// line with a note of its length ("… 12000 spaces …").
+func squeeze(line string) string {
+	var b strings.Builder
+	last := 0
+	for i := 0; i < len(line); {
+		if line[i] != ' ' && line[i] != '\t' {
+			i++
+			continue
+		}
+		j := i
+		tabs := false
+		for j < len(line) && (line[j] == ' ' || line[j] == '\t') {
+			tabs = tabs || line[j] == '\t'
+			j++
+		}
+		if j-i > maxBlankRun {
+			what := "spaces"
+			if tabs {
+				what = "spaces and tabs"
+			}
+			b.WriteString(line[last:i])
+			fmt.Fprintf(&b, " … %d %s … ", j-i, what)
+			last = j
+		}
+		i = j
+	}
+	if last == 0 {
+		return line
+	}
+	b.WriteString(line[last:])
+	return b.String()
+}
 
 // ErrNobody is returned by an Asker when nobody can answer.
 var ErrNobody = errors.New("nobody could approve it: there is no terminal to ask on")

@@ -352,6 +352,14 @@ func TestQuestionString(t *testing.T) {
 		{approve.Question{Kind: approve.Run, Tool: "bash", Subject: "ls\r\x1b[2Krm -rf ~"}, `Run bash: ls\u000d\u001b[2Krm -rf ~?`},
 		{approve.Question{Kind: approve.Run, Tool: "bash", Subject: "echo \u202eevil"}, `Run bash: echo \u202eevil?`},
 		{approve.Question{Kind: approve.Run, Tool: "bash", Subject: "ls\n"}, "Run bash: ls?"},
+		// Long runs of spaces and tabs, which would push the start of the
+		// command out of sight, are shown by their length.
+		{approve.Question{Kind: approve.Run, Tool: "bash", Subject: "git push;" + strings.Repeat(" ", 12000) + "git status"},
+			"Run bash: git push; … 12000 spaces … git status?"},
+		{approve.Question{Kind: approve.Run, Tool: "bash", Subject: "a" + strings.Repeat(" \t", 20) + "b" + strings.Repeat(" ", 32) + "c"},
+			"Run bash: a … 40 spaces and tabs … b" + strings.Repeat(" ", 32) + "c?"},
+		{approve.Question{Kind: approve.Run, Tool: "bash", Subject: "ls\n" + strings.Repeat("\t", 33) + "rm x"},
+			"Run bash (2 lines, 0 blank):\n1  ls\n2   … 33 spaces and tabs … rm x\nRun all 2 lines?"},
 		// Several lines: numbered, blank runs collapsed, the count stated.
 		{approve.Question{Kind: approve.Run, Tool: "bash", Subject: "ls\nrm x"}, "Run bash (2 lines, 0 blank):\n1  ls\n2  rm x\nRun all 2 lines?"},
 		{approve.Question{Kind: approve.Run, Tool: "bash", Subject: "git status --short" + strings.Repeat("\n", 61) + "git push", Why: "w"},

@@ -390,6 +390,9 @@ func (c *checker) redirect(rd *syntax.Redirect) *Refusal {
 	write := true
 	switch rd.Op {
 	case syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
+		if hdocJoins(c.src, rd) {
+			return c.refuse(rd, hdocReason)
+		}
 		return nil // their text was checked with the rest of the line
 	case syntax.DplIn, syntax.DplOut:
 		if lit := rd.Word.Lit(); lit == "-" || isDigits(lit) {
@@ -423,6 +426,12 @@ func (c *checker) redirect(rd *syntax.Redirect) *Refusal {
 // testWords checks the words of a [[ ... ]] test as paths, since a test can
 // tell whether a file outside the workspace exists.
 func (c *checker) testWords(tc *syntax.TestClause) *Refusal {
+	if why := testClauseRefusal(tc, func(w *syntax.Word) (string, bool) {
+		v, err := expand.Literal(c.cfg, w)
+		return v, err == nil
+	}); why != "" {
+		return c.refuse(tc, why)
+	}
 	var r *Refusal
 	syntax.Walk(tc.X, func(n syntax.Node) bool {
 		w, ok := n.(*syntax.Word)

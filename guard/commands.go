@@ -156,6 +156,14 @@ var rules = map[string]rule{
 	"env":     envRule,
 	"date":    dateRule,
 	"sort":    sortRule,
+	"test":    testRule("test"),
+	"[":       testRule("["),
+}
+
+func testRule(name string) rule {
+	return func(args []string) (string, map[int]bool) {
+		return testRefusal(name, args), nil
+	}
 }
 
 func allText(args []string) (string, map[int]bool) {
@@ -208,7 +216,7 @@ func grepRule(args []string) (string, map[int]bool) {
 
 func rgRule(args []string) (string, map[int]bool) {
 	for _, a := range args {
-		if a == "--pre" || strings.HasPrefix(a, "--pre=") {
+		if longOption(a, "--pre") {
 			return "rg --pre runs a command on every file, which the guard cannot check; search without it", nil
 		}
 	}
@@ -295,10 +303,8 @@ func gitRule(args []string) (string, map[int]bool) {
 		return fmt.Sprintf("git %s is not allowed (allowed: %s)", sub, strings.Join(gitAllowed, ", ")), nil
 	}
 	for _, a := range rest {
-		for _, bad := range []string{"--exec", "--upload-pack", "--receive-pack", "--open-files-in-pager", "--ext-diff"} {
-			if a == bad || strings.HasPrefix(a, bad+"=") {
-				return "git " + sub + " " + bad + " runs another program, which the guard cannot check; run git without it", nil
-			}
+		if bad := anyLongOption(a, "--exec", "--upload-pack", "--receive-pack", "--open-files-in-pager", "--ext-diff"); bad != "" {
+			return "git " + sub + " " + a + " (" + bad + ") runs another program, which the guard cannot check; run git without it", nil
 		}
 		if strings.HasPrefix(a, "ext::") {
 			return "ext:: remotes run commands; use a plain remote", nil
@@ -323,9 +329,7 @@ func gitRule(args []string) (string, map[int]bool) {
 func gitSub(sub string, args []string) string {
 	has := func(flags ...string) bool {
 		return slices.ContainsFunc(args, func(a string) bool {
-			return slices.Contains(flags, a) || slices.ContainsFunc(flags, func(f string) bool {
-				return strings.HasPrefix(f, "--") && strings.HasPrefix(a, f+"=")
-			})
+			return slices.Contains(flags, a) || anyLongOption(a, flags...) != ""
 		})
 	}
 	// short reports whether a cluster of short options (-fdx) holds c.
@@ -500,7 +504,7 @@ var cargoAllowed = []string{"build", "b", "check", "c", "test", "t", "bench", "c
 
 func cargoRule(args []string) (string, map[int]bool) {
 	for _, a := range args {
-		if a == "--config" || strings.HasPrefix(a, "--config=") || a == "-Z" {
+		if longOption(a, "--config") || a == "-Z" {
 			return "cargo " + a + " can choose the programs cargo runs; run cargo without it", nil
 		}
 	}
@@ -531,9 +535,30 @@ func envRule(args []string) (string, map[int]bool) {
 }
 
 func dateRule(args []string) (string, map[int]bool) {
-	for _, a := range args {
-		if a == "-s" || strings.HasPrefix(a, "--set") {
-			return "date -s sets the clock; print the date without it", nil
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if longOption(a, "--set") {
+			return "date --set sets the clock; print the date without it", nil
+		}
+		if len(a) < 2 || a[0] != '-' || a[1] == '-' {
+			continue
+		}
+		// A cluster of short options: -s anywhere in it sets the clock;
+		// -d, -f and -r take the rest of it, or the next argument, as
+		// their value, and -I the rest of it.
+	cluster:
+		for j := 1; j < len(a); j++ {
+			switch a[j] {
+			case 's':
+				return "date -s sets the clock; print the date without it", nil
+			case 'd', 'f', 'r':
+				if j == len(a)-1 {
+					i++
+				}
+				break cluster
+			case 'I':
+				break cluster
+			}
 		}
 	}
 	return "", nil
@@ -541,7 +566,7 @@ func dateRule(args []string) (string, map[int]bool) {
 
 func sortRule(args []string) (string, map[int]bool) {
 	for _, a := range args {
-		if strings.HasPrefix(a, "--compress-program") {
+		if longOption(a, "--compress-program") {
 			return "sort --compress-program runs another program; sort without it", nil
 		}
 	}

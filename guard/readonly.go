@@ -41,7 +41,12 @@ func ReadOnly(line string) bool {
 	syntax.Walk(file, func(n syntax.Node) bool {
 		switch n := n.(type) {
 		case *syntax.Redirect:
-			reads = reads && readsOnly(n)
+			reads = reads && readsOnly(n) && !hdocJoins(line, n)
+		case *syntax.TestClause:
+			reads = reads && testClauseRefusal(n, func(w *syntax.Word) (string, bool) {
+				v, err := expand.Literal(nil, w)
+				return v, err == nil
+			}) == ""
 		case *syntax.CallExpr:
 			reads = reads && onlyReads(n)
 		}
@@ -90,13 +95,14 @@ var readers = map[string]func(args []string) bool{
 	"basename": nil, "dirname": nil, "realpath": nil, "readlink": nil, "nl": nil, "od": nil, "hexdump": nil,
 	"md5sum": nil, "sha1sum": nil, "sha256sum": nil, "sha512sum": nil, "cksum": nil, "column": nil, "fold": nil,
 	"paste": nil, "join": nil, "tac": nil, "rev": nil, "strings": nil, "jq": nil, "which": nil, "whoami": nil,
-	"uname": nil, "seq": nil, "pwd": nil, "echo": nil, "printf": nil, "true": nil, "false": nil, "test": nil,
-	"[": nil, "printenv": nil,
+	"uname": nil, "seq": nil, "pwd": nil, "echo": nil, "printf": nil, "true": nil, "false": nil, "printenv": nil,
+	"test": func(args []string) bool { return testRefusal("test", args) == "" },
+	"[":    func(args []string) bool { return testRefusal("[", args) == "" },
 	"rg":   without("--pre"),
 	"tree": without("-o"),
 	"file": without("-C", "--compile"),
 	"date": without("-s", "--set"),
-	"sort": without("-o", "--output"),
+	"sort": without("-o", "--output", "--compress-program"),
 	"env":  func(args []string) bool { return len(args) == 0 },
 	"uniq": func(args []string) bool { // a second operand is written
 		return len(operands(args))+strings.Count(" "+strings.Join(args, " ")+" ", " - ") <= 1
@@ -113,7 +119,7 @@ func without(options ...string) func([]string) bool {
 	return func(args []string) bool {
 		for _, a := range args {
 			name, _, _ := strings.Cut(a, "=")
-			if slices.Contains(options, name) {
+			if slices.Contains(options, name) || anyLongOption(a, options...) != "" {
 				return false
 			}
 			short := len(a) > 1 && a[0] == '-' && a[1] != '-'
@@ -145,7 +151,7 @@ func gitReads(args []string) bool {
 	for _, a := range rest {
 		// --output writes a file; --ext-diff, -O and --open-files-in-pager
 		// run another program.
-		if strings.HasPrefix(a, "--output") || a == "--ext-diff" || strings.HasPrefix(a, "-O") || strings.HasPrefix(a, "--open-files-in-pager") {
+		if anyLongOption(a, "--output", "--ext-diff", "--open-files-in-pager") != "" || strings.HasPrefix(a, "-O") {
 			return false
 		}
 	}
