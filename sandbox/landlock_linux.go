@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -165,6 +166,9 @@ func restrict(spec launchSpec) error {
 			}
 		}
 	}
+	if err := dropCaps(); err != nil {
+		return err
+	}
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("prctl(PR_SET_NO_NEW_PRIVS): %w", err)
 	}
@@ -172,6 +176,66 @@ func restrict(spec launchSpec) error {
 		return fmt.Errorf("landlock_restrict_self: %w", errno)
 	}
 	return nil
+}
+
+// The securebits (include/uapi/linux/securebits.h) that keep a process
+// of root's from getting capabilities back: neither by exec (NOROOT) nor
+// by changing its user ids (NO_SETUID_FIXUP), each locked.
+const (
+	secbitNoRoot            = 1 << 0
+	secbitNoRootLocked      = 1 << 1
+	secbitNoSetuidFixup     = 1 << 2
+	secbitNoSetuidFixupLock = 1 << 3
+	secbitsNoCapsBack       = secbitNoRoot | secbitNoRootLocked | secbitNoSetuidFixup | secbitNoSetuidFixupLock
+)
+
+// dropCaps leaves the calling thread, and what it execs, no capability:
+// Landlock restricts the file system, not what root's capabilities allow
+// (undo mounts, set the host's name or clock, open raw sockets). Where it
+// may (it has CAP_SETPCAP, as root has), it empties the bounding set and
+// sets the securebits, so no exec gives any back, not even of a setuid
+// or file-capability program; then it clears the ambient, inheritable,
+// permitted and effective sets, which any process may.
+func dropCaps() error {
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if err := unix.Capget(&hdr, &data[0]); err != nil {
+		return fmt.Errorf("capget: %w", err)
+	}
+	if data[unix.CAP_SETPCAP/32].Effective&(1<<(unix.CAP_SETPCAP%32)) != 0 {
+		for c := 0; c <= lastCap(); c++ {
+			if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err != nil && !errors.Is(err, unix.EINVAL) {
+				return fmt.Errorf("prctl(PR_CAPBSET_DROP, %d): %w", c, err)
+			}
+		}
+		if err := unix.Prctl(unix.PR_SET_SECUREBITS, secbitsNoCapsBack, 0, 0, 0); err != nil {
+			return fmt.Errorf("prctl(PR_SET_SECUREBITS): %w", err)
+		}
+	}
+	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil && !errors.Is(err, unix.EINVAL) {
+		return fmt.Errorf("prctl(PR_CAP_AMBIENT_CLEAR_ALL): %w", err)
+	}
+	data = [2]unix.CapUserData{}
+	if err := unix.Capset(&hdr, &data[0]); err != nil {
+		return fmt.Errorf("capset: %w", err)
+	}
+	return nil
+}
+
+// lastCap returns the highest capability the kernel knows, from
+// /proc/sys/kernel/cap_last_cap, or the highest this program knows when
+// that cannot be read. Dropping one the kernel does not know fails with
+// EINVAL, which dropCaps ignores.
+func lastCap() int {
+	b, err := os.ReadFile("/proc/sys/kernel/cap_last_cap")
+	if err != nil {
+		return 63
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || n < 0 || n > 63 {
+		return 63
+	}
+	return n
 }
 
 // addRule adds to the ruleset fd a rule that grants access on path and

@@ -197,6 +197,10 @@ type Sandbox struct {
 	tier     Mode
 	abi      int    // the kernel's Landlock ABI, with tier Landlock
 	launcher string // the launcher's path, with tier Landlock
+	// nouserns is true when bwrap cannot make a user namespace here (a
+	// setuid bwrap where the kernel forbids them): its commands then run
+	// without one, and may make their own.
+	nouserns bool
 	fallback string
 	err      error
 	noticed  atomic.Bool // the fallback was told
@@ -344,15 +348,24 @@ func (s *Sandbox) probe(ctx context.Context) string {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	args, files, err := s.bwrapArgs(Command{Script: "true"})
-	if err != nil {
-		return "bwrap cannot be set up: " + err.Error()
+	run := func() ([]byte, error) {
+		args, files, err := s.bwrapArgs(Command{Script: "true"})
+		if err != nil {
+			return []byte("bwrap cannot be set up: " + err.Error()), err
+		}
+		defer closeAll(files)
+		cmd := exec.CommandContext(ctx, path, args...)
+		cmd.Env = s.env(Bwrap, "")
+		cmd.ExtraFiles = files
+		return cmd.CombinedOutput()
 	}
-	defer closeAll(files)
-	cmd := exec.CommandContext(ctx, path, args...)
-	cmd.Env = s.env(Bwrap, "")
-	cmd.ExtraFiles = files
-	out, err := cmd.CombinedOutput()
+	out, err := run()
+	if err != nil && ctx.Err() == nil {
+		// Without a user namespace of its own (which forbids commands
+		// to make more) rather than not at all.
+		s.nouserns = true
+		out, err = run()
+	}
 	if err != nil {
 		msg := strings.TrimSpace(string(out))
 		if msg == "" {
@@ -577,19 +590,31 @@ func (s *Sandbox) env(tier Mode, tmp string) []string {
 	return append(out, "TMPDIR="+tmp)
 }
 
+// tmpSize bounds, in bytes, the /tmp that bwrap gives a command, which
+// is held in memory.
+const tmpSize = 512 << 20
+
 // bwrapArgs returns the arguments of bwrap that run c, and the files whose
 // content bwrap shows at the paths c replaces, to be given to it as
 // descriptors 3 and up; the caller closes them.
 func (s *Sandbox) bwrapArgs(c Command) ([]string, []*os.File, error) {
 	dir := s.cfg.Dir
-	args := []string{
-		"--die-with-parent", "--new-session", "--unshare-all",
+	// Every capability is dropped: run by root, bwrap would otherwise
+	// leave them all, and the command could undo its mounts (unmount
+	// what hides a secret, remount / writable). In a user namespace of
+	// its own, the command may make no other, where it would get them
+	// back.
+	args := []string{"--die-with-parent", "--new-session", "--unshare-all", "--cap-drop", "ALL"}
+	if !s.nouserns {
+		args = append(args, "--unshare-user", "--disable-userns")
+	}
+	args = append(args,
 		"--ro-bind", "/", "/",
 		"--dev", "/dev",
 		"--proc", "/proc",
-		"--tmpfs", "/tmp",
+		"--size", strconv.Itoa(tmpSize), "--tmpfs", "/tmp",
 		"--bind", dir, dir,
-	}
+	)
 	for _, w := range s.cfg.Write {
 		args = append(args, "--bind", w, w)
 	}

@@ -339,7 +339,7 @@ func TestBwrapArgs(t *testing.T) {
 	}
 	args := strings.Join(list, " ")
 	for _, want := range []string{
-		"--die-with-parent --new-session --unshare-all --ro-bind / / --dev /dev --proc /proc --tmpfs /tmp --bind " + ws + " " + ws,
+		"--die-with-parent --new-session --unshare-all --cap-drop ALL --unshare-user --disable-userns --ro-bind / / --dev /dev --proc /proc --size 536870912 --tmpfs /tmp --bind " + ws + " " + ws,
 		"--bind " + outside + " " + outside,
 		"--tmpfs " + filepath.Join(home, ".ssh") + " --remount-ro " + filepath.Join(home, ".ssh"),
 		"--ro-bind /dev/null " + filepath.Join(home, ".netrc"),

@@ -33,7 +33,8 @@ type Shell interface {
 
 // Bash returns the bash tool, which checks each command line with policy
 // and runs what passes with sh in ws. The command cannot see the paths
-// ws.Hidden lists, sees the repository's git directory read-only and its
+// ws.Hidden lists (and does not run when
+// that fails), sees the repository's git directory read-only and its
 // configuration without credentials (where sh can do that), and
 // afterwards .git, the configuration, commondir and hooks are checked:
 // what the command changed there is put back, and the result is an ERROR
@@ -43,11 +44,15 @@ func Bash(ws *Workspace, policy *guard.Policy, sh Shell) Tool {
 		if err := checkCommand(ctx, ws, policy, a.Command); err != nil {
 			return "", err
 		}
+		hide, err := ws.Hidden()
+		if err != nil {
+			return "", fmt.Errorf("the command was not run: %w", err)
+		}
 		snap := gitdir.Snap(ws.root)
 		layout := snap.Layout()
 		res, err := sh.Run(ctx, sandbox.Command{
 			Script:   a.Command,
-			Hide:     ws.Hidden(),
+			Hide:     hide,
 			ReadOnly: layout.Paths(),
 			Replace:  redactedConfigs(layout),
 		})

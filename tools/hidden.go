@@ -1,6 +1,9 @@
 package tools
 
 import (
+	"cmp"
+	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -19,8 +22,8 @@ const (
 	maxSecretScan = 50000
 	// maxHidden bounds how many paths are hidden from a command: bwrap
 	// takes time that grows faster than their number (about 50 ms for
-	// 100, 1.3 s for 500). Secrets by name come first, then ignored paths
-	// from the shallowest.
+	// 100, 1.3 s for 500). Past it, the folders that hold the deepest
+	// paths are hidden instead of them.
 	maxHidden = 200
 	// racy is how close to a walk a folder may have changed for the walk
 	// to be trusted later: a change within the same tick of the file
@@ -51,29 +54,43 @@ func stampOf(p string) stamp {
 type hiddenList struct {
 	mu       sync.Mutex
 	paths    []string
+	err      error
 	stamps   map[string]stamp
 	walked   bool
 	distrust bool // a folder changed too close to the walk to trust its time
 	walks    int  // how many walks were made, for tests
+	scan     int  // the entries a walk looks at, if not maxSecretScan, for tests
 }
+
+// ErrHideTooMany is wrapped by the error of Hidden when what commands
+// must not see cannot be hidden in full: no command may run then.
+var ErrHideTooMany = errors.New("too many secret or ignored paths to hide")
 
 // Hidden returns the paths in the workspace that commands must not see,
 // for a sandbox to hide: those whose names hold secrets
 // (fence.SecretName) and those the workspace's .gitignore files and
 // .git/info/exclude ignore, or ignored when the run started, a folder
-// standing for everything in it. It
-// looks at no more than 50,000 entries, leaves out the git directory and
-// folders named node_modules that nothing ignores, and returns at most 200
-// paths, secrets by name first. The list is found once and found again
-// only when a folder it looked at, or an ignore file, changed.
-func (w *Workspace) Hidden() []string {
+// standing for everything in it. It leaves out the git directory and
+// folders named node_modules that nothing ignores. It fails closed: it
+// looks at no more than 50,000 entries and hides whole the top-level
+// folders it did not finish looking at; past 200 paths it hides the
+// folders that hold the deepest instead, and when even the top-level
+// entries to hide are more than 200 it returns an error that wraps
+// ErrHideTooMany, as it returns one when it cannot look at the
+// workspace: the caller must then run no command. The list is found once
+// and found again only when a folder it looked at, or an ignore file,
+// changed.
+func (w *Workspace) Hidden() ([]string, error) {
 	h := w.hidden
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if !h.walked || h.distrust || h.changed() {
 		h.walk(w)
 	}
-	return slices.Clone(h.paths)
+	if h.err != nil {
+		return nil, h.err
+	}
+	return slices.Clone(h.paths), nil
 }
 
 // changed reports whether a folder or an ignore file the last walk saw is
@@ -90,10 +107,11 @@ func (h *hiddenList) changed() bool {
 func (h *hiddenList) walk(w *Workspace) {
 	h.walks++
 	began := time.Now()
-	h.paths, h.stamps = nil, make(map[string]stamp)
+	h.paths, h.err, h.stamps = nil, nil, make(map[string]stamp)
 	root, err := os.OpenRoot(w.root)
 	if err != nil {
 		h.walked = false
+		h.err = fmt.Errorf("finding what commands must not see: %w", err)
 		return
 	}
 	defer root.Close()
@@ -101,32 +119,36 @@ func (h *hiddenList) walk(w *Workspace) {
 	layout := gitdir.Find(w.root)
 	exclude := filepath.Join(w.root, ".git", "info", "exclude")
 	h.stamps[exclude] = stampOf(exclude)
-	var secrets, ignored []string
-	seen := 0
+	var secrets, ignored, unseen []string
+	// classify notes p when commands must not see it, and reports whether
+	// the walk goes on into it: not into what is hidden, the git
+	// directory, nor node_modules that nothing ignores.
+	classify := func(p string, d fs.DirEntry) bool {
+		if d.IsDir() && (layout.Holds(p) || d.Name() == ".git") {
+			return false
+		}
+		if secretName(d.Name()) != "" {
+			secrets = append(secrets, p)
+			return false
+		}
+		if ignoredNowOrAtStart(ig, w.start, w.Rel(p), d.IsDir()) {
+			ignored = append(ignored, p)
+			return false
+		}
+		return d.IsDir() && d.Name() != "node_modules"
+	}
+	seen, cut := 0, ""
 	filepath.WalkDir(w.root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil
 		}
-		if d.IsDir() {
-			if layout.Holds(p) || d.Name() == ".git" {
-				return filepath.SkipDir
-			}
-		}
 		if p != w.root {
-			if seen++; seen > maxSecretScan {
+			if seen++; seen > cmp.Or(h.scan, maxSecretScan) {
+				cut = p
 				return filepath.SkipAll
 			}
-			rel := w.Rel(p)
-			if secretName(d.Name()) != "" {
-				secrets = append(secrets, p)
+			if !classify(p, d) {
 				return skip(d)
-			}
-			if ignoredNowOrAtStart(ig, w.start, rel, d.IsDir()) {
-				ignored = append(ignored, p)
-				return skip(d)
-			}
-			if d.IsDir() && d.Name() == "node_modules" {
-				return filepath.SkipDir
 			}
 		}
 		if d.IsDir() {
@@ -141,9 +163,31 @@ func (h *hiddenList) walk(w *Workspace) {
 	slices.SortStableFunc(ignored, func(a, b string) int {
 		return strings.Count(a, string(filepath.Separator)) - strings.Count(b, string(filepath.Separator))
 	})
-	h.paths = append(secrets, ignored...)
-	if len(h.paths) > maxHidden {
-		h.paths = h.paths[:maxHidden]
+	if cut != "" {
+		// The walk stopped inside the top-level entry that holds cut:
+		// that entry and those after it, which it never reached, are
+		// hidden whole when folders, by their names when files.
+		first, _, _ := strings.Cut(filepath.ToSlash(w.Rel(cut)), "/")
+		entries, err := os.ReadDir(w.root)
+		if err != nil {
+			h.walked = false
+			h.err = fmt.Errorf("finding what commands must not see: %w", err)
+			return
+		}
+		for _, e := range entries {
+			if e.Name() < first {
+				continue
+			}
+			p := filepath.Join(w.root, e.Name())
+			if classify(p, e) {
+				unseen = append(unseen, p)
+			}
+		}
+	}
+	all := append(append(secrets, ignored...), unseen...)
+	h.paths = fold(w.root, all, maxHidden)
+	if h.paths == nil && len(all) > 0 {
+		h.err = fmt.Errorf("%w: the workspace root holds more than %d files and folders that are secret or that .gitignore ignores, more than a command's sandbox can hide, so no command runs; move them into a folder, or remove them", ErrHideTooMany, maxHidden)
 	}
 	h.walked = true
 	h.distrust = false
@@ -152,6 +196,64 @@ func (h *hiddenList) walk(w *Workspace) {
 			h.distrust = true
 		}
 	}
+}
+
+// fold returns paths, all inside root, in no more than limit paths that
+// cover them: paths inside another of the list are dropped, and while
+// there are too many, each path deeper than the deepest level kept is
+// replaced by its folder at that level. It returns nil when even the
+// entries right in root are more than limit.
+func fold(root string, paths []string, limit int) []string {
+	parts := func(p string) []string {
+		rel, _ := filepath.Rel(root, p)
+		return strings.Split(rel, string(filepath.Separator))
+	}
+	level := 0
+	for _, p := range paths {
+		level = max(level, len(parts(p)))
+	}
+	paths = outermost(root, paths)
+	for len(paths) > limit {
+		if level <= 1 {
+			return nil
+		}
+		level--
+		out := make([]string, 0, len(paths))
+		for _, p := range paths {
+			if ps := parts(p); len(ps) > level {
+				p = filepath.Join(append([]string{root}, ps[:level]...)...)
+			}
+			out = append(out, p)
+		}
+		paths = outermost(root, out)
+	}
+	return paths
+}
+
+// outermost returns paths, in their order, without repeats and without
+// those inside another of them: hiding a folder hides what it holds, and
+// a sandbox cannot hide a path inside a folder it has already hidden.
+func outermost(root string, paths []string) []string {
+	set := make(map[string]bool, len(paths))
+	for _, p := range paths {
+		set[p] = true
+	}
+	out := paths[:0:0]
+	kept := make(map[string]bool, len(paths))
+	for _, p := range paths {
+		inside := false
+		for d := filepath.Dir(p); len(d) > len(root); d = filepath.Dir(d) {
+			if set[d] {
+				inside = true
+				break
+			}
+		}
+		if !inside && !kept[p] {
+			kept[p] = true
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // ignoredNowOrAtStart reports whether the rules of now, or those read

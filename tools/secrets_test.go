@@ -299,7 +299,7 @@ func TestHidden(t *testing.T) {
 	ws := secretWorkspace(t)
 	writeFiles(t, ws.Root(), map[string]string{"node_modules/x/test.pem": "", "a/b/.env.local": ""})
 	var got []string
-	for _, p := range ws.Hidden() {
+	for _, p := range mustHidden(t, ws) {
 		got = append(got, ws.Rel(p))
 	}
 	slices.Sort(got)
@@ -339,7 +339,7 @@ func TestHiddenWalksOnlyOnChange(t *testing.T) {
 		before := ws.hidden.walks
 		change.do()
 		var rel []string
-		for _, p := range ws.Hidden() {
+		for _, p := range mustHidden(t, ws) {
 			rel = append(rel, ws.Rel(p))
 		}
 		if ws.hidden.walks != before+1 || !slices.Contains(rel, change.shown) {
@@ -372,17 +372,71 @@ func TestHiddenDistrustsRecentChanges(t *testing.T) {
 	}
 }
 
-// Many ignored files: secrets by name are all kept, and the list stops at
-// its bound, the shallowest first.
-func TestHiddenBound(t *testing.T) {
-	files := map[string]string{".gitignore": "*.o\n", "deep/down/.env": "x", "top.o": ""}
-	for i := range maxHidden + 50 {
+// mustHidden returns ws.Hidden, failing tb on an error.
+func mustHidden(tb testing.TB, ws *Workspace) []string {
+	tb.Helper()
+	got, err := ws.Hidden()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return got
+}
+
+func rels(ws *Workspace, paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		out = append(out, ws.Rel(p))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Past its bound, the list hides the folders that hold the deepest paths
+// instead of dropping any: 200 secret-named files made ahead of .env in
+// the walk's order do not show it.
+func TestHiddenBoundFailsClosed(t *testing.T) {
+	files := map[string]string{".gitignore": "*.o\nconfig.local\n", ".env": "x", "config.local": "", "deep/down/.env": "x", "top.o": "", "src/main.go": "", ".devcontainer/devcontainer.json": "{}"}
+	for i := range maxHidden {
+		files[fmt.Sprintf(".devcontainer/k%d.pem", i)] = ""
 		files[fmt.Sprintf("deep/obj%03d.o", i)] = ""
 	}
 	ws := newWorkspace(t, files)
-	got := ws.Hidden()
-	if len(got) != maxHidden || ws.Rel(got[0]) != "deep/down/.env" || ws.Rel(got[1]) != "top.o" {
-		t.Errorf("%d hidden, starting %q", len(got), got[:2])
+	got := rels(ws, mustHidden(t, ws))
+	want := []string{".devcontainer", ".env", "config.local", "deep", "top.o"}
+	if !slices.Equal(got, want) {
+		t.Errorf("Hidden = %q, want %q", got, want)
+	}
+}
+
+// More than the bound right in the root cannot be folded: Hidden fails
+// and the bash tool runs nothing.
+func TestHiddenTooManyInRoot(t *testing.T) {
+	files := map[string]string{".env": "x"}
+	for i := range maxHidden {
+		files[fmt.Sprintf("k%d.pem", i)] = ""
+	}
+	ws := newWorkspace(t, files)
+	if _, err := ws.Hidden(); !errors.Is(err, ErrHideTooMany) {
+		t.Fatalf("Hidden: %v, want ErrHideTooMany", err)
+	}
+	sh := &fakeShell{}
+	_, err := run(t, Bash(ws, policy(t), sh), map[string]any{"command": "ls"})
+	if !errors.Is(err, ErrHideTooMany) || len(sh.got) != 0 {
+		t.Errorf("bash: %v, ran %d; want ErrHideTooMany and nothing run", err, len(sh.got))
+	}
+}
+
+// A walk cut at its bound hides whole the top-level folders it did not
+// finish, and looks at the names of the top-level files after them.
+func TestHiddenScanCutFailsClosed(t *testing.T) {
+	files := map[string]string{"a/readme": "", "m/big/x": "", "m/zz/.env": "x", "n/.env": "x", "o/plain": "", "p.pem": "", "q.txt": ""}
+	ws := newWorkspace(t, files)
+	// The walk sees a, a/readme, m, m/big, m/big/x and stops in m.
+	ws.hidden.scan = 5
+	cut := rels(ws, mustHidden(t, ws))
+	want := []string{"m", "n", "o", "p.pem"}
+	if !slices.Equal(cut, want) {
+		t.Errorf("Hidden = %q, want %q", cut, want)
 	}
 }
 
@@ -399,7 +453,7 @@ func TestHiddenKeepsTheStartRules(t *testing.T) {
 	ws := secretWorkspace(t)
 	writeFiles(t, ws.Root(), map[string]string{".gitignore": "build/\n"})
 	var got []string
-	for _, p := range ws.Hidden() {
+	for _, p := range mustHidden(t, ws) {
 		got = append(got, ws.Rel(p))
 	}
 	if !slices.Contains(got, "app.log") || !slices.Contains(got, "local.txt") {
