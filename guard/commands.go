@@ -38,6 +38,49 @@ var namesOnly = map[string]bool{
 	"seq": true, "whoami": true, "uname": true, "env": true, "printenv": true, "exit": true, ":": true,
 }
 
+// readsContents reports whether args make name, one of namesOnly, read
+// the contents of files after all: date -f FILE (--file) reads dates from
+// FILE and prints each line it cannot parse, so every operand counts as
+// read. Long options are taken as GNU takes them, abbreviated.
+func readsContents(name string, args []string) bool {
+	if name != "date" {
+		return false
+	}
+	for _, a := range args {
+		switch {
+		case a == "--":
+			return false
+		case strings.HasPrefix(a, "--"):
+			if opt, _, _ := strings.Cut(a, "="); len(opt) >= 3 && strings.HasPrefix("--file", opt) {
+				return true
+			}
+		case strings.HasPrefix(a, "-") && strings.Contains(a, "f"):
+			return true // -f FILE, -fFILE, -uf FILE; a value such as -dfri counts too
+		}
+	}
+	return false
+}
+
+// filesFromCommands take --files0-from, abbreviated as GNU allows.
+var filesFromCommands = map[string]bool{"wc": true, "du": true, "sort": true}
+
+// filesFrom returns why args are refused, or "": --files0-from=FILE makes
+// a command read the names of the files it uses from FILE, and print
+// FILE's lines in its messages, so neither what it reads nor what it shows
+// can be checked.
+func filesFrom(name string, args []string) string {
+	for _, a := range args {
+		if a == "--" {
+			return ""
+		}
+		opt, _, _ := strings.Cut(a, "=")
+		if opt == "--files0-from" || filesFromCommands[name] && len(opt) >= 3 && strings.HasPrefix("--files0-from", opt) {
+			return fmt.Sprintf("%s --files0-from reads the names of the files to use from a file, which the guard cannot check; name the files on the command line", name)
+		}
+	}
+	return ""
+}
+
 // never holds the commands that run other commands the guard cannot see,
 // or change the shell the rest of the line runs in. They cannot be allowed.
 // Like known, it is made when first needed: a run that checks no command
