@@ -332,6 +332,9 @@ func (c *checker) call(ce *syntax.CallExpr, inFunc bool) *Refusal {
 	if why := filesFrom(name, args); why != "" {
 		return c.refuse(ce, why)
 	}
+	if searchesRoot(name, args) {
+		c.read(".")
+	}
 	if !namesOnly[name] || readsContents(name, args) {
 		for i, arg := range args {
 			if !text[i] {

@@ -61,6 +61,35 @@ func readsContents(name string, args []string) bool {
 	return false
 }
 
+// searchesRoot reports whether name with args searches folders
+// recursively, which it does from the working folder, the workspace root,
+// when no folder is named: rg, and grep -r (-R, --recursive,
+// -d recurse). Which operand is the pattern is not worked out, so the root
+// counts as searched whatever folders are named.
+func searchesRoot(name string, args []string) bool {
+	switch name {
+	case "rg":
+		return true
+	case "grep", "egrep", "fgrep":
+	default:
+		return false
+	}
+	for i, a := range args {
+		switch {
+		case a == "--":
+			return false
+		case strings.HasPrefix(a, "--"):
+			if opt, val, _ := strings.Cut(a, "="); len(opt) >= 4 && (strings.HasPrefix("--recursive", opt) || strings.HasPrefix("--dereference-recursive", opt)) ||
+				len(opt) >= 4 && strings.HasPrefix("--directories", opt) && (val == "recurse" || val == "" && i+1 < len(args) && args[i+1] == "recurse") {
+				return true
+			}
+		case strings.HasPrefix(a, "-") && (strings.ContainsAny(a, "rR") || strings.Contains(a, "d") && (strings.HasSuffix(a, "recurse") || i+1 < len(args) && args[i+1] == "recurse")):
+			return true
+		}
+	}
+	return false
+}
+
 // filesFromCommands take --files0-from, abbreviated as GNU allows.
 var filesFromCommands = map[string]bool{"wc": true, "du": true, "sort": true}
 

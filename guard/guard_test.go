@@ -722,3 +722,33 @@ func TestReadsNamesOnlyOptions(t *testing.T) {
 		t.Errorf("sort --field-separator: %v", err)
 	}
 }
+
+// A recursive search reads the root, where it starts when no folder is
+// named; a plain grep does not.
+func TestReadsRecursiveSearch(t *testing.T) {
+	ws := newTestWorkspace(t)
+	p, _ := New(nil, nil)
+	for _, tt := range []struct {
+		cmd  string
+		root bool
+	}{
+		{"grep -r '' | rev", true},
+		{"grep -R x", true},
+		{"grep -rn -e x", true},
+		{"grep --recursive x", true},
+		{"grep --directories=recurse x", true},
+		{"grep -d recurse x", true},
+		{"rg x", true},
+		{"grep x a.txt", false},
+		{"grep -n x a.txt", false},
+	} {
+		got, err := p.Reads(t.Context(), tt.cmd, ws)
+		if err != nil {
+			t.Errorf("%s: %v", tt.cmd, err)
+			continue
+		}
+		if contains(got, ".") != tt.root {
+			t.Errorf("%s: reads %q, want the root read %v", tt.cmd, got, tt.root)
+		}
+	}
+}
