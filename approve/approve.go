@@ -421,7 +421,7 @@ func (g *Gate) Run(ctx context.Context, call protocol.Call) protocol.Result {
 	if g.cfg.Secret != nil {
 		secret = g.cfg.Secret(call)
 	}
-	leaky, leakWhy := g.secretTexts(reads)
+	leaky, leakWhy, unchecked := g.secretTexts(reads)
 	warn := ""
 	if g.cfg.Warn != nil {
 		warn = g.cfg.Warn(call)
@@ -431,7 +431,7 @@ func (g *Gate) Run(ctx context.Context, call protocol.Call) protocol.Result {
 		if g.cfg.Preview != nil {
 			q.Detail = Visible(g.cfg.Preview(call))
 		}
-		onlyFiles := secret == "" && warn == "" && !g.needsAsk(call, false)
+		onlyFiles := secret == "" && warn == "" && !unchecked && !g.needsAsk(call, false)
 		ok, d, name := g.askRun(ctx, call, q, reads, leaky, secret != "", onlyFiles)
 		switch {
 		case d.Outcome == WithheldBefore:
@@ -535,31 +535,40 @@ func (g *Gate) withheldLocked(reads []string) (string, bool) {
 }
 
 // secretTexts returns the files of reads, not yet shared, whose text
-// looks like it holds a secret, and why that asks a question, or "".
-func (g *Gate) secretTexts(reads []string) ([]string, string) {
+// looks like it holds a secret, and why that asks a question, or "". It
+// checks the text of no more than maxReadsChecked files not yet shared;
+// when reads holds more, it fails closed: unchecked is set, and the
+// reason says that not all could be checked.
+func (g *Gate) secretTexts(reads []string) (leaky []string, why string, unchecked bool) {
 	if g.cfg.Text == nil {
-		return nil, ""
+		return nil, "", false
 	}
-	var leaky, whys []string
-	for i, name := range reads {
-		if i == maxReadsChecked {
-			break
-		}
+	var whys []string
+	checked, skipped := 0, 0
+	for _, name := range reads {
 		g.mu.Lock()
 		done := g.files[name] == shared
 		g.mu.Unlock()
 		if done {
 			continue
 		}
+		if checked == maxReadsChecked {
+			skipped++
+			continue
+		}
+		checked++
 		if what := Leak(g.cfg.Text(name)); what != "" {
 			leaky = append(leaky, name)
 			whys = append(whys, name+", which looks like it holds "+what)
 		}
 	}
-	if len(leaky) == 0 {
-		return nil, ""
+	if len(leaky) > 0 {
+		why = "it reads " + strings.Join(whys, ", ") + "; the answer stands for the whole file for the rest of the run"
 	}
-	return leaky, "it reads " + strings.Join(whys, ", ") + "; the answer stands for the whole file for the rest of the run"
+	if skipped > 0 {
+		why = joinWhy(why, fmt.Sprintf("it reads %d or more files, and only %d of them could be checked for secrets, so not all could be checked", checked+skipped, maxReadsChecked))
+	}
+	return leaky, why, skipped > 0
 }
 
 // decide records the user's answer for the secrets of files. The caller

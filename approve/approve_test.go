@@ -633,3 +633,39 @@ func (l *lockedTools) Run(_ context.Context, call protocol.Call) protocol.Result
 	l.ran.Add(1)
 	return protocol.Result{CallID: call.ID, Tool: call.Name, OK: true, Body: "read"}
 }
+
+// A call that reads more files than are checked fails closed: it is asked
+// about, saying that not all could be checked, and without anyone to ask
+// it is refused; the secret past the limit is never sent unasked.
+func TestTooManyReadsAsked(t *testing.T) {
+	key := "aws_access_key_id = AKIAIOSFODNN7EXAMPLE\n"
+	for _, n := range []int{10, 64, 65, 300} {
+		names := make([]string, n)
+		for i := range names {
+			names[i] = fmt.Sprintf("p%d", i)
+		}
+		names[n-1] = "server-key.txt"
+		many := func(context.Context, protocol.Call) []string { return names }
+		text := func(name string) string {
+			if name == "server-key.txt" {
+				return key
+			}
+			return "milk\n"
+		}
+		tools := &fakeTools{}
+		asker := &script{answers: []approve.Answer{approve.No}}
+		g := approve.New(tools, approve.Config{Mode: approve.Auto, Asker: asker, Reads: many, Text: text})
+		if res := g.Run(context.Background(), call("read_file", "p0")); res.OK || len(tools.ran) != 0 {
+			t.Errorf("%d files: ran: %+v", n, res)
+		}
+		unchecked := n > 64
+		if len(asker.asked) != 1 || strings.Contains(asker.asked[0], "not all could be checked") != unchecked ||
+			strings.Contains(asker.asked[0], "server-key.txt, which looks like") == unchecked {
+			t.Errorf("%d files: asked %q", n, asker.asked)
+		}
+		g = approve.New(&fakeTools{}, approve.Config{Mode: approve.Auto, Reads: many, Text: text})
+		if res := g.Run(context.Background(), call("read_file", "p0")); res.OK || strings.Contains(res.Body, "not all could be checked") != unchecked {
+			t.Errorf("%d files, nobody to ask: %+v", n, res)
+		}
+	}
+}

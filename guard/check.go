@@ -329,7 +329,13 @@ func (c *checker) call(ce *syntax.CallExpr, inFunc bool) *Refusal {
 			return r
 		}
 	}
-	if !namesOnly[name] {
+	if why := filesFrom(name, args); why != "" {
+		return c.refuse(ce, why)
+	}
+	if searchesRoot(name, args) {
+		c.read(".")
+	}
+	if !namesOnly[name] || readsContents(name, args) {
 		for i, arg := range args {
 			if !text[i] {
 				c.read(candidates(arg)...)

@@ -38,6 +38,78 @@ var namesOnly = map[string]bool{
 	"seq": true, "whoami": true, "uname": true, "env": true, "printenv": true, "exit": true, ":": true,
 }
 
+// readsContents reports whether args make name, one of namesOnly, read
+// the contents of files after all: date -f FILE (--file) reads dates from
+// FILE and prints each line it cannot parse, so every operand counts as
+// read. Long options are taken as GNU takes them, abbreviated.
+func readsContents(name string, args []string) bool {
+	if name != "date" {
+		return false
+	}
+	for _, a := range args {
+		switch {
+		case a == "--":
+			return false
+		case strings.HasPrefix(a, "--"):
+			if opt, _, _ := strings.Cut(a, "="); len(opt) >= 3 && strings.HasPrefix("--file", opt) {
+				return true
+			}
+		case strings.HasPrefix(a, "-") && strings.Contains(a, "f"):
+			return true // -f FILE, -fFILE, -uf FILE; a value such as -dfri counts too
+		}
+	}
+	return false
+}
+
+// searchesRoot reports whether name with args searches folders
+// recursively, which it does from the working folder, the workspace root,
+// when no folder is named: rg, and grep -r (-R, --recursive,
+// -d recurse). Which operand is the pattern is not worked out, so the root
+// counts as searched whatever folders are named.
+func searchesRoot(name string, args []string) bool {
+	switch name {
+	case "rg":
+		return true
+	case "grep", "egrep", "fgrep":
+	default:
+		return false
+	}
+	for i, a := range args {
+		switch {
+		case a == "--":
+			return false
+		case strings.HasPrefix(a, "--"):
+			if opt, val, _ := strings.Cut(a, "="); len(opt) >= 4 && (strings.HasPrefix("--recursive", opt) || strings.HasPrefix("--dereference-recursive", opt)) ||
+				len(opt) >= 4 && strings.HasPrefix("--directories", opt) && (val == "recurse" || val == "" && i+1 < len(args) && args[i+1] == "recurse") {
+				return true
+			}
+		case strings.HasPrefix(a, "-") && (strings.ContainsAny(a, "rR") || strings.Contains(a, "d") && (strings.HasSuffix(a, "recurse") || i+1 < len(args) && args[i+1] == "recurse")):
+			return true
+		}
+	}
+	return false
+}
+
+// filesFromCommands take --files0-from, abbreviated as GNU allows.
+var filesFromCommands = map[string]bool{"wc": true, "du": true, "sort": true}
+
+// filesFrom returns why args are refused, or "": --files0-from=FILE makes
+// a command read the names of the files it uses from FILE, and print
+// FILE's lines in its messages, so neither what it reads nor what it shows
+// can be checked.
+func filesFrom(name string, args []string) string {
+	for _, a := range args {
+		if a == "--" {
+			return ""
+		}
+		opt, _, _ := strings.Cut(a, "=")
+		if opt == "--files0-from" || filesFromCommands[name] && len(opt) >= 3 && strings.HasPrefix("--files0-from", opt) {
+			return fmt.Sprintf("%s --files0-from reads the names of the files to use from a file, which the guard cannot check; name the files on the command line", name)
+		}
+	}
+	return ""
+}
+
 // never holds the commands that run other commands the guard cannot see,
 // or change the shell the rest of the line runs in. They cannot be allowed.
 // Like known, it is made when first needed: a run that checks no command

@@ -741,3 +741,74 @@ func TestReads(t *testing.T) {
 		t.Errorf("a refused command: err = %v", err)
 	}
 }
+
+// Options that make a names-only command read contents count as reading;
+// --files0-from, whose list of files the guard cannot see, is refused.
+func TestReadsNamesOnlyOptions(t *testing.T) {
+	ws := newTestWorkspace(t)
+	p, _ := New(nil, nil)
+	for _, tt := range []struct {
+		cmd   string
+		reads bool
+	}{
+		{"date -f a.txt", true},
+		{"date -fa.txt", true},
+		{"date -uf a.txt", true},
+		{"date --file=a.txt 2>&1 | rev", true},
+		{"date --fi a.txt", true},
+		{"date -r a.txt", false},
+		{"date -d tomorrow a.txt", false},
+		{"date -- -f a.txt", false},
+		{"wc -l a.txt", false},
+	} {
+		got, err := p.Reads(t.Context(), tt.cmd, ws)
+		if err != nil {
+			t.Errorf("%s: %v", tt.cmd, err)
+			continue
+		}
+		if contains(got, "a.txt") != tt.reads {
+			t.Errorf("%s: reads %q, want a.txt read %v", tt.cmd, got, tt.reads)
+		}
+	}
+	for _, cmd := range []string{
+		"wc --files0-from=a.txt", "du --files0-from a.txt", "sort --files0-from=a.txt", "wc --f=a.txt",
+		"sort --fil a.txt", "cat --files0-from=a.txt",
+	} {
+		if _, err := p.Reads(t.Context(), cmd, ws); !errors.Is(err, ErrRefused) {
+			t.Errorf("%s: err = %v, want refused", cmd, err)
+		}
+	}
+	if _, err := p.Reads(t.Context(), "sort --field-separator=, a.txt", ws); err != nil {
+		t.Errorf("sort --field-separator: %v", err)
+	}
+}
+
+// A recursive search reads the root, where it starts when no folder is
+// named; a plain grep does not.
+func TestReadsRecursiveSearch(t *testing.T) {
+	ws := newTestWorkspace(t)
+	p, _ := New(nil, nil)
+	for _, tt := range []struct {
+		cmd  string
+		root bool
+	}{
+		{"grep -r '' | rev", true},
+		{"grep -R x", true},
+		{"grep -rn -e x", true},
+		{"grep --recursive x", true},
+		{"grep --directories=recurse x", true},
+		{"grep -d recurse x", true},
+		{"rg x", true},
+		{"grep x a.txt", false},
+		{"grep -n x a.txt", false},
+	} {
+		got, err := p.Reads(t.Context(), tt.cmd, ws)
+		if err != nil {
+			t.Errorf("%s: %v", tt.cmd, err)
+			continue
+		}
+		if contains(got, ".") != tt.root {
+			t.Errorf("%s: reads %q, want the root read %v", tt.cmd, got, tt.root)
+		}
+	}
+}

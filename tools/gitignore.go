@@ -94,29 +94,71 @@ func (r ignoreRule) match(rel string, isDir bool) bool {
 }
 
 // matchSegs matches path segments against pattern segments, "**" standing
-// for any number of segments.
+// for any number of segments (at least one when it ends the pattern).
+//
+// It fills a table of which pattern suffix matches which name suffix, one
+// row at a time, so its cost is len(pat)×len(name) segment matches
+// whatever the pattern: a backtracking match of a rule of many "**"
+// against a deep path would take exponential time, and rules come from
+// files the model may write.
 func matchSegs(pat, name []string) bool {
-	for len(pat) > 0 {
-		if pat[0] == "**" {
-			if len(pat) == 1 {
-				return len(name) > 0
-			}
-			for i := 0; i <= len(name); i++ {
-				if matchSegs(pat[1:], name[i:]) {
-					return true
-				}
-			}
-			return false
+	pat = collapseStars(pat)
+	fixed := 0
+	for _, p := range pat {
+		if p != "**" {
+			fixed++
 		}
-		if len(name) == 0 {
-			return false
-		}
-		if ok, err := path.Match(pat[0], name[0]); err != nil || !ok {
-			return false
-		}
-		pat, name = pat[1:], name[1:]
 	}
-	return len(name) == 0
+	if fixed > len(name) {
+		return false // every other segment takes one of name's
+	}
+	n := len(name)
+	// next[j] tells whether pat[i+1:] matches name[j:], row[j] whether
+	// pat[i:] does.
+	next, row := make([]bool, n+1), make([]bool, n+1)
+	next[n] = true
+	for i := len(pat) - 1; i >= 0; i-- {
+		switch {
+		case pat[i] == "**" && i == len(pat)-1:
+			for j := range row {
+				row[j] = j < n
+			}
+		case pat[i] == "**":
+			row[n] = next[n]
+			for j := n - 1; j >= 0; j-- {
+				row[j] = next[j] || row[j+1]
+			}
+		default:
+			row[n] = false
+			for j := n - 1; j >= 0; j-- {
+				ok, err := path.Match(pat[i], name[j])
+				row[j] = err == nil && ok && next[j+1]
+			}
+		}
+		next, row = row, next
+	}
+	return next[0]
+}
+
+// collapseStars returns pat with each run of "**" made one: two match
+// exactly what one does.
+func collapseStars(pat []string) []string {
+	var out []string
+	for i, p := range pat {
+		if p == "**" && i > 0 && pat[i-1] == "**" {
+			if out == nil {
+				out = append([]string(nil), pat[:i]...)
+			}
+			continue
+		}
+		if out != nil {
+			out = append(out, p)
+		}
+	}
+	if out == nil {
+		return pat
+	}
+	return out
 }
 
 // ignores holds the .gitignore rules of a workspace as they are read, for

@@ -34,6 +34,9 @@ type Sources struct {
 	ws     *Workspace
 	policy *guard.Policy
 	out    *Outputs
+	// seesHidden, when set and true, says that commands run where they
+	// can see what Workspace.Hidden lists (no sandbox hides it).
+	seesHidden func() bool
 }
 
 // NewSources returns the Sources of the tools of ws, whose commands
@@ -42,13 +45,37 @@ func NewSources(ws *Workspace, policy *guard.Policy, out *Outputs) *Sources {
 	return &Sources{ws: ws, policy: policy, out: out}
 }
 
+// CommandsSeeHidden tells s that commands see the paths Workspace.Hidden
+// lists whenever see reports true, as they do without a sandbox (--sandbox
+// none): a command that reads a folder then reads the protected files in
+// it, and Reads and Secret name them.
+func (s *Sources) CommandsSeeHidden(see func() bool) { s.seesHidden = see }
+
+// Secret returns why call would read a path the workspace keeps from the
+// model, or "": for read_file, list_files and edit_file as
+// Workspace.SecretRead says; for bash, when commands see hidden paths
+// (CommandsSeeHidden), the protected files in the folders it reads, such
+// as grep -r ” . does. The approval step asks the user about such calls.
+func (s *Sources) Secret(call protocol.Call) string {
+	if call.Name != bashName {
+		return s.ws.SecretRead(call)
+	}
+	command, _ := call.Args["command"].(string)
+	_, hidden := s.commandReads(context.Background(), command)
+	if len(hidden) == 0 {
+		return ""
+	}
+	return "it reads folders that hold protected files, which commands can see without a sandbox: " + strings.Join(hidden, ", ")
+}
+
 // Reads names what call would read: the file of read_file and edit_file,
 // as a path from the root with symlinks resolved; for bash, the regular
 // files among the paths whose contents the guard finds its command may
 // read (guard.Policy.Reads: rev .env, xxd key, tr a b < x, not ls x); for
 // read_output, the kept result it pages, as "output:" and its reference.
 // Folders a command searches (grep -r) are not named: their files reach
-// the model only through the check of the command's output.
+// the model only through the check of the command's output, except the
+// protected files in them when commands see those (CommandsSeeHidden).
 func (s *Sources) Reads(ctx context.Context, call protocol.Call) []string {
 	switch call.Name {
 	case readName, editName:
@@ -66,40 +93,55 @@ func (s *Sources) Reads(ctx context.Context, call protocol.Call) []string {
 		return []string{outputPrefix + ref}
 	case bashName:
 		command, _ := call.Args["command"].(string)
-		return s.commandReads(ctx, command)
+		files, hidden := s.commandReads(ctx, command)
+		return append(files, hidden...)
 	}
 	return nil
 }
 
-func (s *Sources) commandReads(ctx context.Context, command string) []string {
+// commandReads returns the regular files command reads, and, when
+// commands see hidden paths, the hidden paths inside the folders it reads,
+// each as a path from the root.
+func (s *Sources) commandReads(ctx context.Context, command string) (files, hidden []string) {
 	if s.policy == nil {
-		return nil
+		return nil, nil
 	}
 	root, err := os.OpenRoot(s.ws.root)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	defer root.Close()
 	// A refused command reads nothing: the approval step's check refuses
 	// it before anyone would be asked.
 	paths, err := s.policy.Reads(ctx, command, commandPaths{ws: s.ws, ig: newIgnores(root)})
 	if err != nil {
-		return nil
+		return nil, nil
 	}
-	var files []string
+	var folders []string
 	for _, p := range paths {
 		abs, err := s.ws.Resolve(p)
 		if err != nil {
 			continue
 		}
-		if fi, err := os.Stat(abs); err == nil && fi.Mode().IsRegular() && !slices.Contains(files, s.ws.Rel(abs)) {
+		fi, err := os.Stat(abs)
+		switch {
+		case err != nil:
+		case fi.Mode().IsRegular() && len(files) < maxReads && !slices.Contains(files, s.ws.Rel(abs)):
 			files = append(files, s.ws.Rel(abs))
-		}
-		if len(files) == maxReads {
-			break
+		case fi.IsDir():
+			folders = append(folders, s.ws.Rel(abs))
 		}
 	}
-	return files
+	if len(folders) == 0 || s.seesHidden == nil || !s.seesHidden() {
+		return files, nil
+	}
+	for _, h := range s.ws.Hidden() {
+		rel := s.ws.Rel(h)
+		if slices.ContainsFunc(folders, func(f string) bool { return f == "." || strings.HasPrefix(rel, f+"/") }) {
+			hidden = append(hidden, rel)
+		}
+	}
+	return files, hidden
 }
 
 // Text returns the text of a name Reads gave, up to its first 4 MiB, or

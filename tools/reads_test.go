@@ -137,3 +137,38 @@ func TestExposes(t *testing.T) {
 		}
 	}
 }
+
+// A command that reads a folder reads the protected files in it when
+// commands see them (no sandbox hides them): Reads and Secret name them.
+// When a sandbox hides them, neither does.
+func TestSourcesSeeHidden(t *testing.T) {
+	ws := newWorkspace(t, map[string]string{
+		".env":         "API_KEY=x\n",
+		".gitignore":   "config.local\n",
+		"config.local": "password = x\n",
+		"sub/a.txt":    "a\n",
+	})
+	src := NewSources(ws, policy(t), nil)
+	see := false
+	src.CommandsSeeHidden(func() bool { return see })
+	grep := protocol.Call{Name: bashName, Args: map[string]any{"command": "grep -r '' . | rev"}}
+	if got := src.Reads(context.Background(), grep); len(got) != 0 {
+		t.Errorf("sandboxed: reads %q", got)
+	}
+	if why := src.Secret(grep); why != "" {
+		t.Errorf("sandboxed: secret %q", why)
+	}
+	see = true
+	if got := src.Reads(context.Background(), grep); !slices.Contains(got, ".env") || !slices.Contains(got, "config.local") {
+		t.Errorf("unsandboxed: reads %q, want .env and config.local", got)
+	}
+	if why := src.Secret(grep); !strings.Contains(why, ".env") || !strings.Contains(why, "config.local") {
+		t.Errorf("unsandboxed: secret %q", why)
+	}
+	if why := src.Secret(protocol.Call{Name: bashName, Args: map[string]any{"command": "cat sub/a.txt"}}); why != "" {
+		t.Errorf("a plain read: secret %q", why)
+	}
+	if why := src.Secret(protocol.Call{Name: readName, Args: map[string]any{"path": ".env"}}); why == "" {
+		t.Error("read_file .env: not secret")
+	}
+}

@@ -382,7 +382,15 @@ func (w *workspaceFlags) tools(safety *safetyFlags) (*toolbox, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &toolbox{ws: ws, policy: policy, box: box, set: set, src: tools.NewSources(ws, policy, out)}, nil
+	src := tools.NewSources(ws, policy, out)
+	// Without a sandbox, commands see the protected files a folder holds.
+	// Its tier is known once it has started, which the first command does
+	// in any case (and Start does once).
+	src.CommandsSeeHidden(func() bool {
+		box.Start(context.Background())
+		return box.Tier() == sandbox.None
+	})
+	return &toolbox{ws: ws, policy: policy, box: box, set: set, src: src}, nil
 }
 
 // backend is a model that says what it is and which settings it honours.

@@ -107,7 +107,7 @@ func (s *safetyFlags) gate(tb *toolbox, asker approve.Asker, decided func(approv
 		Mode:    mode,
 		Asker:   asker,
 		Check:   tools.BashCheck(tb.ws, tb.policy),
-		Secret:  tb.ws.SecretRead,
+		Secret:  tb.src.Secret,
 		Permit:  tools.WithSecrets,
 		Edit:    writesFile,
 		Preview: editPreview(tb.ws),

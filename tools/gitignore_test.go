@@ -1,0 +1,114 @@
+package tools
+
+import (
+	"path"
+	"strings"
+	"testing"
+)
+
+// backtrackSegs is the matcher matchSegs replaced: plain backtracking,
+// exponential in the number of "**" on a miss. The tests hold the new one
+// to its answers on ordinary patterns.
+func backtrackSegs(pat, name []string) bool {
+	for len(pat) > 0 {
+		if pat[0] == "**" {
+			if len(pat) == 1 {
+				return len(name) > 0
+			}
+			for i := 0; i <= len(name); i++ {
+				if backtrackSegs(pat[1:], name[i:]) {
+					return true
+				}
+			}
+			return false
+		}
+		if len(name) == 0 {
+			return false
+		}
+		if ok, err := path.Match(pat[0], name[0]); err != nil || !ok {
+			return false
+		}
+		pat, name = pat[1:], name[1:]
+	}
+	return len(name) == 0
+}
+
+func split(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, "/")
+}
+
+// manyStars is a rule of 24 "**" then x, and a path 24 folders deep that
+// it does not match: the backtracking matcher took hours on it.
+func manyStars() (pat, name []string) {
+	return split(strings.Repeat("**/", 24) + "x"), split(strings.Repeat("d/", 24) + "f.txt")
+}
+
+func TestMatchSegsManyStars(t *testing.T) {
+	pat, name := manyStars()
+	if matchSegs(pat, name) {
+		t.Errorf("%q matched %q", strings.Join(pat, "/"), strings.Join(name, "/"))
+	}
+	name[len(name)-1] = "x"
+	if !matchSegs(pat, name) {
+		t.Errorf("%q did not match %q", strings.Join(pat, "/"), strings.Join(name, "/"))
+	}
+	// Stars between fixed segments cannot be collapsed away.
+	alt := split(strings.Repeat("**/d/", 24) + "x")
+	if matchSegs(alt, split(strings.Repeat("d/", 23)+"x")) {
+		t.Error("24 fixed d segments matched 23 folders")
+	}
+	if !matchSegs(alt, split(strings.Repeat("d/", 30)+"x")) {
+		t.Error("24 fixed d segments did not match 30 folders")
+	}
+}
+
+func BenchmarkMatchSegsManyStars(b *testing.B) {
+	pat, name := manyStars()
+	alt := split(strings.Repeat("**/d/", 24) + "x")
+	for b.Loop() {
+		matchSegs(pat, name)
+		matchSegs(alt, name)
+	}
+}
+
+func TestMatchSegsAgrees(t *testing.T) {
+	pats := []string{
+		"", "**", "**/x", "x", "*.txt", "**/*.txt", "a/**", "a/**/b", "a/**/**/b", "**/**",
+		"a/*/b", "**/a/**", "a/b/c", "[a-c]", "a/[!b]", "**/d/**/x", "a/**/*/b", "*/**",
+		"[", "a/[/b",
+	}
+	names := []string{
+		"", "x", "a", "a/b", "a/x/b", "a/x/y/b", "d/x", "d/d/x", "b/a/c", "a/b/c", "f.txt",
+		"a/f.txt", "a/b/c/d", "a/c", "c", "[",
+	}
+	for _, p := range pats {
+		for _, n := range names {
+			pat := split(p)
+			for i := range pat {
+				pat[i] = strings.ReplaceAll(pat[i], "[!", "[^")
+			}
+			if got, want := matchSegs(pat, split(n)), backtrackSegs(pat, split(n)); got != want {
+				t.Errorf("matchSegs(%q, %q) = %v, the backtracking matcher says %v", p, n, got, want)
+			}
+		}
+	}
+}
+
+func FuzzMatchSegs(f *testing.F) {
+	f.Add("a/**/b", "a/x/b")
+	f.Add("**/**/x", "d/d/x")
+	f.Add("**/*.go", "tools/a.go")
+	f.Add("a/**", "a")
+	f.Fuzz(func(t *testing.T, p, n string) {
+		pat, name := split(p), split(n)
+		if len(pat) > 12 || len(name) > 12 {
+			return // the backtracking matcher is too slow beyond
+		}
+		if got, want := matchSegs(pat, name), backtrackSegs(pat, name); got != want {
+			t.Errorf("matchSegs(%q, %q) = %v, the backtracking matcher says %v", p, n, got, want)
+		}
+	})
+}
