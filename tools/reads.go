@@ -135,7 +135,13 @@ func (s *Sources) commandReads(ctx context.Context, command string) (files, hidd
 	if len(folders) == 0 || s.seesHidden == nil || !s.seesHidden() {
 		return files, nil
 	}
-	for _, h := range s.ws.Hidden() {
+	all, err := s.ws.Hidden()
+	if err != nil {
+		// The protected paths could not all be listed: the folders the
+		// command reads stand for them, so the call is still asked about.
+		return files, folders
+	}
+	for _, h := range all {
 		rel := s.ws.Rel(h)
 		if slices.ContainsFunc(folders, func(f string) bool { return f == "." || strings.HasPrefix(rel, f+"/") }) {
 			hidden = append(hidden, rel)
