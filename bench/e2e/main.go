@@ -240,7 +240,9 @@ func session(launcher, harness, script, dir string, args func(string) []string, 
 		}
 		stopped = true
 		srv.Process.Signal(syscall.SIGTERM)
-		if err := srv.Wait(); err != nil {
+		// The harness exits 143 when SIGTERM stops it, as a shell would.
+		var exit *exec.ExitError
+		if err := srv.Wait(); err != nil && !(errors.As(err, &exit) && exit.ExitCode() == 128+int(syscall.SIGTERM)) {
 			return fmt.Errorf("fake-ollama: %v\n%s", err, srvErr.Bytes())
 		}
 		return nil
