@@ -5,13 +5,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"harness/guard"
 	"harness/protocol"
+	"harness/sandbox"
 )
 
 // benchTree builds a workspace whose root holds files files and dirs
@@ -141,18 +144,25 @@ func BenchmarkHiddenWalk(b *testing.B) {
 	}
 }
 
-// BenchmarkHiddenUnchanged is what it costs when nothing changed: a look
-// at the times of the folders and ignore files the last walk saw.
+// BenchmarkHiddenUnchanged is what it costs when nothing changed: a read
+// of the watch of the folders the last walk saw and a look at the times
+// of its ignore files, or, with times, a look at the times of the folders
+// too.
 func BenchmarkHiddenUnchanged(b *testing.B) {
-	ws := hiddenTree(b)
-	ws.Hidden()
-	for b.Loop() {
-		if len(ws.Hidden()) != 10 {
-			b.Fatal("wrong list")
-		}
-	}
-	if ws.hidden.walks != 1 {
-		b.Fatalf("%d walks", ws.hidden.walks)
+	for _, mode := range []string{"watch", "times"} {
+		b.Run(mode, func(b *testing.B) {
+			ws := hiddenTree(b)
+			ws.hidden.noWatch = mode == "times"
+			ws.Hidden()
+			for b.Loop() {
+				if len(ws.Hidden()) != 10 {
+					b.Fatal("wrong list")
+				}
+			}
+			if ws.hidden.walks != 1 {
+				b.Fatalf("%d walks", ws.hidden.walks)
+			}
+		})
 	}
 }
 
@@ -295,5 +305,81 @@ func BenchmarkReadOutputAll(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// echoTree builds a git repository of files files, 20 to a folder, with a
+// .gitignore, and a secret and an ignored file in its first and middle
+// folders, aged so that nothing in it looks just changed.
+func echoTree(b *testing.B, files int) *Workspace {
+	b.Helper()
+	root := b.TempDir()
+	if out, err := exec.Command("git", "init", "-q", root).CombinedOutput(); err != nil {
+		b.Skipf("git init: %v %s", err, out)
+	}
+	benchWrite(b, filepath.Join(root, ".gitignore"), "*.log\nbuild/\n")
+	dirs := (files + 19) / 20
+	for i := range dirs {
+		dir := filepath.Join(root, fmt.Sprintf("pkg%04d", i))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			b.Fatal(err)
+		}
+		for j := range min(20, files-20*i) {
+			benchWrite(b, filepath.Join(dir, fmt.Sprintf("f%02d.go", j)), "package p\n")
+		}
+		if i == 0 || i == dirs/2 {
+			benchWrite(b, filepath.Join(dir, ".env"), "KEY=x\n")
+			benchWrite(b, filepath.Join(dir, "run.log"), "")
+		}
+	}
+	old := time.Now().Add(-time.Hour)
+	filepath.Walk(root, func(p string, _ os.FileInfo, err error) error {
+		if err == nil {
+			os.Chtimes(p, old, old)
+		}
+		return nil
+	})
+	ws, err := NewWorkspace(root)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return ws
+}
+
+// BenchmarkBashEcho runs `echo hi` through the bash tool, with the guard,
+// the git directory's check and the hidden paths, in a workspace of 40
+// files and in one of 50,000 (the same secrets in each), with no sandbox
+// and inside bwrap: what the size of a workspace adds to every command,
+// once the hidden paths were found (BenchmarkHiddenWalk is that cost).
+// The large one should cost about what the small one does.
+func BenchmarkBashEcho(b *testing.B) {
+	for _, files := range []int{40, 50000} {
+		ws := echoTree(b, files)
+		if n := len(ws.Hidden()); n != 4 {
+			b.Fatalf("%d hidden paths, want 4", n)
+		}
+		for _, mode := range []sandbox.Mode{sandbox.None, sandbox.Bwrap} {
+			b.Run(fmt.Sprintf("%s/%d", mode, files), func(b *testing.B) {
+				sb, err := sandbox.New(sandbox.Config{Mode: mode, Dir: ws.Root()})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := sb.Start(context.Background()); err != nil {
+					b.Skipf("skipped: %v", err)
+				}
+				p, err := guard.New(nil, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				set, err := NewSet(Bash(ws, p, sb))
+				if err != nil {
+					b.Fatal(err)
+				}
+				benchRun(b, WithOutputs(set), protocol.Call{ID: "call_1", Name: bashName, Args: map[string]any{"command": "echo hi"}})
+				if ws.hidden.walks != 1 {
+					b.Errorf("%d walks of an unchanged workspace", ws.hidden.walks)
+				}
+			})
+		}
 	}
 }
