@@ -55,7 +55,9 @@ func benchTools(b *testing.B, root string) *Outputs {
 	if err != nil {
 		b.Fatal(err)
 	}
-	return WithOutputs(set)
+	o := WithOutputs(set, "")
+	b.Cleanup(func() { o.Close() })
+	return o
 }
 
 func benchRun(b *testing.B, ts *Outputs, call protocol.Call) {
@@ -291,7 +293,7 @@ func BenchmarkReadOutputAll(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				o := benchTools(b, b.TempDir())
-				o.keep("out_1", body)
+				keepBody(b, o, "call_1", body)
 				for offset := 1; offset > 0; {
 					call := protocol.Call{ID: "call_2", Name: outputName, Args: map[string]any{"ref": "out_1", "offset": json.Number(strconv.Itoa(offset))}}
 					if err := protocol.Check(o.Specs(), &call); err != nil {
@@ -375,7 +377,9 @@ func BenchmarkBashEcho(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				benchRun(b, WithOutputs(set), protocol.Call{ID: "call_1", Name: bashName, Args: map[string]any{"command": "echo hi"}})
+				o := WithOutputs(set, "")
+				defer o.Close()
+				benchRun(b, o, protocol.Call{ID: "call_1", Name: bashName, Args: map[string]any{"command": "echo hi"}})
 				if ws.hidden.walks != 1 {
 					b.Errorf("%d walks of an unchanged workspace", ws.hidden.walks)
 				}

@@ -88,7 +88,7 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string) (*runner,
 	if inREPL {
 		log = std.out
 	}
-	tb, err := c.tools(&c.safetyFlags)
+	tb, err := c.tools(&c.safetyFlags, outputsDir(c.NoSession))
 	if err != nil {
 		return nil, &exitCodeError{code: exitUsage, err: err}
 	}
@@ -124,6 +124,14 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string) (*runner,
 	}
 	j := newJournal(tb.set, tb.ws, keep)
 	tb.set = j
+	// The files the run made go when it ends: the copies for /undo and
+	// the long outputs.
+	closeFiles := func() {
+		j.close()
+		if tb.out != nil {
+			tb.out.Close()
+		}
+	}
 	r := &runner{
 		backend: backend,
 		model:   model,
@@ -146,7 +154,7 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string) (*runner,
 			Repeats:      c.MaxRepeats,
 			Window:       8,
 		},
-		close:     j.close,
+		close:     closeFiles,
 		pinned:    slices.Contains(given, "model"),
 		providers: provs,
 	}
@@ -155,17 +163,17 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string) (*runner,
 	}
 	start := func() record.Start { return r.start(specs, unused) }
 	if err := c.openSession(r, start); err != nil {
-		j.close()
+		closeFiles()
 		return nil, err
 	}
-	r.close = func() { r.conv.close(); j.close() }
+	r.close = func() { r.conv.close(); closeFiles() }
 	if c.Record != "" {
 		rec, closeRec, err := openRecord(c.Record, start())
 		if err != nil {
 			r.close()
 			return nil, err
 		}
-		r.rec, r.close = rec, func() { closeRec(); r.conv.close(); j.close() }
+		r.rec, r.close = rec, func() { closeRec(); r.conv.close(); closeFiles() }
 	}
 	r.keepInWindow(log, size, c.MaxTokens, c.Compact, inREPL)
 	r.approvals = &approvals{log: log, rec: r.rec}
@@ -337,11 +345,13 @@ type toolbox struct {
 	box    *sandbox.Sandbox
 	set    loop.Tools
 	src    *tools.Sources // what calls read, for the approval gate
+	out    *tools.Outputs // where long results are kept; nil when they are not
 }
 
 // tools builds the tool set explicitly, its bash tool as safety says:
-// nothing registers itself. Long results are cut, and kept for read_output.
-func (w *workspaceFlags) tools(safety *safetyFlags) (*toolbox, error) {
+// nothing registers itself. Long results are cut, and kept for
+// read_output in files in the folder outputs ("": a temporary one).
+func (w *workspaceFlags) tools(safety *safetyFlags, outputs string) (*toolbox, error) {
 	ws, err := tools.NewWorkspace(w.Workspace)
 	if err != nil {
 		return nil, err
@@ -366,11 +376,11 @@ func (w *workspaceFlags) tools(safety *safetyFlags) (*toolbox, error) {
 			ts[i] = lie.Apply(ts[i])
 		}
 	}
-	set, out, err := w.toolSet(ts)
+	set, out, err := w.toolSet(ts, outputs)
 	if err != nil {
 		return nil, err
 	}
-	return &toolbox{ws: ws, policy: policy, box: box, set: set, src: tools.NewSources(ws, policy, out)}, nil
+	return &toolbox{ws: ws, policy: policy, box: box, set: set, src: tools.NewSources(ws, policy, out), out: out}, nil
 }
 
 // backend is a model that says what it is and which settings it honours.
@@ -414,7 +424,7 @@ type promptCmd struct {
 }
 
 func (c *promptCmd) Run(std stdio) error {
-	tb, err := c.tools(&safetyFlags{})
+	tb, err := c.tools(&safetyFlags{}, "")
 	if err != nil {
 		return &exitCodeError{code: exitUsage, err: err}
 	}

@@ -14,7 +14,6 @@ import (
 	"strings"
 	"sync"
 	"syscall"
-	"time"
 
 	"harness/approve"
 	"harness/loop"
@@ -72,7 +71,7 @@ var (
 // folder of its own under dir ("" keeps none).
 func newJournal(ts loop.Tools, ws *tools.Workspace, dir string) *journal {
 	if dir != "" {
-		dir = filepath.Join(dir, "undo", fmt.Sprintf("%d-%d", os.Getpid(), time.Now().UnixNano()))
+		dir = filepath.Join(dir, "undo", runID())
 	}
 	return &journal{tools: ts, ws: ws, dir: dir, diffs: make(map[string]string), previewed: make(map[string]bool)}
 }

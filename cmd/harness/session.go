@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"harness/loop"
 	"harness/ollama"
@@ -47,6 +48,24 @@ func stateDir() (string, error) {
 		return "", fmt.Errorf("no folder for sessions: %w (set XDG_STATE_HOME, or use --no-session)", err)
 	}
 	return filepath.Join(home, ".local", "state", "harness"), nil
+}
+
+// outputsDir is the folder of this run's long outputs: in the state
+// folder, or, with --no-session or no state folder, "" for a temporary
+// one. Either way it is removed when the run ends (sessions are never
+// removed, so outputs kept with them would only grow).
+func outputsDir(noSession bool) string {
+	dir, err := stateDir()
+	if noSession || err != nil {
+		return ""
+	}
+	return filepath.Join(dir, "outputs", runID())
+}
+
+// runID names a run's own folders in the state folder: its process and
+// when it started, so that runs at the same time never share one.
+func runID() string {
+	return fmt.Sprintf("%d-%d", os.Getpid(), time.Now().UnixNano())
 }
 
 // sessionDir is where sessions are kept.
