@@ -60,9 +60,8 @@ const (
 // Defaults of a Config.
 const (
 	DefaultTimeout = 2 * time.Minute
-	// DefaultMaxOutput is the output kept, start and end. It is more than a
-	// model is sent at once: the tools cut long results for the model and
-	// keep the whole for read_output to page through.
+	// DefaultMaxOutput is the output kept in memory, start and end, when a
+	// Command has no Output writer to stream it to.
 	DefaultMaxOutput = 1 << 20
 	DefaultFlood     = 8 << 20 // bytes of output after which the command is stopped
 	// DefaultMaxFileSize bounds the size of a file a command writes.
