@@ -3,6 +3,8 @@ package tools
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -190,6 +192,21 @@ func TestBashResult(t *testing.T) {
 			}
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("got %q, %v; want an error holding %q", body, err, tt.want)
+			}
+		})
+		// The same output streamed to a spool, as under Outputs, gives the
+		// same text.
+		t.Run(tt.name+"/streamed", func(t *testing.T) {
+			o := WithOutputs(mustSet(t), "")
+			defer o.Close()
+			sp := &spool{o: o, base: "out_1"}
+			io.WriteString(sp, tt.res.Output)
+			res := tt.res
+			res.Output = ""
+			body, err := bashResult(res, sp)
+			want, wantErr := bashResult(tt.res, nil)
+			if body != want || fmt.Sprint(err) != fmt.Sprint(wantErr) {
+				t.Errorf("streamed: %q, %v; not %q, %v", body, err, want, wantErr)
 			}
 		})
 	}
