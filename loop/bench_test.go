@@ -66,7 +66,8 @@ func BenchmarkTurn20(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	ts := tools.WithOutputs(set)
+	ts := tools.WithOutputs(set, "")
+	defer ts.Close()
 	cfg := loop.Config{System: protocol.SystemPrompt(ws.Root(), ts.Specs())}
 	ctx := context.Background()
 	b.ReportAllocs()

@@ -94,9 +94,8 @@ func (m Mode) name() string {
 // Defaults of a Config.
 const (
 	DefaultTimeout = 2 * time.Minute
-	// DefaultMaxOutput is the output kept, start and end. It is more than a
-	// model is sent at once: the tools cut long results for the model and
-	// keep the whole for read_output to page through.
+	// DefaultMaxOutput is the output kept in memory, start and end, when a
+	// Command has no Output writer to stream it to.
 	DefaultMaxOutput = 1 << 20
 	DefaultFlood     = 8 << 20 // bytes of output after which the command is stopped
 	// DefaultMaxFileSize bounds the size of a file a command writes.
@@ -158,6 +157,11 @@ type Command struct {
 	// Ignored without bwrap: neither Landlock nor Seatbelt can show a file
 	// other than it is.
 	Replace []File
+	// Output, when not nil, is given the whole output as it comes, stdout
+	// and stderr interleaved, until it floods, and Result.Output is left
+	// empty: nothing of it is kept in memory. An error of Output's does
+	// not stop the command; Output keeps what to say of it.
+	Output io.Writer
 }
 
 // File is a path and the content a command sees there.
@@ -169,7 +173,8 @@ type File struct {
 // Result is what a command did.
 type Result struct {
 	// Output holds stdout and stderr as they were interleaved, cut in the
-	// middle when longer than MaxOutput.
+	// middle when longer than MaxOutput; it is empty when the Command's
+	// Output writer was given them.
 	Output string
 	// Omitted counts the bytes of output left out of Output.
 	Omitted int64
@@ -473,6 +478,7 @@ func (s *Sandbox) Run(ctx context.Context, c Command) (Result, error) {
 	}
 	defer cleanup()
 	out := newCapture(s.cfg.MaxOutput, s.cfg.Flood)
+	out.to = c.Output
 	cmd.Stdout, cmd.Stderr = out, out
 	tree := newTree(cmd)
 	cmd.Cancel = tree.kill
@@ -712,10 +718,11 @@ func closeAll(files []*os.File) {
 	}
 }
 
-// capture keeps the start and the end of a command's output and notices a
-// flood.
+// capture keeps the start and the end of a command's output, or gives it
+// all to a writer, and notices a flood.
 type capture struct {
 	mu      sync.Mutex
+	to      io.Writer // when not nil, the output goes there instead
 	head    []byte
 	tail    []byte
 	half    int
@@ -736,6 +743,10 @@ func (c *capture) Write(p []byte) (int, error) {
 		return n, nil
 	}
 	c.total += int64(n)
+	if c.to != nil {
+		c.to.Write(p)
+		p = nil // kept there, not here
+	}
 	if room := c.half - len(c.head); room > 0 {
 		k := min(room, len(p))
 		c.head = append(c.head, p[:k]...)
@@ -765,6 +776,9 @@ func (c *capture) isFlooded() bool {
 func (c *capture) result() (string, int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.to != nil {
+		return "", 0
+	}
 	tail := c.tail
 	if len(tail) > c.half {
 		tail = tail[len(tail)-c.half:]

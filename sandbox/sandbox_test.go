@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -287,6 +288,33 @@ func TestFloodStopped(t *testing.T) {
 	}
 	if !res.Flooded || res.Exit != -1 || len(res.Output) > DefaultMaxOutput+100 {
 		t.Errorf("flooded %v exit %d, %d bytes kept", res.Flooded, res.Exit, len(res.Output))
+	}
+}
+
+// A command's Output writer gets the whole output, however long, until a
+// flood stops it, and none of it is kept in the Result.
+func TestOutputStreamed(t *testing.T) {
+	ws, _ := dirs(t)
+	s := newSandbox(t, Config{Mode: None, Dir: ws, MaxOutput: 1000, Flood: 1 << 20})
+	var whole bytes.Buffer
+	res, err := s.Run(context.Background(), Command{Script: "seq 1 100000; echo err >&2", Output: &whole})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := exec.Command("seq", "1", "100000").Output()
+	if whole.String() != string(want)+"err\n" {
+		t.Errorf("the writer got %d bytes, want %d", whole.Len(), len(want)+4)
+	}
+	if res.Output != "" || res.Omitted != 0 || res.Exit != 0 {
+		t.Errorf("result %+v, want no output kept and exit 0", res)
+	}
+	whole.Reset()
+	res, err = s.Run(context.Background(), Command{Script: "yes flood", Output: &whole})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Flooded || res.Output != "" || whole.Len() <= 1<<20 || whole.Len() > 1<<20+1<<17 {
+		t.Errorf("flooded %v, %d bytes kept, the writer got %d", res.Flooded, len(res.Output), whole.Len())
 	}
 }
 

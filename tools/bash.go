@@ -50,12 +50,17 @@ func Bash(ws *Workspace, policy *guard.Policy, sh Shell) Tool {
 		}
 		snap := gitdir.Snap(ws.root)
 		layout := snap.Layout()
-		res, err := sh.Run(ctx, sandbox.Command{
+		c := sandbox.Command{
 			Script:   a.Command,
 			Hide:     hide,
 			ReadOnly: layout.Paths(),
 			Replace:  redactedConfigs(layout),
-		})
+		}
+		out := spoolFrom(ctx)
+		if out != nil {
+			c.Output = out // the output streams to where long outputs are kept
+		}
+		res, err := sh.Run(ctx, c)
 		changes, restoreErr := snap.Restore()
 		switch {
 		case err != nil && ctx.Err() != nil:
@@ -63,9 +68,9 @@ func Bash(ws *Workspace, policy *guard.Policy, sh Shell) Tool {
 		case err != nil:
 			return "", fmt.Errorf("the command could not be started: %w", err)
 		case len(changes) > 0:
-			return "", gitChanged(res, changes, restoreErr)
+			return "", gitChanged(res, out, changes, restoreErr)
 		}
-		return bashResult(res)
+		return bashResult(res, out)
 	}))
 }
 
@@ -98,8 +103,8 @@ func redactedConfigs(l gitdir.Layout) []sandbox.File {
 
 // gitChanged is the error of a command that changed what git runs: what
 // it printed, what it changed, and that it was put back.
-func gitChanged(res sandbox.Result, changes []gitdir.Change, restoreErr error) error {
-	text, _ := bashText(res)
+func gitChanged(res sandbox.Result, out *spool, changes []gitdir.Change, restoreErr error) error {
+	text, _ := bashText(res, out)
 	names := make([]string, len(changes))
 	for i, c := range changes {
 		names[i] = c.String()
@@ -189,27 +194,57 @@ func (p commandPaths) CheckPath(path string, write bool) error {
 	return nil
 }
 
-// bashResult formats what a command did for the model. A command that did
+// bashResult formats what a command did for the model, its output taken
+// from out when it streamed there (out may be nil). A command that did
 // not exit with status 0 gives an ERROR result.
-func bashResult(res sandbox.Result) (string, error) {
-	text, ok := bashText(res)
+func bashResult(res sandbox.Result, out *spool) (string, error) {
+	text, ok := bashText(res, out)
 	if ok {
 		return text, nil
 	}
 	return "", fail(ErrMayHaveChanged, "%s", text)
 }
 
-// bashText is the text of a command's result, and whether it succeeded.
-func bashText(res sandbox.Result) (string, bool) {
-	var b strings.Builder
-	switch {
-	case res.Output == "":
-		b.WriteString("(no output)\n")
-	case !strings.HasSuffix(res.Output, "\n"):
-		b.WriteString(res.Output + "\n")
-	default:
-		b.WriteString(res.Output)
+// bashText is the text of a command's result, and whether it succeeded:
+// its output, then what became of the command. When the output streamed
+// to out, what became of it goes there too, after it, and the text is
+// out's: the whole, or its head and tail when it is long.
+func bashText(res sandbox.Result, out *spool) (string, bool) {
+	var text string
+	if out != nil {
+		switch {
+		case !out.used():
+			io.WriteString(out, "(no output)\n")
+		case !out.endsLine():
+			io.WriteString(out, "\n")
+		}
+		io.WriteString(out, status(res))
+		text = out.finish()
+	} else {
+		switch {
+		case res.Output == "":
+			text = "(no output)\n"
+		case !strings.HasSuffix(res.Output, "\n"):
+			text = res.Output + "\n"
+		default:
+			text = res.Output
+		}
+		text += status(res)
 	}
+	switch {
+	case res.Exit == 0:
+	case res.Tier == sandbox.Bwrap && strings.Contains(text, "ead-only file system"):
+		text += " Commands may write only inside the workspace and /tmp, never in .git, and cannot change files hidden from them; the user can allow more with --sandbox-write."
+	case res.Tier == sandbox.Landlock && strings.Contains(text, "ermission denied"):
+		text += " Commands run under Landlock: they may write only inside the workspace and $TMPDIR, never in .git, may not make, rename or remove files in a folder that holds .git or a hidden file (use write_file there), and may not read files hidden from them nor use the network; the user can allow more with --sandbox-write."
+	}
+	return text, res.Exit == 0 && !res.TimedOut && !res.Flooded
+}
+
+// status says, in brackets, how a command ended and what the harness
+// noticed of it.
+func status(res sandbox.Result) string {
+	var b strings.Builder
 	switch {
 	case res.TimedOut:
 		fmt.Fprintf(&b, "[killed after %s: the command ran out of time; run something narrower, such as one package or one test]", res.Elapsed.Round(100*time.Millisecond))
@@ -224,12 +259,5 @@ func bashText(res sandbox.Result) (string, bool) {
 	if res.Notice != "" {
 		fmt.Fprintf(&b, " [%s]", res.Notice)
 	}
-	switch {
-	case res.Exit == 0:
-	case res.Tier == sandbox.Bwrap && strings.Contains(res.Output, "ead-only file system"):
-		b.WriteString(" Commands may write only inside the workspace and /tmp, never in .git, and cannot change files hidden from them; the user can allow more with --sandbox-write.")
-	case res.Tier == sandbox.Landlock && strings.Contains(res.Output, "ermission denied"):
-		b.WriteString(" Commands run under Landlock: they may write only inside the workspace and $TMPDIR, never in .git, may not make, rename or remove files in a folder that holds .git or a hidden file (use write_file there), and may not read files hidden from them nor use the network; the user can allow more with --sandbox-write.")
-	}
-	return b.String(), res.Exit == 0 && !res.TimedOut && !res.Flooded
+	return b.String()
 }

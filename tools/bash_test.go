@@ -3,8 +3,12 @@ package tools
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -179,7 +183,7 @@ func TestBashResult(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			body, err := bashResult(tt.res)
+			body, err := bashResult(tt.res, nil)
 			if tt.ok {
 				if err != nil || body != tt.want {
 					t.Errorf("got %q, %v; want %q", body, err, tt.want)
@@ -188,6 +192,21 @@ func TestBashResult(t *testing.T) {
 			}
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("got %q, %v; want an error holding %q", body, err, tt.want)
+			}
+		})
+		// The same output streamed to a spool, as under Outputs, gives the
+		// same text.
+		t.Run(tt.name+"/streamed", func(t *testing.T) {
+			o := WithOutputs(mustSet(t), "")
+			defer o.Close()
+			sp := &spool{o: o, base: "out_1"}
+			io.WriteString(sp, tt.res.Output)
+			res := tt.res
+			res.Output = ""
+			body, err := bashResult(res, sp)
+			want, wantErr := bashResult(tt.res, nil)
+			if body != want || fmt.Sprint(err) != fmt.Sprint(wantErr) {
+				t.Errorf("streamed: %q, %v; not %q, %v", body, err, want, wantErr)
 			}
 		})
 	}
@@ -238,5 +257,88 @@ func TestBashSpec(t *testing.T) {
 	}
 	if strings.Contains(spec.Description, "\n") {
 		t.Error("the description spans lines")
+	}
+}
+
+// A command's output streams to the file of its reference as it comes:
+// the model gets its head and tail, and read_output all of it, beyond
+// what the sandbox would hold in memory.
+func TestBashStreamsLongOutputs(t *testing.T) {
+	ws := newWorkspace(t, nil)
+	sb, err := sandbox.New(sandbox.Config{Mode: sandbox.None, Dir: ws.Root(), MaxOutput: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := NewSet(Bash(ws, policy(t), sb))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := WithOutputs(set, "")
+	defer o.Close()
+	res := o.Run(t.Context(), protocol.Call{ID: "call_1", Name: "bash", Args: map[string]any{"command": "seq 1 300000"}})
+	if !res.OK || !strings.HasPrefix(res.Body, "1\n2\n") || !strings.Contains(res.Body, "the whole output is out_1") || !strings.HasSuffix(res.Body, "299999\n300000\n[exit status 0]") {
+		t.Errorf("result %.100q ... %.200q", res.Body, res.Body[max(0, len(res.Body)-200):])
+	}
+	want, err := exec.Command("seq", "1", "300000").Output()
+	if err != nil {
+		t.Skip(err)
+	}
+	if kept, _ := o.Kept("out_1"); kept != string(want)+"[exit status 0]" {
+		t.Errorf("kept %d bytes, want the %d of the output and its status", len(kept), len(want))
+	}
+}
+
+// Eighty commands that flood their output, each stopped at the flood
+// limit: what they wrote goes to files, within the bound of a run, and
+// nothing of it stays in memory; a command's output is not even held
+// whole while it runs. HeapInuse is read after every call (the peak of
+// what the calls leave before a collection) and after a collection at
+// the end (what they keep).
+func TestBashFloodsStayOnDisk(t *testing.T) {
+	ws := newWorkspace(t, nil)
+	sb, err := sandbox.New(sandbox.Config{Mode: sandbox.None, Dir: ws.Root(), Flood: 2 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := NewSet(Bash(ws, policy(t), sb))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "outputs")
+	o := WithOutputs(set, dir)
+	defer o.Close()
+	o.maxKept = 16 << 20
+	var before, now runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	peak := before.HeapInuse
+	for i := range 80 {
+		res := o.Run(t.Context(), protocol.Call{ID: protocol.CallID(i + 1), Name: "bash", Args: map[string]any{"command": "seq 1 1000000000"}})
+		if res.OK || !strings.Contains(res.Body, "[stopped: the command wrote more output than the limit") || !strings.Contains(res.Body, "99\n100\n[... ") {
+			t.Fatalf("call %d: %.300q", i+1, res.Body)
+		}
+		runtime.ReadMemStats(&now)
+		peak = max(peak, now.HeapInuse)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&now)
+	var onDisk int64
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if fi, err := e.Info(); err == nil {
+			onDisk += fi.Size()
+		}
+	}
+	const mib = 1 << 20
+	t.Logf("HeapInuse %.1f MiB before, %.1f MiB at the peak, %.1f MiB after; Sys %.1f MiB; %d files, %.1f MiB on disk",
+		float64(before.HeapInuse)/mib, float64(peak)/mib, float64(now.HeapInuse)/mib, float64(now.Sys)/mib, len(entries), float64(onDisk)/mib)
+	if grew := int64(now.HeapInuse) - int64(before.HeapInuse); grew > 2*mib {
+		t.Errorf("the heap kept %d bytes more after 80 floods", grew)
+	}
+	if grew := int64(peak) - int64(before.HeapInuse); grew > 12*mib {
+		t.Errorf("the heap grew by %d bytes at its peak", grew)
+	}
+	if onDisk > o.maxKept || len(entries) < 7 {
+		t.Errorf("%d files of %d bytes on disk, bound %d", len(entries), onDisk, o.maxKept)
 	}
 }

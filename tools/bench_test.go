@@ -5,13 +5,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"harness/guard"
 	"harness/protocol"
+	"harness/sandbox"
 )
 
 // benchTree builds a workspace whose root holds files files and dirs
@@ -52,7 +55,9 @@ func benchTools(b *testing.B, root string) *Outputs {
 	if err != nil {
 		b.Fatal(err)
 	}
-	return WithOutputs(set)
+	o := WithOutputs(set, "")
+	b.Cleanup(func() { o.Close() })
+	return o
 }
 
 func benchRun(b *testing.B, ts *Outputs, call protocol.Call) {
@@ -141,18 +146,25 @@ func BenchmarkHiddenWalk(b *testing.B) {
 	}
 }
 
-// BenchmarkHiddenUnchanged is what it costs when nothing changed: a look
-// at the times of the folders and ignore files the last walk saw.
+// BenchmarkHiddenUnchanged is what it costs when nothing changed: a read
+// of the watch of the folders the last walk saw and a look at the times
+// of its ignore files, or, with times, a look at the times of the folders
+// too.
 func BenchmarkHiddenUnchanged(b *testing.B) {
-	ws := hiddenTree(b)
-	ws.Hidden()
-	for b.Loop() {
-		if len(mustHidden(b, ws)) != 10 {
-			b.Fatal("wrong list")
-		}
-	}
-	if ws.hidden.walks != 1 {
-		b.Fatalf("%d walks", ws.hidden.walks)
+	for _, mode := range []string{"watch", "times"} {
+		b.Run(mode, func(b *testing.B) {
+			ws := hiddenTree(b)
+			ws.hidden.noWatch = mode == "times"
+			ws.Hidden()
+			for b.Loop() {
+				if len(mustHidden(b, ws)) != 10 {
+					b.Fatal("wrong list")
+				}
+			}
+			if ws.hidden.walks != 1 {
+				b.Fatalf("%d walks", ws.hidden.walks)
+			}
+		})
 	}
 }
 
@@ -195,7 +207,7 @@ func bigFile(b *testing.B, root string, size int) string {
 // BenchmarkReadFilePage reads the 25th page of 2000 lines of a 50 MB file
 // (lines 48001 to 50000): the first time a file version is read, when its
 // lines are counted, and after, when they are known; and, for scale, the
-// whole file with os.ReadFile. A page once the file is known should cost
+// whole file with os.ReadFile, and the same lines with sed -n. A page once the file is known should cost
 // what the page costs, and the first read about what reading the file does.
 func BenchmarkReadFilePage(b *testing.B) {
 	root := b.TempDir()
@@ -222,6 +234,18 @@ func BenchmarkReadFilePage(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			if _, err := os.ReadFile(filepath.Join(root, name)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	// The floor a page is measured against: the same lines printed by sed,
+	// program start included.
+	b.Run("sed", func(b *testing.B) {
+		if _, err := exec.LookPath("sed"); err != nil {
+			b.Skip(err)
+		}
+		for b.Loop() {
+			if out, err := exec.Command("sed", "-n", "48001,50000p", filepath.Join(root, name)).Output(); err != nil || len(out) == 0 {
 				b.Fatal(err)
 			}
 		}
@@ -267,21 +291,24 @@ func nextOffset(body string) int {
 }
 
 // BenchmarkReadOutputAll pages with read_output through the whole of a
-// kept output of 2 MB and of 8 MB: the cost must grow in proportion to the
-// output.
+// kept output of 1 MB and of 4 MB (an output keeps at most 4 MiB): the
+// cost must grow in proportion to the output.
 func BenchmarkReadOutputAll(b *testing.B) {
-	for _, size := range []int{2 << 20, 8 << 20} {
+	for _, size := range []int{1 << 20, 4 << 20} {
+		size -= 64 << 10 // within the bound, with room for the last line
 		var s strings.Builder
 		for i := 1; s.Len() < size; i++ {
 			fmt.Fprintf(&s, "%07d func f(a, b int) int { return a*b + 1 }\n", i)
 		}
 		body := s.String()
-		b.Run(fmt.Sprintf("%dMB", size>>20), func(b *testing.B) {
+		b.Run(fmt.Sprintf("%dMB", (size+64<<10)>>20), func(b *testing.B) {
 			ctx := context.Background()
 			b.ReportAllocs()
 			for b.Loop() {
 				o := benchTools(b, b.TempDir())
-				o.keep("out_1", body)
+				if keepBody(b, o, "call_1", body); o.size != int64(len(body)) {
+					b.Fatalf("kept %d bytes of %d", o.size, len(body))
+				}
 				for offset := 1; offset > 0; {
 					call := protocol.Call{ID: "call_2", Name: outputName, Args: map[string]any{"ref": "out_1", "offset": json.Number(strconv.Itoa(offset))}}
 					if err := protocol.Check(o.Specs(), &call); err != nil {
@@ -295,5 +322,83 @@ func BenchmarkReadOutputAll(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// echoTree builds a git repository of files files, 20 to a folder, with a
+// .gitignore, and a secret and an ignored file in its first and middle
+// folders, aged so that nothing in it looks just changed.
+func echoTree(b *testing.B, files int) *Workspace {
+	b.Helper()
+	root := b.TempDir()
+	if out, err := exec.Command("git", "init", "-q", root).CombinedOutput(); err != nil {
+		b.Skipf("git init: %v %s", err, out)
+	}
+	benchWrite(b, filepath.Join(root, ".gitignore"), "*.log\nbuild/\n")
+	dirs := (files + 19) / 20
+	for i := range dirs {
+		dir := filepath.Join(root, fmt.Sprintf("pkg%04d", i))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			b.Fatal(err)
+		}
+		for j := range min(20, files-20*i) {
+			benchWrite(b, filepath.Join(dir, fmt.Sprintf("f%02d.go", j)), "package p\n")
+		}
+		if i == 0 || i == dirs/2 {
+			benchWrite(b, filepath.Join(dir, ".env"), "KEY=x\n")
+			benchWrite(b, filepath.Join(dir, "run.log"), "")
+		}
+	}
+	old := time.Now().Add(-time.Hour)
+	filepath.Walk(root, func(p string, _ os.FileInfo, err error) error {
+		if err == nil {
+			os.Chtimes(p, old, old)
+		}
+		return nil
+	})
+	ws, err := NewWorkspace(root)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return ws
+}
+
+// BenchmarkBashEcho runs `echo hi` through the bash tool, with the guard,
+// the git directory's check and the hidden paths, in a workspace of 40
+// files and in one of 50,000 (the same secrets in each), with no sandbox
+// and inside bwrap: what the size of a workspace adds to every command,
+// once the hidden paths were found (BenchmarkHiddenWalk is that cost).
+// The large one should cost about what the small one does.
+func BenchmarkBashEcho(b *testing.B) {
+	for _, files := range []int{40, 50000} {
+		ws := echoTree(b, files)
+		if n := len(mustHidden(b, ws)); n != 4 {
+			b.Fatalf("%d hidden paths, want 4", n)
+		}
+		for _, mode := range []sandbox.Mode{sandbox.None, sandbox.Bwrap} {
+			b.Run(fmt.Sprintf("%s/%d", mode, files), func(b *testing.B) {
+				sb, err := sandbox.New(sandbox.Config{Mode: mode, Dir: ws.Root()})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := sb.Start(context.Background()); err != nil {
+					b.Skipf("skipped: %v", err)
+				}
+				p, err := guard.New(nil, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				set, err := NewSet(Bash(ws, p, sb))
+				if err != nil {
+					b.Fatal(err)
+				}
+				o := WithOutputs(set, "")
+				defer o.Close()
+				benchRun(b, o, protocol.Call{ID: "call_1", Name: bashName, Args: map[string]any{"command": "echo hi"}})
+				if ws.hidden.walks != 1 {
+					b.Errorf("%d walks of an unchanged workspace", ws.hidden.walks)
+				}
+			})
+		}
 	}
 }

@@ -78,6 +78,16 @@
 // what they were: a change is put back, and the result is an ERROR that
 // names it, wrapping ErrProtected.
 //
+// # Long results
+//
+// Outputs wraps a set of tools: a result longer than read_file shows at
+// once reaches the model as its head and tail around a marker, and the
+// whole is kept in a file under a reference (out_3 for call_3) that the
+// read_output tool pages through. A command's output streams to that file
+// as it comes (the sandbox's Command.Output), so no long output is held in
+// memory; past 4 MiB its middle is dropped and the result says how much.
+// Close removes the files.
+//
 // # Lies
 //
 // A Lie makes the harness tell the model something false, to show that a

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -48,18 +49,26 @@ func stampOf(p string) stamp {
 
 // hiddenList is the paths of a workspace that commands must not see: files
 // and folders whose names hold secrets, and what .gitignore ignores. One
-// walk finds them; later calls only look at the times of the folders the
-// walk read and of the ignore files, and walk again when one changed:
-// names appear and disappear only by changing a folder.
+// walk finds them, and is made again only when something it saw changed:
+// names appear and disappear only by changing a folder, and rules only by
+// changing an ignore file. Where the system can watch folders (inotify),
+// whether any folder changed since the walk costs one read, however many
+// there are; elsewhere, and when the watch cannot be had, it costs a look
+// at the time of every folder. The ignore files the walk read, and
+// .git/info/exclude, are few: their times are looked at every time.
 type hiddenList struct {
 	mu       sync.Mutex
 	paths    []string
-	err      error
-	stamps   map[string]stamp
+	dirs     map[string]stamp // the folders the walk read
+	files    map[string]stamp // the ignore files it read or would read
+	watch    *folderWatch
+	watching bool // every folder in dirs is watched
+	noWatch  bool // look at the folders' times even where they could be watched, for tests
 	walked   bool
-	distrust bool // a folder changed too close to the walk to trust its time
+	distrust bool // something changed too close to the walk to trust its time
 	walks    int  // how many walks were made, for tests
 	scan     int  // the entries a walk looks at, if not maxSecretScan, for tests
+	err      error
 }
 
 // ErrHideTooMany is wrapped by the error of Hidden when what commands
@@ -96,7 +105,15 @@ func (w *Workspace) Hidden() ([]string, error) {
 // changed reports whether a folder or an ignore file the last walk saw is
 // not as it was.
 func (h *hiddenList) changed() bool {
-	for p, st := range h.stamps {
+	for p, st := range h.files {
+		if stampOf(p) != st {
+			return true
+		}
+	}
+	if h.watching {
+		return h.watch.changed()
+	}
+	for p, st := range h.dirs {
 		if stampOf(p) != st {
 			return true
 		}
@@ -107,7 +124,13 @@ func (h *hiddenList) changed() bool {
 func (h *hiddenList) walk(w *Workspace) {
 	h.walks++
 	began := time.Now()
-	h.paths, h.err, h.stamps = nil, nil, make(map[string]stamp)
+	h.paths, h.err, h.dirs, h.files = nil, nil, make(map[string]stamp), make(map[string]stamp)
+	if h.watch == nil {
+		h.watch = newFolderWatch()
+		// A Workspace has no Close: its watch goes when it does.
+		runtime.AddCleanup(h, func(fw *folderWatch) { fw.close() }, h.watch)
+	}
+	h.watching = !h.noWatch && h.watch.reset()
 	root, err := os.OpenRoot(w.root)
 	if err != nil {
 		h.walked = false
@@ -118,7 +141,7 @@ func (h *hiddenList) walk(w *Workspace) {
 	ig := newIgnores(root)
 	layout := gitdir.Find(w.root)
 	exclude := filepath.Join(w.root, ".git", "info", "exclude")
-	h.stamps[exclude] = stampOf(exclude)
+	h.files[exclude] = stampOf(exclude)
 	var secrets, ignored, unseen []string
 	// classify notes p when commands must not see it, and reports whether
 	// the walk goes on into it: not into what is hidden, the git
@@ -152,9 +175,16 @@ func (h *hiddenList) walk(w *Workspace) {
 			}
 		}
 		if d.IsDir() {
-			h.stamps[p] = stampOf(p)
+			// Watched before its names are read: a name made after the
+			// read is a change.
+			if h.watching && !h.watch.add(p) {
+				h.watching = false
+				h.watch.close()
+			}
+			h.dirs[p] = stampOf(p)
+			// A folder's ignore file counts even before it exists.
 			gi := filepath.Join(p, ".gitignore")
-			h.stamps[gi] = stampOf(gi)
+			h.files[gi] = stampOf(gi)
 		}
 		return nil
 	})
@@ -190,12 +220,21 @@ func (h *hiddenList) walk(w *Workspace) {
 		h.err = fmt.Errorf("%w: the workspace root holds more than %d files and folders that are secret or that .gitignore ignores, more than a command's sandbox can hide, so no command runs; move them into a folder, or remove them", ErrHideTooMany, maxHidden)
 	}
 	h.walked = true
-	h.distrust = false
-	for _, st := range h.stamps {
+	h.distrust = recent(h.files, began)
+	if !h.watching {
+		h.distrust = h.distrust || recent(h.dirs, began)
+	}
+}
+
+// recent reports whether one of stamps changed so close to when a walk
+// began that a later change could leave its time as it was.
+func recent(stamps map[string]stamp, began time.Time) bool {
+	for _, st := range stamps {
 		if st.exists && st.mod.After(began.Add(-racy)) {
-			h.distrust = true
+			return true
 		}
 	}
+	return false
 }
 
 // fold returns paths, all inside root, in no more than limit paths that

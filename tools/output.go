@@ -3,7 +3,11 @@ package tools
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -18,7 +22,12 @@ const (
 	keepBytes = 8 << 10
 	// markerBytes is room for the line a paging tool adds to its window.
 	markerBytes = 512
-	// maxKept bounds the memory the whole outputs take; the oldest go first.
+	// maxOutput bounds the bytes kept of one output: past it, its middle
+	// is dropped and its last tailBytes kept.
+	maxOutput = 4 << 20
+	tailBytes = 64 << 10
+	// maxKept bounds the bytes the outputs of a run keep; the oldest go
+	// first.
 	maxKept = 64 << 20
 )
 
@@ -33,28 +42,49 @@ type caller interface {
 // Outputs runs the calls of the tools it wraps, but a result longer than
 // read_file shows at once (2000 lines or 64 KiB) reaches the model cut to
 // its head and tail, with a marker saying what was left out. The whole
-// result is kept under a reference named after the call (call_3 keeps
-// out_3), which the read_output tool pages through.
+// result is kept in a file under a reference named after the call (call_3
+// keeps out_3), which the read_output tool pages through. A command's
+// output goes to that file as it comes (the bash tool streams it there),
+// so no long output is ever held in memory.
+//
+// An output keeps at most 4 MiB: past that, its middle is dropped and its
+// last 64 KiB kept, and the result says how much was dropped. The outputs
+// of a run keep at most 64 MiB: past that, the oldest are removed. The
+// files are made 0600 in a folder made 0700 when the first is needed, and
+// removed by Close.
 type Outputs struct {
 	inner caller
 	read  *Set // read_output alone
+	want  string
 
-	mu    sync.Mutex
-	kept  map[string]*output
-	order []string
-	size  int
+	mu        sync.Mutex
+	dir       string // the folder made, "" until then
+	dirErr    error
+	closed    bool
+	kept      map[string]*output
+	order     []string
+	size      int64
+	taken     map[string]bool // every reference given, kept or not
+	gone      map[string]bool // removed to keep within maxKept
+	maxOutput int64
+	maxKept   int64
 }
 
-// output is a whole result kept for read_output, and once it has been
-// paged, where its lines begin.
+// output is a whole result kept for read_output in a file, and once it has
+// been paged, where its lines begin.
 type output struct {
-	body  string
+	path  string
+	size  int64
 	index *lineIndex
 }
 
-// WithOutputs wraps inner.
-func WithOutputs(inner caller) *Outputs {
-	o := &Outputs{inner: inner, kept: map[string]*output{}}
+// WithOutputs wraps inner, keeping the whole of long results in files in
+// dir, a folder it makes (with its parents) when the first is needed. When
+// dir is "", or cannot be made (it exists already, or the state folder is
+// not writable), a new folder in the system's temporary folder is used
+// instead. Close removes the folder.
+func WithOutputs(inner caller, dir string) *Outputs {
+	o := &Outputs{inner: inner, want: dir, kept: map[string]*output{}, taken: map[string]bool{}, gone: map[string]bool{}, maxOutput: maxOutput, maxKept: maxKept}
 	read := New(outputName,
 		"Page through the whole of a long result that was cut, by its reference (such as out_3). Shows up to 2000 lines or 64 KiB at a time.",
 		false, o.page)
@@ -74,87 +104,117 @@ func (o *Outputs) Run(ctx context.Context, call protocol.Call) protocol.Result {
 	if call.Name == outputName {
 		return o.read.Run(ctx, call)
 	}
-	res := o.inner.Run(ctx, call)
-	// A tool that pages by itself (read_file) stays within its limits plus
-	// one line saying how to read on; only longer results are cut.
-	if len(res.Body) <= maxReadBytes+markerBytes && strings.Count(res.Body, "\n") <= maxReadLines {
-		return res
+	sp := &spool{o: o, base: "out_" + strings.TrimPrefix(call.ID, "call_")}
+	res := o.inner.Run(withSpool(ctx, sp), call)
+	// A tool that streamed its output into the spool made its result from
+	// the spool's text. A tool that pages by itself (read_file) stays
+	// within its limits plus one line saying how to read on; only longer
+	// results are cut.
+	if !sp.used() && (len(res.Body) > maxReadBytes+markerBytes || strings.Count(res.Body, "\n") > maxReadLines) {
+		io.WriteString(sp, res.Body)
+		res.Body = sp.finish()
 	}
-	ref := "out_" + strings.TrimPrefix(call.ID, "call_")
-	o.keep(ref, res.Body)
-	res.Body = shorten(res.Body, ref)
+	o.settle(sp)
 	return res
 }
 
 // Kept returns the whole result kept under ref, such as out_3.
 func (o *Outputs) Kept(ref string) (string, bool) {
 	o.mu.Lock()
-	defer o.mu.Unlock()
 	out, ok := o.kept[ref]
+	o.mu.Unlock()
 	if !ok {
 		return "", false
 	}
-	return out.body, true
+	data, err := os.ReadFile(out.path)
+	if err != nil {
+		return "", false
+	}
+	return string(data), true
 }
 
-func (o *Outputs) keep(ref, body string) {
+// Close removes the files of the outputs, and their folder. The outputs
+// are no longer kept after it.
+func (o *Outputs) Close() error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	o.kept[ref] = &output{body: body}
+	o.closed = true
+	clear(o.kept)
+	o.order, o.size = nil, 0
+	if o.dir == "" {
+		return nil
+	}
+	return os.RemoveAll(o.dir)
+}
+
+// create makes the file of a new output and returns it with its
+// reference: base, or base with a number after it when base was given
+// before (a helper's calls are numbered on their own).
+func (o *Outputs) create(base string) (string, *os.File, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.closed {
+		return "", nil, errors.New("the outputs were closed")
+	}
+	if o.dir == "" && o.dirErr == nil {
+		o.dir, o.dirErr = makeDir(o.want)
+	}
+	if o.dirErr != nil {
+		return "", nil, o.dirErr
+	}
+	ref := base
+	for n := 2; o.taken[ref]; n++ {
+		ref = fmt.Sprintf("%s_%d", base, n)
+	}
+	f, err := os.OpenFile(filepath.Join(o.dir, ref), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return "", nil, err
+	}
+	o.taken[ref] = true
+	return ref, f, nil
+}
+
+// makeDir makes the folder want, 0700 with its parents, or, when want is
+// "" or cannot be made, a new folder in the system's temporary folder.
+func makeDir(want string) (string, error) {
+	if want != "" {
+		if err := os.MkdirAll(filepath.Dir(want), 0o700); err == nil {
+			if err := os.Mkdir(want, 0o700); err == nil {
+				return want, nil
+			}
+		}
+	}
+	return os.MkdirTemp("", "harness-outputs-")
+}
+
+// settle keeps the file of sp when its text named it, and removes it
+// otherwise; past the bound of a run, the oldest outputs are removed.
+func (o *Outputs) settle(sp *spool) {
+	sp.mu.Lock()
+	f, ref, keep, size := sp.f, sp.ref, sp.kept, sp.size
+	sp.done = true
+	sp.mu.Unlock()
+	if f == nil {
+		return
+	}
+	f.Close()
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if !keep || o.closed {
+		os.Remove(f.Name())
+		return
+	}
+	o.kept[ref] = &output{path: f.Name(), size: size}
 	o.order = append(o.order, ref)
-	o.size += len(body)
-	for o.size > maxKept && len(o.order) > 1 {
+	o.size += size
+	for o.size > o.maxKept && len(o.order) > 1 {
 		old := o.order[0]
 		o.order = o.order[1:]
-		o.size -= len(o.kept[old].body)
+		o.size -= o.kept[old].size
+		os.Remove(o.kept[old].path)
 		delete(o.kept, old)
+		o.gone[old] = true
 	}
-}
-
-// shorten keeps the head and tail of body around a marker.
-func shorten(body, ref string) string {
-	lines := strings.SplitAfter(body, "\n")
-	if lines[len(lines)-1] == "" {
-		lines = lines[:len(lines)-1]
-	}
-	head := take(lines, keepLines, keepBytes)
-	tailRev := take(reversed(lines[head:]), keepLines, keepBytes)
-	tail := len(lines) - tailRev
-	var b strings.Builder
-	for _, l := range lines[:head] {
-		b.WriteString(l)
-	}
-	if b.Len() > 0 && !strings.HasSuffix(b.String(), "\n") {
-		b.WriteByte('\n')
-	}
-	omitted := 0
-	for _, l := range lines[head:tail] {
-		omitted += len(l)
-	}
-	fmt.Fprintf(&b, "[... %d lines (%d bytes) left out here; the whole output is %s: call %s with ref=%q and offset=%d to read from here]\n",
-		tail-head, omitted, ref, outputName, ref, head+1)
-	for _, l := range lines[tail:] {
-		b.WriteString(l)
-	}
-	return b.String()
-}
-
-// take counts how many of lines, from the first, fit in n lines and max bytes.
-func take(lines []string, n, max int) int {
-	size := 0
-	for i, l := range lines {
-		if i == n || size+len(l) > max {
-			return i
-		}
-		size += len(l)
-	}
-	return len(lines)
-}
-
-func reversed(s []string) []string {
-	r := slices.Clone(s)
-	slices.Reverse(r)
-	return r
 }
 
 type outputArgs struct {
@@ -171,23 +231,30 @@ func (o *Outputs) page(ctx context.Context, a outputArgs) (string, error) {
 		index = out.index
 	}
 	refs := slices.Clone(o.order)
+	gone := o.gone[a.Ref]
 	o.mu.Unlock()
-	if !ok {
-		if len(refs) == 0 {
-			return "", fmt.Errorf("no output is kept under %q: no result has been cut so far", a.Ref)
-		}
+	switch {
+	case !ok && gone:
+		return "", fmt.Errorf("%s is no longer kept: a run keeps at most %d bytes of outputs, and the oldest go first; run the command again, narrower", a.Ref, o.maxKept)
+	case !ok && len(refs) == 0:
+		return "", fmt.Errorf("no output is kept under %q: no result has been cut so far", a.Ref)
+	case !ok:
 		return "", fmt.Errorf("no output is kept under %q; kept: %s", a.Ref, strings.Join(refs, ", "))
 	}
 	first, limit := max(a.Offset, 1), a.Limit
 	if limit <= 0 || limit > maxReadLines {
 		limit = maxReadLines
 	}
+	f, err := os.Open(out.path)
+	if err != nil {
+		return "", fmt.Errorf("%s can no longer be read: %w", a.Ref, err)
+	}
+	defer f.Close()
 	// The first page reads the whole output to count its lines and mark
 	// where some begin; the next start near their first line.
 	var w window
-	var err error
 	if index == nil {
-		w, err = readWindow(ctx, bufio.NewReader(strings.NewReader(out.body)), mark{line: 1}, first, limit, true)
+		w, err = readWindow(ctx, bufio.NewReader(f), mark{line: 1}, first, limit, true)
 		if err == nil {
 			kept := w.index
 			index = &kept
@@ -197,7 +264,9 @@ func (o *Outputs) page(ctx context.Context, a outputArgs) (string, error) {
 		}
 	} else if first <= index.total {
 		from := index.near(first)
-		w, err = readWindow(ctx, bufio.NewReader(strings.NewReader(out.body[from.off:])), from, first, limit, false)
+		if _, err = f.Seek(from.off, io.SeekStart); err == nil {
+			w, err = readWindow(ctx, bufio.NewReader(f), from, first, limit, false)
+		}
 	}
 	if err != nil {
 		return "", err
@@ -206,7 +275,7 @@ func (o *Outputs) page(ctx context.Context, a outputArgs) (string, error) {
 	if first > w.total {
 		return "", fmt.Errorf("offset %d is past the end of %s, which has %d lines", first, a.Ref, w.total)
 	}
-	text := string(w.text)
+	text := strings.ToValidUTF8(string(w.text), "\uFFFD")
 	if !strings.HasSuffix(text, "\n") {
 		text += "\n"
 	}

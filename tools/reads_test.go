@@ -56,8 +56,9 @@ func TestSourcesText(t *testing.T) {
 	if err := mkfifo(filepath.Join(ws.Root(), "pipe")); err != nil {
 		t.Skip("no named pipes:", err)
 	}
-	out := WithOutputs(mustSet(t))
-	out.keep("out_3", "kept text")
+	out := WithOutputs(mustSet(t), "")
+	t.Cleanup(func() { out.Close() })
+	keepBody(t, out, "call_3", "kept text")
 	src := NewSources(ws, policy(t), out)
 	for name, want := range map[string]string{
 		"notes.txt":    "milk\n",

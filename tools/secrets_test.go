@@ -310,41 +310,65 @@ func TestHidden(t *testing.T) {
 }
 
 // The folders a walk saw are old: the list is not walked again until one
-// of them, or an ignore file, changes.
+// of them, or an ignore file, changes; a file written in place changes
+// neither. Whether a folder changed is told by a watch of the folders
+// where the system has one (inotify), and by their times otherwise.
 func TestHiddenWalksOnlyOnChange(t *testing.T) {
-	ws := secretWorkspace(t)
-	age(t, ws.Root())
-	ws.Hidden()
-	ws.Hidden()
-	if n := ws.hidden.walks; n != 1 {
-		t.Fatalf("%d walks for two calls on a workspace that did not change", n)
-	}
-	for _, change := range []struct {
-		name  string
-		do    func()
-		shown string
-	}{
-		{"a new secret in a subfolder", func() { writeFiles(t, ws.Root(), map[string]string{"sub/.env.new": "x"}) }, "sub/.env.new"},
-		{"an ignore file changed in place", func() {
-			f, err := os.OpenFile(filepath.Join(ws.Root(), "sub", ".gitignore"), os.O_APPEND|os.O_WRONLY, 0)
-			if err != nil {
-				t.Fatal(err)
+	for _, mode := range []string{"watch", "times"} {
+		t.Run(mode, func(t *testing.T) {
+			ws := secretWorkspace(t)
+			ws.hidden.noWatch = mode == "times"
+			age(t, ws.Root())
+			ws.Hidden()
+			if mode == "watch" && !ws.hidden.watching {
+				t.Skip("no folders can be watched here")
 			}
-			f.WriteString("local.txt\n")
-			f.Close()
-		}, "sub/local.txt"},
-		{".git/info/exclude", func() { writeFiles(t, ws.Root(), map[string]string{".git/info/exclude": "main.go\n"}) }, "main.go"},
-	} {
-		age(t, ws.Root())
-		before := ws.hidden.walks
-		change.do()
-		var rel []string
-		for _, p := range mustHidden(t, ws) {
-			rel = append(rel, ws.Rel(p))
-		}
-		if ws.hidden.walks != before+1 || !slices.Contains(rel, change.shown) {
-			t.Errorf("after %s: %d walks, hidden %q", change.name, ws.hidden.walks-before, rel)
-		}
+			ws.Hidden()
+			if n := ws.hidden.walks; n != 1 {
+				t.Fatalf("%d walks for two calls on a workspace that did not change", n)
+			}
+			for _, change := range []struct {
+				name  string
+				do    func()
+				shown string // "": not walked again
+			}{
+				{"a file written in place", func() { writeFiles(t, ws.Root(), map[string]string{"main.go": "package main // changed\n"}) }, ""},
+				{"a new secret in a subfolder", func() { writeFiles(t, ws.Root(), map[string]string{"sub/.env.new": "x"}) }, "sub/.env.new"},
+				{"a new folder with a secret", func() { writeFiles(t, ws.Root(), map[string]string{"new/deep/id_rsa": "x"}) }, "new/deep/id_rsa"},
+				{"a secret in that new folder", func() { writeFiles(t, ws.Root(), map[string]string{"new/deep/.netrc": "x"}) }, "new/deep/.netrc"},
+				{"a secret moved in from outside", func() {
+					outside := filepath.Join(t.TempDir(), ".env.moved")
+					writeFiles(t, filepath.Dir(outside), map[string]string{".env.moved": "x"})
+					if err := os.Rename(outside, filepath.Join(ws.Root(), "sub", ".env.moved")); err != nil {
+						t.Skip(err) // another file system
+					}
+				}, "sub/.env.moved"},
+				{"an ignore file changed in place", func() {
+					f, err := os.OpenFile(filepath.Join(ws.Root(), "sub", ".gitignore"), os.O_APPEND|os.O_WRONLY, 0)
+					if err != nil {
+						t.Fatal(err)
+					}
+					f.WriteString("local.txt\n")
+					f.Close()
+				}, "sub/local.txt"},
+				{".git/info/exclude", func() { writeFiles(t, ws.Root(), map[string]string{".git/info/exclude": "main.go\n"}) }, "main.go"},
+			} {
+				age(t, ws.Root())
+				ws.Hidden() // aging is a change of the folders' times
+				before := ws.hidden.walks
+				change.do()
+				var rel []string
+				for _, p := range mustHidden(t, ws) {
+					rel = append(rel, ws.Rel(p))
+				}
+				switch {
+				case change.shown == "" && ws.hidden.walks != before:
+					t.Errorf("after %s: walked again", change.name)
+				case change.shown != "" && (ws.hidden.walks != before+1 || !slices.Contains(rel, change.shown)):
+					t.Errorf("after %s: %d walks, hidden %q", change.name, ws.hidden.walks-before, rel)
+				}
+			}
+		})
 	}
 }
 
@@ -361,14 +385,32 @@ func age(t *testing.T, root string) {
 	})
 }
 
-// A folder changed just before a walk might change again within the same
-// tick of the file system's clock, unseen: the list is walked again.
+// A folder or an ignore file changed just before a walk might change again
+// within the same tick of the file system's clock, unseen by its time: the
+// list is walked again. A watched folder needs no such doubt.
 func TestHiddenDistrustsRecentChanges(t *testing.T) {
-	ws := secretWorkspace(t)
-	ws.Hidden()
-	ws.Hidden()
-	if ws.hidden.walks != 2 {
-		t.Errorf("%d walks; a folder changed just now was trusted", ws.hidden.walks)
+	for _, tt := range []struct {
+		name  string
+		files map[string]string
+		times bool
+		walks int
+	}{
+		{"ignore file, watched", map[string]string{".gitignore": "*.log\n", "a/b.go": ""}, false, 2},
+		{"folders, by their times", map[string]string{"a/b.go": "", "a/.env": ""}, true, 2},
+		{"folders, watched", map[string]string{"a/b.go": "", "a/.env": ""}, false, 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ws := newWorkspace(t, tt.files)
+			ws.hidden.noWatch = tt.times
+			ws.Hidden()
+			if !tt.times && !ws.hidden.watching {
+				t.Skip("no folders can be watched here")
+			}
+			ws.Hidden()
+			if ws.hidden.walks != tt.walks {
+				t.Errorf("%d walks, want %d", ws.hidden.walks, tt.walks)
+			}
+		})
 	}
 }
 

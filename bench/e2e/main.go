@@ -95,6 +95,9 @@ func run(runs, steps, fileSize int, keep bool, backend string, others []string) 
 		if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
 			return fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
 		}
+		if err := rewrite(bin, bin); err != nil {
+			return err
+		}
 	}
 	ws := filepath.Join(dir, "ws")
 	script := filepath.Join(dir, "session.fake")
@@ -127,12 +130,12 @@ func run(runs, steps, fileSize int, keep bool, backend string, others []string) 
 			return harnessArgs(harness, addr, "--record", filepath.Join(dir, "run.jsonl"))
 		}},
 	}
-	for _, bin := range others {
-		bin, err := filepath.Abs(bin)
-		if err != nil {
+	for i, other := range others {
+		bin := filepath.Join(dir, fmt.Sprintf("compare%d", i))
+		if err := rewrite(other, bin); err != nil {
 			return err
 		}
-		clients = append(clients, client{name: filepath.Base(bin) + " -p", args: func(addr string) []string {
+		clients = append(clients, client{name: filepath.Base(other) + " -p", args: func(addr string) []string {
 			return harnessArgs(bin, addr)
 		}})
 	}
@@ -167,6 +170,36 @@ func run(runs, steps, fileSize int, keep bool, backend string, others []string) 
 	fmt.Printf("over the %s API\n", backend)
 	report(os.Stdout, clients, starts, runs, steps, fileSize)
 	return nil
+}
+
+// rewrite writes the program at src to dst, 64 KiB at a time. A peak RSS
+// counts the pages of the program's file that it maps as the page cache
+// holds them, and the cache holds a file written in one piece (as go
+// build writes it) in large pieces, each counted whole when any of it is
+// mapped: harness --version measured 16 MiB so, 12 MiB once rewritten.
+// Every program measured is rewritten alike.
+func rewrite(src, dst string) error {
+	data, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	tmp := dst + ".new"
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o755)
+	if err != nil {
+		return err
+	}
+	for len(data) > 0 {
+		n := min(len(data), 64<<10)
+		if _, err := f.Write(data[:n]); err != nil {
+			f.Close()
+			return err
+		}
+		data = data[n:]
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp, dst)
 }
 
 // client is one program under test and what its runs measured.

@@ -92,7 +92,7 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string, dirs xdg.
 	if inREPL {
 		log = std.out
 	}
-	tb, err := c.tools(&c.safetyFlags)
+	tb, err := c.tools(&c.safetyFlags, outputsDir(dirs, c.NoSession))
 	if err != nil {
 		return nil, &exitCodeError{code: exitUsage, err: err}
 	}
@@ -128,6 +128,14 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string, dirs xdg.
 	}
 	j := newJournal(tb.set, tb.ws, keep)
 	tb.set = j
+	// The files the run made go when it ends: the copies for /undo and
+	// the long outputs.
+	closeFiles := func() {
+		j.close()
+		if tb.out != nil {
+			tb.out.Close()
+		}
+	}
 	r := &runner{
 		backend: backend,
 		model:   model,
@@ -151,7 +159,7 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string, dirs xdg.
 			Repeats:      c.MaxRepeats,
 			Window:       8,
 		},
-		close:     j.close,
+		close:     closeFiles,
 		script:    &scripted{},
 		pinned:    slices.Contains(given, "model"),
 		providers: provs,
@@ -161,17 +169,17 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string, dirs xdg.
 	}
 	start := func() record.Start { return r.start(specs, unused) }
 	if err := c.openSession(r, start); err != nil {
-		j.close()
+		closeFiles()
 		return nil, err
 	}
-	r.close = func() { r.conv.close(); j.close() }
+	r.close = func() { r.conv.close(); closeFiles() }
 	if c.Record != "" {
 		rec, closeRec, err := openRecord(c.Record, start())
 		if err != nil {
 			r.close()
 			return nil, err
 		}
-		r.rec, r.close = rec, func() { closeRec(); r.conv.close(); j.close() }
+		r.rec, r.close = rec, func() { closeRec(); r.conv.close(); closeFiles() }
 	}
 	r.keepInWindow(log, size, c.MaxTokens, c.Compact, inREPL)
 	r.approvals = &approvals{log: log, rec: r.rec}
@@ -349,11 +357,13 @@ type toolbox struct {
 	box    *sandbox.Sandbox
 	set    loop.Tools
 	src    *tools.Sources // what calls read, for the approval gate
+	out    *tools.Outputs // where long results are kept; nil when they are not
 }
 
 // tools builds the tool set explicitly, its bash tool as safety says:
-// nothing registers itself. Long results are cut, and kept for read_output.
-func (w *workspaceFlags) tools(safety *safetyFlags) (*toolbox, error) {
+// nothing registers itself. Long results are cut, and kept for
+// read_output in files in the folder outputs ("": a temporary one).
+func (w *workspaceFlags) tools(safety *safetyFlags, outputs string) (*toolbox, error) {
 	ws, err := tools.NewWorkspace(w.Workspace)
 	if err != nil {
 		return nil, err
@@ -378,7 +388,7 @@ func (w *workspaceFlags) tools(safety *safetyFlags) (*toolbox, error) {
 			ts[i] = lie.Apply(ts[i])
 		}
 	}
-	set, out, err := w.toolSet(ts)
+	set, out, err := w.toolSet(ts, outputs)
 	if err != nil {
 		return nil, err
 	}
@@ -390,7 +400,7 @@ func (w *workspaceFlags) tools(safety *safetyFlags) (*toolbox, error) {
 		box.Start(context.Background())
 		return box.Tier() == sandbox.None
 	})
-	return &toolbox{ws: ws, policy: policy, box: box, set: set, src: src}, nil
+	return &toolbox{ws: ws, policy: policy, box: box, set: set, src: src, out: out}, nil
 }
 
 // backend is a model that says what it is and which settings it honours.
@@ -434,7 +444,7 @@ type promptCmd struct {
 }
 
 func (c *promptCmd) Run(std stdio, dirs xdg.Dirs) error {
-	tb, err := c.tools(&safetyFlags{})
+	tb, err := c.tools(&safetyFlags{}, "")
 	if err != nil {
 		return &exitCodeError{code: exitUsage, err: err}
 	}

@@ -15,7 +15,6 @@ import (
 	"strings"
 	"sync"
 	"syscall"
-	"time"
 
 	"harness/approve"
 	"harness/loop"
@@ -112,7 +111,7 @@ var (
 func newJournal(ts loop.Tools, ws *tools.Workspace, dir string) *journal {
 	if dir != "" {
 		sweepUndo(filepath.Join(dir, "undo"))
-		dir = filepath.Join(dir, "undo", fmt.Sprintf("%d-%d", os.Getpid(), time.Now().UnixNano()))
+		dir = filepath.Join(dir, "undo", runID())
 	}
 	return &journal{tools: ts, ws: ws, dir: dir, diffs: make(map[string]string), previewed: make(map[string]bool)}
 }

@@ -33,17 +33,18 @@ func toolChoice(list *string) []string {
 }
 
 // toolSet makes the tool set of ts that --tools asks for, and returns it
-// with what keeps its long results (nil when nothing does). Long results
-// are cut, and kept for read_output, only when read_output is one of the
-// tools: without it the model could not read what was cut.
-func (w *workspaceFlags) toolSet(ts []tools.Tool) (loop.Tools, *tools.Outputs, error) {
+// with what keeps its long results (nil when nothing does), in files in
+// the folder outputs ("": a temporary one). Long results are cut, and
+// kept for read_output, only when read_output is one of the tools:
+// without it the model could not read what was cut.
+func (w *workspaceFlags) toolSet(ts []tools.Tool, outputs string) (loop.Tools, *tools.Outputs, error) {
 	names := toolChoice(w.Tools)
 	if names == nil {
 		set, err := tools.NewSet(ts...)
 		if err != nil {
 			return nil, nil, err
 		}
-		out := tools.WithOutputs(set)
+		out := tools.WithOutputs(set, outputs)
 		return out, out, nil
 	}
 	valid := []string{outputsTool, subagent.Name}
@@ -65,7 +66,7 @@ func (w *workspaceFlags) toolSet(ts []tools.Tool) (loop.Tools, *tools.Outputs, e
 		return nil, nil, err
 	}
 	if slices.Contains(names, outputsTool) {
-		out := tools.WithOutputs(set)
+		out := tools.WithOutputs(set, outputs)
 		return out, out, nil
 	}
 	return set, nil, nil

@@ -2,7 +2,9 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
+	"time"
 
 	"harness/xdg"
 )
@@ -27,4 +29,22 @@ func stateDir(dirs xdg.Dirs) (string, error) {
 func sessionDir(dirs xdg.Dirs) (string, error) {
 	dir, err := stateDir(dirs)
 	return filepath.Join(dir, "sessions"), err
+}
+
+// outputsDir is the folder of this run's long outputs: in the state
+// folder, or, with --no-session or no state folder, "" for a temporary
+// one. Either way it is removed when the run ends (sessions are never
+// removed, so outputs kept with them would only grow).
+func outputsDir(dirs xdg.Dirs, noSession bool) string {
+	dir, err := stateDir(dirs)
+	if noSession || err != nil {
+		return ""
+	}
+	return filepath.Join(dir, "outputs", runID())
+}
+
+// runID names a run's own folders in the state folder: its process and
+// when it started, so that runs at the same time never share one.
+func runID() string {
+	return fmt.Sprintf("%d-%d", os.Getpid(), time.Now().UnixNano())
 }
