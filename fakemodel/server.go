@@ -160,18 +160,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	preq := protocol.Request{Messages: messages(req.Messages), Stop: stop}
 
 	streaming := req.Stream == nil || *req.Stream
-	started := false
-	enc := json.NewEncoder(w)
-	send := func(resp api.ChatResponse) {
-		if !started {
-			w.Header().Set("Content-Type", "application/x-ndjson")
-			w.WriteHeader(http.StatusOK)
-			started = true
-		}
-		// A failed write means the client has gone; nothing is left to tell.
-		enc.Encode(resp)
-		http.NewResponseController(w).Flush()
-	}
+	send := ndjson[api.ChatResponse](w)
 	var stream func(protocol.Delta)
 	if streaming {
 		stream = func(d protocol.Delta) {
@@ -398,4 +387,21 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 
 func writeError(w http.ResponseWriter, code int, msg string) {
 	writeJSON(w, code, map[string]string{"error": msg})
+}
+
+// ndjson returns what writes each value as one line of a streamed NDJSON
+// reply: the first starts the reply (200), and each is flushed at once.
+func ndjson[T any](w http.ResponseWriter) func(T) {
+	started := false
+	enc := json.NewEncoder(w)
+	return func(v T) {
+		if !started {
+			w.Header().Set("Content-Type", "application/x-ndjson")
+			w.WriteHeader(http.StatusOK)
+			started = true
+		}
+		// A failed write means the client has gone; nothing is left to tell.
+		enc.Encode(v)
+		http.NewResponseController(w).Flush()
+	}
 }

@@ -52,18 +52,7 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request) {
 	preq.Stop = stop
 
 	streaming := req.Stream == nil || *req.Stream
-	started := false
-	enc := json.NewEncoder(w)
-	send := func(resp api.GenerateResponse) {
-		if !started {
-			w.Header().Set("Content-Type", "application/x-ndjson")
-			w.WriteHeader(http.StatusOK)
-			started = true
-		}
-		// A failed write means the client has gone; nothing is left to tell.
-		enc.Encode(resp)
-		http.NewResponseController(w).Flush()
-	}
+	send := ndjson[api.GenerateResponse](w)
 	var stream func(protocol.Delta)
 	if streaming {
 		stream = func(d protocol.Delta) {
