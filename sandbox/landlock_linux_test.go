@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -133,29 +132,7 @@ func TestLandlockNoNetwork(t *testing.T) {
 	if abi := landlockABI(); abi < 4 {
 		t.Skipf("Landlock ABI %d cannot stop TCP connections", abi)
 	}
-	ws, _ := dirs(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	}()
-	port := ln.Addr().(*net.TCPAddr).Port
-	script := fmt.Sprintf("(echo hi > /dev/tcp/127.0.0.1/%d) 2>/dev/null && echo connected || echo unreachable", port)
-	if res := run(t, newSandbox(t, Config{Mode: None, Dir: ws}), script); res.Output != "connected\n" {
-		t.Fatalf("without Landlock the listener is not reachable (%q); the test proves nothing", res.Output)
-	}
-	if res := run(t, landlocked(t, Config{Dir: ws}), script); res.Output != "unreachable\n" {
-		t.Errorf("the command reached the network: %q", res.Output)
-	}
+	checkNoNetwork(t, "Landlock", landlocked)
 }
 
 // Another process's environment, which may hold the keys the harness
