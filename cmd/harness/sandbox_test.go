@@ -18,21 +18,7 @@ import (
 // unless HARNESS_REQUIRE_BWRAP is set, as CI sets it, so that a sandbox that
 // stopped working fails the build instead of passing quietly.
 func TestSandboxScript(t *testing.T) {
-	t.Parallel()
-	if err := sandboxWorks(t, sandbox.Bwrap); err != nil {
-		if os.Getenv("HARNESS_REQUIRE_BWRAP") != "" {
-			t.Fatalf("HARNESS_REQUIRE_BWRAP is set and %v", err)
-		}
-		t.Skipf("skipped: these scripts need bubblewrap, and %v", err)
-	}
-	testscript.Run(t, testscript.Params{
-		Dir:                 filepath.Join("..", "..", "testdata", "sandbox"),
-		UpdateScripts:       *update,
-		RequireExplicitExec: true,
-		RequireUniqueNames:  true,
-		Setup:               setup,
-		Condition:           condition,
-	})
+	tierScripts(t, sandbox.Bwrap, "sandbox", "HARNESS_REQUIRE_BWRAP", "bubblewrap")
 }
 
 // TestLandlockScript runs the scripts of testdata/landlock, which prove
@@ -40,15 +26,22 @@ func TestSandboxScript(t *testing.T) {
 // saying why, unless HARNESS_REQUIRE_LANDLOCK is set, as CI sets it where
 // the kernel has Landlock.
 func TestLandlockScript(t *testing.T) {
+	tierScripts(t, sandbox.Landlock, "landlock", "HARNESS_REQUIRE_LANDLOCK", "Landlock")
+}
+
+// tierScripts runs the scripts of testdata/dir when commands can run in
+// mode here; otherwise it skips them, saying why, or fails when the
+// variable require is set.
+func tierScripts(t *testing.T, mode sandbox.Mode, dir, require, what string) {
 	t.Parallel()
-	if err := sandboxWorks(t, sandbox.Landlock); err != nil {
-		if os.Getenv("HARNESS_REQUIRE_LANDLOCK") != "" {
-			t.Fatalf("HARNESS_REQUIRE_LANDLOCK is set and %v", err)
+	if err := sandboxWorks(t, mode); err != nil {
+		if os.Getenv(require) != "" {
+			t.Fatalf("%s is set and %v", require, err)
 		}
-		t.Skipf("skipped: these scripts need Landlock, and %v", err)
+		t.Skipf("skipped: these scripts need %s, and %v", what, err)
 	}
 	testscript.Run(t, testscript.Params{
-		Dir:                 filepath.Join("..", "..", "testdata", "landlock"),
+		Dir:                 filepath.Join("..", "..", "testdata", dir),
 		UpdateScripts:       *update,
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
