@@ -234,22 +234,11 @@ func newChatRecorder(t *testing.T, target string) *chatRecorder {
 			http.Error(w, err.Error(), http.StatusBadGateway)
 			return
 		}
-		out, err := http.NewRequestWithContext(req.Context(), req.Method, "http://"+target+req.URL.RequestURI(), bytes.NewReader(body))
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadGateway)
-			return
-		}
-		out.Header = req.Header.Clone()
-		resp, err := http.DefaultClient.Do(out)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadGateway)
+		resp, ok := forward(w, req, body, target)
+		if !ok {
 			return
 		}
 		defer resp.Body.Close()
-		for k, vs := range resp.Header {
-			w.Header()[k] = vs
-		}
-		w.WriteHeader(resp.StatusCode)
 		// Pass the stream on line by line, as it comes, keeping the last.
 		var last []byte
 		br := bufio.NewReader(resp.Body)
@@ -577,4 +566,27 @@ func tail(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// forward sends req, with body, on to the server at target, and starts the
+// answer to w with that server's status and headers; the caller passes the
+// body on and closes it. When the server cannot be reached it answers 502
+// itself and returns false.
+func forward(w http.ResponseWriter, req *http.Request, body []byte, target string) (*http.Response, bool) {
+	out, err := http.NewRequestWithContext(req.Context(), req.Method, "http://"+target+req.URL.RequestURI(), bytes.NewReader(body))
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return nil, false
+	}
+	out.Header = req.Header.Clone()
+	resp, err := http.DefaultClient.Do(out)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return nil, false
+	}
+	for k, vs := range resp.Header {
+		w.Header()[k] = vs
+	}
+	w.WriteHeader(resp.StatusCode)
+	return resp, true
 }

@@ -57,22 +57,11 @@ func newCompletionRecorder(t *testing.T, target string) *completionRecorder {
 		r.mu.Lock()
 		r.auth = append(r.auth, req.Header.Get("Authorization"))
 		r.mu.Unlock()
-		out, err := http.NewRequestWithContext(req.Context(), req.Method, "http://"+target+req.URL.RequestURI(), bytes.NewReader(body))
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadGateway)
-			return
-		}
-		out.Header = req.Header.Clone()
-		resp, err := http.DefaultClient.Do(out)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadGateway)
+		resp, ok := forward(w, req, body, target)
+		if !ok {
 			return
 		}
 		defer resp.Body.Close()
-		for k, vs := range resp.Header {
-			w.Header()[k] = vs
-		}
-		w.WriteHeader(resp.StatusCode)
 		c := completion{status: resp.StatusCode}
 		br := bufio.NewReader(resp.Body)
 		for {
