@@ -85,6 +85,11 @@ type Compactor struct {
 
 	mu   sync.Mutex
 	last Report
+
+	// memo holds the parsed replies of the conversation: a compaction
+	// looks at every reply, several times, and replies never change.
+	memoMu sync.Mutex
+	memo   map[string]protocol.Parsed
 }
 
 var (
@@ -94,7 +99,7 @@ var (
 
 // New returns a Compactor configured by cfg.
 func New(cfg Config) *Compactor {
-	c := &Compactor{cfg: cfg, counter: cfg.Counter}
+	c := &Compactor{cfg: cfg, counter: cfg.Counter, memo: map[string]protocol.Parsed{}}
 	if c.counter == nil {
 		c.counter = new(Counter)
 	}
@@ -111,6 +116,28 @@ func New(cfg Config) *Compactor {
 		c.cfg.Parse = protocol.Parse
 	}
 	return c
+}
+
+// parse is cfg.Parse, remembered for each reply of the conversation.
+func (c *Compactor) parse(reply string) protocol.Parsed {
+	c.memoMu.Lock()
+	defer c.memoMu.Unlock()
+	p, ok := c.memo[reply]
+	if !ok {
+		p = c.cfg.Parse(reply)
+		c.memo[reply] = p
+	}
+	return p
+}
+
+// forget drops the remembered replies when they outnumber the messages of
+// msgs by far: most are of messages that compaction took away.
+func (c *Compactor) forget(msgs []protocol.Message) {
+	c.memoMu.Lock()
+	defer c.memoMu.Unlock()
+	if len(c.memo) > 2*len(msgs)+64 {
+		clear(c.memo)
+	}
 }
 
 // Counter returns the Counter the Compactor counts with: the one to show
@@ -177,6 +204,7 @@ func (c *Compactor) Compact(ctx context.Context, conv loop.Conversation) ([]prot
 	if conv.Window <= 0 || len(msgs) == 0 {
 		return nil, false, nil
 	}
+	c.forget(msgs)
 	b := c.Budget(conv.Window)
 	c.counter.Calibrate(msgs, conv.Usage)
 	before := c.counter.Count(msgs, conv.Usage)
@@ -211,7 +239,10 @@ func (c *Compactor) Compact(ctx context.Context, conv loop.Conversation) ([]prot
 	if used > b.Limit {
 		return nil, false, &TooLargeError{Message: -1, Part: -1, Tokens: used, Limit: b.Limit, Window: b.Window}
 	}
-	masked := newlyMasked(msgs, out, c.cfg.Parse)
+	if tooLarge == 0 && before <= b.Threshold {
+		return nil, false, nil // nothing was touched: no need to look for what changed
+	}
+	masked := newlyMasked(msgs, out, c.parse)
 	if masked == 0 && summarized == 0 {
 		return nil, false, nil
 	}
@@ -234,7 +265,7 @@ func (c *Compactor) fitEach(msgs []protocol.Message, b Budget) ([]protocol.Messa
 			continue
 		}
 		if ps == nil {
-			ps = parts(msgs, c.cfg.Parse)
+			ps = parts(msgs, c.parse)
 		}
 		if ps[i] != Results {
 			return nil, 0, &TooLargeError{Message: i, Part: ps[i], Tokens: tokens, Limit: b.Limit, Window: b.Window}
@@ -242,7 +273,7 @@ func (c *Compactor) fitEach(msgs []protocol.Message, b Budget) ([]protocol.Messa
 		if n == 0 {
 			out = slices.Clone(msgs)
 		}
-		out[i] = elide(msgs, i, steps(ps), c.cfg.Target, c.cfg.Parse)
+		out[i] = elide(msgs, i, steps(ps), c.cfg.Target, c.parse)
 		n++
 	}
 	return out, n, nil
@@ -253,7 +284,7 @@ func (c *Compactor) fitEach(msgs []protocol.Message, b Budget) ([]protocol.Messa
 // and returns the tokens left.
 func (c *Compactor) mask(msgs []protocol.Message, b Budget) ([]protocol.Message, int) {
 	for keep := c.cfg.Keep; ; keep-- {
-		out, _ := mask(msgs, keep, c.cfg.Target, c.cfg.Parse)
+		out, _ := mask(msgs, keep, c.cfg.Target, c.parse)
 		used := c.counter.Estimate(out...)
 		if keep <= 1 || used <= b.Low {
 			return out, used
@@ -267,12 +298,12 @@ func (c *Compactor) mask(msgs []protocol.Message, b Budget) ([]protocol.Message,
 // many messages the summary replaced (0 when there was too little to
 // summarize: nothing was asked) and the tokens left.
 func (c *Compactor) summarize(ctx context.Context, msgs []protocol.Message, b Budget) ([]protocol.Message, int, int, error) {
-	ps := parts(msgs, c.cfg.Parse)
+	ps := parts(msgs, c.parse)
 	all := steps(ps)
 	if len(all) <= c.cfg.Keep {
 		return nil, 0, 0, nil
 	}
-	msgs, _ = mask(msgs, c.cfg.Keep, c.cfg.Target, c.cfg.Parse) // what is summarized, masked; its parts stay
+	msgs, _ = mask(msgs, c.cfg.Keep, c.cfg.Target, c.parse) // what is summarized, masked; its parts stay
 	input := latestInput(ps)
 	// The span is msgs[1:cut]. It ends where a step begins, so that no
 	// result is parted from its call, and early enough for the request

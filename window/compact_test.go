@@ -119,6 +119,38 @@ func TestCompactMasks(t *testing.T) {
 	}
 }
 
+// TestCompactParsesEachReplyOnce: under the threshold a conversation's
+// replies are not parsed at all; over it, each is parsed once, however many
+// times compaction looks at it.
+func TestCompactParsesEachReplyOnce(t *testing.T) {
+	parsed := map[string]int{}
+	c := window.New(window.Config{Target: pathOf, Parse: func(s string) protocol.Parsed {
+		parsed[s]++
+		return protocol.Parse(s)
+	}})
+	small := conversation(2, 100)
+	if _, changed, err := c.Compact(context.Background(), loop.Conversation{Messages: small, Window: 2000}); err != nil || changed {
+		t.Fatalf("Compact under the threshold: changed %v, %v", changed, err)
+	}
+	if len(parsed) != 0 {
+		t.Errorf("under the threshold, replies were parsed: %v", parsed)
+	}
+	msgs := conversation(12, 1000)
+	for range 3 {
+		if _, changed, err := c.Compact(context.Background(), loop.Conversation{Messages: msgs, Window: 2000}); err != nil || !changed {
+			t.Fatalf("Compact: changed %v, %v", changed, err)
+		}
+	}
+	if len(parsed) != 12 {
+		t.Errorf("%d replies parsed, want the 12 of the conversation", len(parsed))
+	}
+	for reply, n := range parsed {
+		if n != 1 {
+			t.Errorf("reply %q parsed %d times", reply, n)
+		}
+	}
+}
+
 // recorder is a Summarizer that records what it was given.
 type recorder struct {
 	got  [][]protocol.Message
