@@ -46,6 +46,9 @@ func NewWorkspace(root string) (*Workspace, error) {
 	if !fi.IsDir() {
 		return nil, fmt.Errorf("workspace %s is not a directory", root)
 	}
+	if real, err = realPath(real, 0); err != nil { // spelt as the disk has it
+		return nil, fmt.Errorf("workspace %s: %w", root, err)
+	}
 	return &Workspace{root: real, start: startIgnores(real, maxSecretScan), hidden: new(hiddenList)}, nil
 }
 
@@ -62,11 +65,18 @@ func (w *Workspace) Resolve(path string) (string, error) {
 	if len(path) > maxPath {
 		return "", fmt.Errorf("path %q... is %d bytes long, more than the %d a path may have; use a shorter path", path[:40], len(path), maxPath)
 	}
-	p := path
-	if !filepath.IsAbs(p) {
-		p = w.root + string(filepath.Separator) + p // not Join: it would clean ".." before links are followed
+	var real string
+	var err error
+	// The root is a real path already: a path from it is walked from
+	// there, its ".." taken on the way as before.
+	switch below, ok := strings.CutPrefix(path, w.root+string(filepath.Separator)); {
+	case !filepath.IsAbs(path):
+		real, err = walkReal(w.root, path, 0)
+	case ok:
+		real, err = walkReal(w.root, below, 0)
+	default:
+		real, err = realPath(path, 0)
 	}
-	real, err := realPath(p, 0)
 	if err != nil {
 		return "", fmt.Errorf("path %q: %w", path, err)
 	}
@@ -127,8 +137,12 @@ func (w *Workspace) contains(p string) bool { return fence.Within(w.root, p) }
 // where that can differ from how it was asked for (onDisk).
 func realPath(p string, hops int) (string, error) {
 	vol := filepath.VolumeName(p)
-	parts := strings.Split(filepath.ToSlash(p[len(vol):]), "/")
-	cur := vol + string(filepath.Separator)
+	return walkReal(vol+string(filepath.Separator), p[len(vol):], hops)
+}
+
+// walkReal is realPath of rest taken from cur, a real path.
+func walkReal(cur, rest string, hops int) (string, error) {
+	parts := strings.Split(filepath.ToSlash(rest), "/")
 	for i, part := range parts {
 		switch part {
 		case "", ".":
