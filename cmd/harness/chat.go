@@ -44,7 +44,7 @@ type modelFlags struct {
 type chatCmd struct {
 	Prompt         promptText `short:"p" placeholder:"PROMPT" help:"Run one turn and exit: the answer goes to stdout, everything else to stderr. Exit codes: 0 answer, 1 error, 2 bad usage, 3 a limit ended the turn, 130 interrupted."`
 	Record         string     `placeholder:"FILE" help:"Append a record of the run to FILE, one JSON object a line, written as it happens (read it with: harness replay FILE). A new FILE is made readable by you alone (0600), as it holds everything the model read; an existing one keeps its mode."`
-	TestPattern    string     `default:"${test_pattern}" placeholder:"REGEXP" help:"Command lines matching this count as test runs in the turn report (by default, a test command at the start of the line or after && or ;)."`
+	TestPattern    string     `placeholder:"REGEXP" help:"Command lines matching this count as test runs in the turn report (by default, or when empty, a test command at the start of the line or after && or ;)."`
 	Compact        bool       `default:"true" negatable:"" help:"Keep the conversation inside --num-ctx: mask old tool results, then have the model summarize older turns (--no-compact: the server refuses a request that does not fit, and the turn ends)."`
 	ShowWire       bool       `help:"Show every message exactly as sent to and received from the model, with its direction, role and size (stderr with -p)."`
 	Parser         string     `default:"tolerant" enum:"tolerant,strict" help:"How replies are read: tolerant forgives prose around calls, fences and the like; strict runs a call only when it is the whole reply, as the simplest harness does."`
@@ -117,7 +117,11 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string, dirs xdg.
 		}
 		fmt.Fprintf(std.err, "harness: --%s is ignored by the %s backend\n", fs.flag, backend.Name)
 	}
-	tests, err := regexp.Compile(c.TestPattern)
+	pattern := c.TestPattern
+	if pattern == "" {
+		pattern = testPattern
+	}
+	tests, err := regexp.Compile(pattern)
 	if err != nil {
 		return nil, &exitCodeError{code: exitUsage, err: fmt.Errorf("--test-pattern: %w", err)}
 	}
@@ -321,7 +325,9 @@ func ignored(b protocol.Backend, given []string) []flagSetting {
 }
 
 // testPattern is the default --test-pattern: a test command at the start of
-// the line or after && or ;, so that "echo go test" is no test run.
+// the line or after && or ;, so that "echo go test" is no test run. It is
+// not given to the parser as a variable for the flag's tag: the parser
+// expands every variable once for every flag, at every start.
 const testPattern = `(^|&&|;)\s*(go test|cargo test|pytest|python3? -m (pytest|unittest))\b`
 
 // isTest reports calls of the command tool whose command matches re.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"harness/config"
 	"harness/loop"
 	"harness/xdg"
 )
@@ -70,7 +71,7 @@ func runIn(ctx context.Context, dirs xdg.Dirs, args []string, stdin io.Reader, s
 		kong.Writers(stdout, stderr),
 		kong.Exit(func(c int) { exited, code = true, c }),
 		kong.UsageOnError(),
-		kong.Vars{"version": version(), "default_model": "qwen2.5-coder:7b", "test_pattern": testPattern},
+		kong.Vars{"version": version(), "default_model": config.DefaultModel},
 		kong.BindTo(ctx, (*context.Context)(nil)),
 		kong.Bind(stdio{in: stdin, out: stdout, err: stderr}, dirs),
 	)
