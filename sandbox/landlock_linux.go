@@ -50,13 +50,6 @@ const maxRules = 20000
 // /proc, see grantProc.
 var systemDirs = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/nix", "/snap", "/sys"}
 
-// toolVars name folders of toolchains and their caches that commands may
-// read; homeTools are where they are by default, under the home folder.
-var (
-	toolVars  = []string{"GOROOT", "GOPATH", "GOMODCACHE", "GOCACHE", "CARGO_HOME", "RUSTUP_HOME", "PYENV_ROOT", "VIRTUAL_ENV", "JAVA_HOME"}
-	homeTools = []string{"go", ".cache/go-build", ".cargo", ".rustup", ".pyenv", ".local/bin", ".local/lib", ".nvm", ".gitconfig", ".config/git"}
-)
-
 // launchVar, set in its environment, makes a program that calls Launch
 // first the sandbox's launcher: it reads the rules from descriptor 3.
 const launchVar = "HARNESS_SANDBOX_LAUNCH"
@@ -364,47 +357,6 @@ func (s *Sandbox) landlockRules(c Command, tmp string) ([]launchRule, error) {
 	}
 	slices.SortFunc(out, func(a, b launchRule) int { return strings.Compare(a.Path, b.Path) })
 	return out, nil
-}
-
-// toolDirs returns the folders of toolchains that commands may read: those
-// the environment names, their usual places in the home folder, and the
-// folders of PATH, each taken from its first folder under home when it
-// lies there (~/.pyenv for ~/.pyenv/shims, whose programs run what is
-// beside it). Never home itself, a folder it lies in, nor the root.
-func (s *Sandbox) toolDirs() []string {
-	home := s.cfg.Home
-	env := make(map[string]string)
-	for _, kv := range s.cfg.Env {
-		if k, v, ok := strings.Cut(kv, "="); ok {
-			env[k] = v
-		}
-	}
-	var dirs []string
-	for _, k := range toolVars {
-		dirs = append(dirs, filepath.SplitList(env[k])...)
-	}
-	if home != "" {
-		for _, rel := range homeTools {
-			dirs = append(dirs, filepath.Join(home, filepath.FromSlash(rel)))
-		}
-	}
-	dirs = append(dirs, filepath.SplitList(env["PATH"])...)
-	var out []string
-	for _, d := range dirs {
-		if !filepath.IsAbs(d) {
-			continue
-		}
-		d = filepath.Clean(d)
-		if home != "" && fence.Within(home, d) && d != home {
-			rel, _ := filepath.Rel(home, d)
-			d = filepath.Join(home, strings.Split(rel, string(filepath.Separator))[0])
-		}
-		if d == "/" || home != "" && fence.Within(d, home) || slices.Contains(out, d) {
-			continue
-		}
-		out = append(out, d)
-	}
-	return out
 }
 
 // planner gathers Landlock rules.

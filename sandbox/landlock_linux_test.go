@@ -126,6 +126,13 @@ func TestLandlockHidesSecrets(t *testing.T) {
 	}
 }
 
+// TestLandlockHomeShowsTools: as TestBwrapHomeShowsTools, under Landlock,
+// which grants the files of git's configuration, not their folder, and a
+// folder of PATH, not the folder it lies in.
+func TestLandlockHomeShowsTools(t *testing.T) {
+	checkHomeShowsTools(t, "Landlock", landlocked)
+}
+
 // No TCP connection leaves the sandbox where the kernel's Landlock can
 // stop it (ABI 4 and later): here, a listener on the host's loopback.
 func TestLandlockNoNetwork(t *testing.T) {

@@ -9,7 +9,9 @@
 //
 // With bubblewrap (bwrap) the command also runs in its own namespaces: it
 // sees the filesystem read-only, an empty private /tmp, the workspace
-// writable at its own path, extra writable paths only when named, known
+// writable at its own path, extra writable paths only when named, the
+// home folders and the folders of services' sockets empty but for the
+// toolchains in them (see private and toolDirs), known
 // secret locations hidden, the paths a Command hides hidden, the paths it
 // keeps read-only (the git directory) read-only, the files it replaces
 // (the git configuration without credentials) replaced, no network, its
@@ -29,7 +31,8 @@
 // On macOS, with Seatbelt, the system's sandbox that sandbox-exec applies,
 // the command runs under a profile the harness writes for it (see
 // Profile): it may read everything but the secret places, the shared
-// temporary folders and what it hides; may write only the workspace (never
+// temporary folders, what it hides and what is in the home folders (but
+// for the toolchains); may write only the workspace (never
 // what it keeps read-only) and a private temporary folder; and may use no
 // network.
 //
@@ -603,6 +606,16 @@ const tmpSize = 512 << 20
 // bwrapArgs returns the arguments of bwrap that run c, and the files whose
 // content bwrap shows at the paths c replaces, to be given to it as
 // descriptors 3 and up; the caller closes them.
+//
+// Mounts are made in order, each over those before it: the system
+// read-only; the private folders (see private) as empty folders, with the
+// toolchains in them (toolDirs) and what c keeps read-only outside the
+// workspace shown again, read-only; the workspace and the paths of
+// Config.Write, writable; inside them, what c keeps read-only; the files
+// c replaces; what is hidden; and last the private folders made
+// read-only, once nothing more needs to be made in them. A private folder
+// inside the workspace or a path of Write is hidden after those are
+// mounted, as what is hidden is.
 func (s *Sandbox) bwrapArgs(c Command) ([]string, []*os.File, error) {
 	dir := s.cfg.Dir
 	// Every capability is dropped: run by root, bwrap would otherwise
@@ -619,8 +632,29 @@ func (s *Sandbox) bwrapArgs(c Command) ([]string, []*os.File, error) {
 		"--dev", "/dev",
 		"--proc", "/proc",
 		"--size", strconv.Itoa(tmpSize), "--tmpfs", "/tmp",
-		"--bind", dir, dir,
 	)
+	writable := append([]string{dir}, s.cfg.Write...)
+	var shut, late []string // private folders shut first, and those hidden late
+	for _, p := range s.private() {
+		if within(writable, p) {
+			late = append(late, p)
+			continue
+		}
+		shut = append(shut, p)
+		args = append(args, "--size", strconv.Itoa(privateSize), "--tmpfs", p)
+	}
+	shown := slices.Clone(writable) // what of the private folders is seen again
+	for _, t := range s.toolDirs() {
+		if within(shut, t) && !within(shown, t) {
+			args, shown = roBindExisting(args, shown, t)
+		}
+	}
+	for _, p := range c.ReadOnly {
+		if within(shut, p) && !fence.Within(dir, p) {
+			args, shown = roBindExisting(args, shown, p)
+		}
+	}
+	args = append(args, "--bind", dir, dir)
 	for _, w := range s.cfg.Write {
 		args = append(args, "--bind", w, w)
 	}
@@ -642,18 +676,36 @@ func (s *Sandbox) bwrapArgs(c Command) ([]string, []*os.File, error) {
 		files = append(files, file)
 		args = append(args, "--ro-bind-data", strconv.Itoa(2+len(files)), f.Path)
 	}
-	for _, p := range s.hidden(c) {
+	for _, p := range append(s.hidden(c), late...) {
 		fi, err := os.Stat(p)
 		switch {
 		case err != nil:
+		case within(shut, p) && !within(shown, p):
+			// out of sight already
 		case fi.IsDir():
 			args = append(args, "--tmpfs", p, "--remount-ro", p)
 		default:
 			args = append(args, "--ro-bind", "/dev/null", p)
 		}
 	}
+	for _, p := range shut {
+		args = append(args, "--remount-ro", p)
+	}
 	args = append(args, "--chdir", dir, "--")
 	return append(args, s.shellArgs(c.Script)...), files, nil
+}
+
+// privateSize bounds, in bytes, each empty folder bwrap puts over a
+// private folder: it holds only the folders made for what is shown again.
+const privateSize = 1 << 20
+
+// roBindExisting appends to args a read-only bind of p at its place, and
+// p to shown, when p exists.
+func roBindExisting(args, shown []string, p string) ([]string, []string) {
+	if _, err := os.Stat(p); err != nil {
+		return args, shown
+	}
+	return append(args, "--ro-bind", p, p), append(shown, p)
 }
 
 // hidden returns the paths to hide from c, resolved: the secret places

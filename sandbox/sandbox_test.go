@@ -367,8 +367,10 @@ func TestBwrapArgs(t *testing.T) {
 	}
 	args := strings.Join(list, " ")
 	for _, want := range []string{
-		"--die-with-parent --new-session --unshare-all --cap-drop ALL --unshare-user --disable-userns --ro-bind / / --dev /dev --proc /proc --size 536870912 --tmpfs /tmp --bind " + ws + " " + ws,
-		"--bind " + outside + " " + outside,
+		"--die-with-parent --new-session --unshare-all --cap-drop ALL --unshare-user --disable-userns --ro-bind / / --dev /dev --proc /proc --size 536870912 --tmpfs /tmp ",
+		"--bind " + ws + " " + ws + " --bind " + outside + " " + outside,
+		// home lies in a path of Write: it is hidden once that is mounted
+		"--tmpfs " + home + " --remount-ro " + home,
 		"--tmpfs " + filepath.Join(home, ".ssh") + " --remount-ro " + filepath.Join(home, ".ssh"),
 		"--ro-bind /dev/null " + filepath.Join(home, ".netrc"),
 		"--ro-bind /dev/null " + filepath.Join(ws, ".env"),
@@ -383,6 +385,53 @@ func TestBwrapArgs(t *testing.T) {
 		if strings.Contains(args, bad) {
 			t.Errorf("args hold %q:\n%s", bad, args)
 		}
+	}
+}
+
+// TestBwrapArgsPrivate: the home folder is mounted empty first, then its
+// toolchains and the workspace in it, and made read-only last; the secret
+// places in it need nothing more, being out of sight already.
+func TestBwrapArgsPrivate(t *testing.T) {
+	_, outside := dirs(t)
+	home := filepath.Join(outside, "home")
+	ws := filepath.Join(home, "src", "ws")
+	for _, d := range []string{ws, filepath.Join(home, "go", "bin"), filepath.Join(home, ".ssh"), filepath.Join(home, ".local", "bin")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := []string{"PATH=/usr/bin:" + filepath.Join(home, "go", "bin") + ":" + filepath.Join(home, ".local", "bin")}
+	s := newSandbox(t, Config{Mode: Bwrap, Dir: ws, Home: home, Env: env})
+	list, files, err := s.bwrapArgs(Command{Script: "true"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeAll(files)
+	args := strings.Join(list, " ")
+	order := []string{
+		"--tmpfs /tmp ",
+		"--size 1048576 --tmpfs " + home + " ",
+		"--ro-bind " + filepath.Join(home, "go") + " " + filepath.Join(home, "go") + " ",
+		"--ro-bind " + filepath.Join(home, ".local", "bin") + " " + filepath.Join(home, ".local", "bin") + " ",
+		"--bind " + ws + " " + ws + " ",
+		"--remount-ro " + home + " ",
+		"--chdir " + ws,
+	}
+	at := 0
+	for _, want := range order {
+		i := strings.Index(args[at:], want)
+		if i < 0 {
+			t.Fatalf("args lack %q after position %d:\n%s", want, at, args)
+		}
+		at += i + len(want)
+	}
+	for _, bad := range []string{".ssh", filepath.Join(home, "go", "bin"), filepath.Join(home, ".local") + " "} {
+		if strings.Contains(args, bad) {
+			t.Errorf("args hold %q:\n%s", bad, args)
+		}
+	}
+	if _, err := os.Stat("/run"); err == nil && !strings.Contains(args, "--tmpfs /run ") {
+		t.Errorf("/run, where services keep their sockets, is not shut:\n%s", args)
 	}
 }
 
@@ -463,6 +512,8 @@ func TestBwrapHidesSecrets(t *testing.T) {
 		filepath.Join(home, ".ssh", "id_ed25519"):  "PRIVATE KEY",
 		filepath.Join(home, ".aws", "credentials"): "aws_secret",
 		filepath.Join(home, ".netrc"):              "machine x password p",
+		filepath.Join(home, ".bash_history"):       "export TOKEN=from-history",
+		filepath.Join(home, ".config", "x", "tok"): "unlisted-token",
 		filepath.Join(outside, "extra", "token"):   "extra-token",
 		filepath.Join(ws, ".env"):                  "API_KEY=workspace-secret",
 		filepath.Join(ws, "visible.txt"):           "visible",
@@ -478,7 +529,7 @@ func TestBwrapHidesSecrets(t *testing.T) {
 	for path := range files {
 		fmt.Fprintf(&script, "cat %s 2>/dev/null; ", path)
 	}
-	script.WriteString("echo; ls -A " + filepath.Join(home, ".ssh"))
+	script.WriteString("echo; ls -A " + filepath.Join(home, ".ssh") + " 2>/dev/null")
 	res, err := s.Run(context.Background(), Command{Script: script.String(), Hide: []string{filepath.Join(ws, ".env")}})
 	if err != nil {
 		t.Fatal(err)
@@ -488,8 +539,92 @@ func TestBwrapHidesSecrets(t *testing.T) {
 	}
 	// The same command without bwrap sees everything: the test can fail.
 	plain := run(t, newSandbox(t, Config{Mode: None, Dir: ws}), script.String())
-	if !strings.Contains(plain.Output, "PRIVATE KEY") || !strings.Contains(plain.Output, "id_ed25519") {
-		t.Errorf("without bwrap the secrets are not there to hide:\n%s", plain.Output)
+	for _, secret := range []string{"PRIVATE KEY", "id_ed25519", "from-history", "unlisted-token"} {
+		if !strings.Contains(plain.Output, secret) {
+			t.Errorf("without bwrap %q is not there to hide:\n%s", secret, plain.Output)
+		}
+	}
+}
+
+// TestBwrapHomeShowsTools: in a workspace inside the home folder, a
+// command runs the toolchains of the home folder and reads git's
+// configuration, but sees nothing else of it: not git's credentials
+// beside its configuration, nor the state of programs beside a folder of
+// PATH (the harness's sessions among them).
+func TestBwrapHomeShowsTools(t *testing.T) {
+	checkHomeShowsTools(t, "bwrap", isolated)
+}
+
+// checkHomeShowsTools checks, for the sandbox box makes, what
+// TestBwrapHomeShowsTools says.
+func checkHomeShowsTools(t *testing.T, tier string, box func(*testing.T, Config) *Sandbox) {
+	t.Helper()
+	_, outside := dirs(t)
+	home := filepath.Join(outside, "home")
+	ws := filepath.Join(home, "src", "ws")
+	files := map[string]string{
+		filepath.Join(home, "go", "bin", "tool"):                            "#!/bin/sh\necho tool-ran\n",
+		filepath.Join(home, ".local", "bin", "helper"):                      "#!/bin/sh\necho helper-ran\n",
+		filepath.Join(home, ".config", "git", "config"):                     "[user]\nname = git-config-read\n",
+		filepath.Join(home, ".config", "git", "credentials"):                "https://user:git-credential@example.com",
+		filepath.Join(home, ".local", "state", "harness", "sessions", "s1"): "session-content",
+		filepath.Join(ws, "main.go"):                                        "workspace-file",
+	}
+	for path, content := range files {
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		if err := os.WriteFile(path, []byte(content), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := Env(os.Environ(), ws)
+	for i, kv := range env {
+		if strings.HasPrefix(kv, "PATH=") {
+			env[i] = kv + ":" + filepath.Join(home, "go", "bin") + ":" + filepath.Join(home, ".local", "bin")
+		}
+	}
+	script := "tool; helper; cat main.go; echo; cat " + filepath.Join(home, ".config", "git", "config") +
+		"; cat " + filepath.Join(home, ".config", "git", "credentials") + " " + filepath.Join(home, ".local", "state", "harness", "sessions", "s1") + " 2>/dev/null; ls -A " + home
+	res := run(t, box(t, Config{Dir: ws, Home: home, Env: env}), script)
+	for _, want := range []string{"tool-ran", "helper-ran", "workspace-file", "git-config-read"} {
+		if !strings.Contains(res.Output, want) {
+			t.Errorf("the command could not reach %q:\n%s", want, res.Output)
+		}
+	}
+	for _, secret := range []string{"git-credential", "session-content"} {
+		if strings.Contains(res.Output, secret) {
+			t.Errorf("the command read %q:\n%s", secret, res.Output)
+		}
+	}
+	plain := run(t, newSandbox(t, Config{Mode: None, Dir: ws, Home: home, Env: env}), script)
+	for _, secret := range []string{"git-credential", "session-content"} {
+		if !strings.Contains(plain.Output, secret) {
+			t.Errorf("without %s %q is not there to hide:\n%s", tier, secret, plain.Output)
+		}
+	}
+}
+
+// TestBwrapShutsSockets: a Unix socket where services keep theirs (/run)
+// is not there for a command, so it cannot be connected to; without bwrap
+// it is.
+func TestBwrapShutsSockets(t *testing.T) {
+	ws, _ := dirs(t)
+	dir, err := os.MkdirTemp("/run", "harness-test-")
+	if err != nil {
+		t.Skipf("skipped: cannot make a folder in /run: %v", err)
+	}
+	defer os.RemoveAll(dir)
+	sock := filepath.Join(dir, "service.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Skipf("skipped: cannot listen on a Unix socket: %v", err)
+	}
+	defer ln.Close()
+	script := "test -S " + sock + " && echo socket-seen || echo no-socket"
+	if res := run(t, newSandbox(t, Config{Mode: None, Dir: ws}), script); res.Output != "socket-seen\n" {
+		t.Fatalf("without bwrap the socket is not seen (%q); the test proves nothing", res.Output)
+	}
+	if res := run(t, isolated(t, Config{Dir: ws}), script); res.Output != "no-socket\n" {
+		t.Errorf("a command under bwrap sees a socket in /run: %q", res.Output)
 	}
 }
 

@@ -30,6 +30,14 @@ type Policy struct {
 	// (/tmp, the user's TMPDIR), hidden as Hide is but for what of Write
 	// lies in them.
 	Shared []string
+	// Private are folders whose files may not be read, but for what of
+	// Write and Show lies in them: the home folders. What is in them may
+	// still be looked up (its size, its time), so that a path through
+	// them resolves.
+	Private []string
+	// Show are paths inside Private that may be read: the toolchains,
+	// git's configuration, a git directory outside the workspace.
+	Show []string
 }
 
 // maxString bounds the length of one string in a profile: sandbox-exec
@@ -39,7 +47,8 @@ const maxString = 1000
 // Profile returns the Seatbelt profile, in SBPL, that runs a command as p
 // says, and as Seatbelt runs a bash command of the harness: everything
 // not allowed is denied; programs may run and start others; they may read
-// every file but for the hidden and shared places, and write only the
+// every file but for the hidden, shared and private places (in a private
+// one, what of Write and Show lies there may be read), and write only the
 // folders of Write (and the devices every shell writes: /dev/null, the
 // standard output, ptys made in the sandbox), never what is read-only;
 // a folder of Write that holds something hidden or read-only cannot be
@@ -67,6 +76,18 @@ func (p Policy) Profile() (string, error) {
 			continue // the user let commands write it
 		}
 		b.line(fmt.Sprintf("(deny file-read* file-write* (require-all (subpath %s) %s))", b.quote(shared), strings.Join(carve, " ")))
+	}
+	for _, dir := range p.Private {
+		if within(p.Write, dir) {
+			continue // the user let commands write it
+		}
+		var open []string
+		for _, x := range slices.Concat(p.Write, p.Show) {
+			if fence.Within(dir, x) {
+				open = append(open, fmt.Sprintf("(require-not (subpath %s))", b.quote(x)))
+			}
+		}
+		b.line(fmt.Sprintf("(deny file-read-data (require-all (subpath %s)%s))", b.quote(dir), strings.TrimRight(" "+strings.Join(open, " "), " ")))
 	}
 	b.rule("deny file-write*", "subpath", p.ReadOnly)
 	b.rule("deny file-write-unlink", "literal", p.holders())
@@ -215,7 +236,9 @@ func quoteSBPL(s string) (string, error) {
 // writable; c's read-only paths read-only, even those that do not exist
 // yet; the secret places of the home folder, those of the Config and
 // those of c hidden (see hidden); the shared temporary folders (/tmp and
-// TMPDIR) hidden too.
+// TMPDIR) hidden too; and the home folders private, but for the
+// toolchains and git's configuration in them (see toolDirs) and c's
+// read-only paths.
 func (s *Sandbox) seatbeltPolicy(c Command, tmp string) Policy {
 	var p Policy
 	for _, w := range slices.Concat([]string{s.cfg.Dir, tmp}, s.cfg.Write) {
@@ -232,6 +255,19 @@ func (s *Sandbox) seatbeltPolicy(c Command, tmp string) Policy {
 	for _, t := range []string{os.TempDir(), "/tmp"} {
 		if t = realOrClean(t); !slices.Contains(p.Shared, t) {
 			p.Shared = append(p.Shared, t)
+		}
+	}
+	for _, d := range []string{s.cfg.Home, "/Users", "/var/root"} {
+		if d == "" {
+			continue
+		}
+		if d = realOrClean(d); d != "/" && !slices.Contains(p.Private, d) {
+			p.Private = append(p.Private, d)
+		}
+	}
+	for _, x := range slices.Concat(s.toolDirs(), p.ReadOnly) {
+		if x = realOrClean(x); within(p.Private, x) && !slices.Contains(p.Show, x) {
+			p.Show = append(p.Show, x)
 		}
 	}
 	return p

@@ -173,10 +173,10 @@ func skipWindowsPaths(t *testing.T) {
 // fence.SecretPlaces names there, and returns it resolved.
 func seatbeltHome(t *testing.T) string {
 	t.Helper()
-	home, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	// Not in /tmp, which the profile hides as a shared folder: a home
+	// folder is elsewhere.
+	_, outside := dirs(t)
+	home := filepath.Join(outside, "home")
 	for _, p := range fence.SecretPlaces(home) {
 		if !fence.Within(home, p) {
 			continue
@@ -211,7 +211,8 @@ func TestSeatbeltProfile(t *testing.T) {
 	if err := os.WriteFile(secret, []byte("KEY=x"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s := newSandbox(t, Config{Mode: Seatbelt, Dir: ws, Home: home, Write: []string{cache}})
+	env := []string{"PATH=/usr/bin:" + filepath.Join(home, ".local", "bin")}
+	s := newSandbox(t, Config{Mode: Seatbelt, Dir: ws, Home: home, Write: []string{cache}, Env: env})
 	tmp := filepath.Join(outside, "private-tmp")
 	layout := gitdir.Find(ws)
 	text, err := s.seatbeltPolicy(Command{Script: "true", Hide: []string{secret}, ReadOnly: layout.Paths()}, tmp).Profile()
@@ -247,6 +248,14 @@ func TestSeatbeltProfile(t *testing.T) {
 		{"file-write-data", filepath.Join(ws, "config", "deep", "other"), true},
 		{"file-read-data", filepath.Join(shared, "other-program"), false},
 		{"file-read-data", "/tmp/other-program", false},
+		{"file-read-data", filepath.Join(home, ".bash_history"), false}, // the home folder is private
+		{"file-read-data", filepath.Join(home, ".config", "x", "token"), false},
+		{"file-read-metadata", filepath.Join(home, ".config"), true}, // a path through it resolves
+		{"file-read-data", filepath.Join(home, "go", "bin", "tool"), true},
+		{"file-read-data", filepath.Join(home, ".config", "git", "config"), true},
+		{"file-read-data", filepath.Join(home, ".config", "git", "credentials"), false},
+		{"file-read-data", filepath.Join(home, ".local", "bin", "helper"), true},
+		{"file-read-data", filepath.Join(home, ".local", "state", "harness", "s1"), false},
 		{"file-read-data", "/dev/ttys003", false}, // another terminal of the user
 		{"file-read-data", "/dev/tty", false},
 		{"file-write-data", "/dev/null", true},

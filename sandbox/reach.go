@@ -1,0 +1,122 @@
+package sandbox
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"harness/fence"
+)
+
+// What a command may read is an allowlist where a sandbox can grant one:
+// the system's folders, the toolchains, the workspace and the paths the
+// user named. Home folders, and the folders where services keep their
+// sockets, are shut off, but for the toolchains and the files of git's
+// configuration in them, since a denylist of the places that hold secrets
+// misses the ones nobody listed (a token cache, a shell history, the
+// harness's own sessions).
+
+// toolVars name folders of toolchains and their caches that commands may
+// read; homeTools are where they are by default, under the home folder,
+// with the files of git's own configuration (its credentials file, in
+// the same folder, stays out).
+var (
+	toolVars  = []string{"GOROOT", "GOPATH", "GOMODCACHE", "GOCACHE", "CARGO_HOME", "RUSTUP_HOME", "PYENV_ROOT", "VIRTUAL_ENV", "JAVA_HOME"}
+	homeTools = []string{
+		"go", ".cache/go-build", "Library/Caches/go-build", ".cargo", ".rustup", ".pyenv", ".nvm",
+		".local/bin", ".local/lib", ".local/share/pipx", ".local/share/uv",
+		".gitconfig", ".config/git/config", ".config/git/ignore", ".config/git/attributes",
+	}
+)
+
+// privateDirs are the folders, besides the home folder, whose contents
+// bwrap shuts off: every user's home, root's, where services keep their
+// sockets (a command that reaches the container engine's or an agent's
+// socket acts as the user), and where other disks are mounted.
+var privateDirs = []string{"/home", "/root", "/run", "/var/run", "/srv", "/mnt", "/media"}
+
+// xdgBases are folders of the home folder that hold the files of many
+// programs at once: a folder of PATH in one of them opens only itself.
+var xdgBases = []string{".local", ".config", ".cache", "Library"}
+
+// homesDirs hold the home folders of users: a toolchain in another's home
+// is not opened.
+var homesDirs = []string{"/home", "/root", "/Users", "/var/root"}
+
+// toolDirs returns the paths of toolchains that commands may read: those
+// the environment names, their usual places in the home folder, and the
+// folders of PATH. A folder of PATH under home opens the folder of home
+// it lies in (~/.pyenv for ~/.pyenv/shims, whose programs run what is
+// beside them), but in the folders that hold many programs' files
+// (~/.local/bin opens itself, not ~/.local, which holds programs' state).
+// Never home itself, a folder it lies in, the root, nor a path in another
+// user's home folder.
+func (s *Sandbox) toolDirs() []string {
+	home := s.cfg.Home
+	env := make(map[string]string)
+	for _, kv := range s.cfg.Env {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			env[k] = v
+		}
+	}
+	var dirs []string
+	for _, k := range toolVars {
+		dirs = append(dirs, filepath.SplitList(env[k])...)
+	}
+	if home != "" {
+		for _, rel := range homeTools {
+			dirs = append(dirs, filepath.Join(home, filepath.FromSlash(rel)))
+		}
+	}
+	for _, d := range filepath.SplitList(env["PATH"]) {
+		if filepath.IsAbs(d) && home != "" && fence.Within(home, d) && d != home {
+			rel, _ := filepath.Rel(home, filepath.Clean(d))
+			if first := strings.Split(rel, string(filepath.Separator))[0]; !slices.Contains(xdgBases, first) {
+				d = filepath.Join(home, first)
+			}
+		}
+		dirs = append(dirs, d)
+	}
+	var out []string
+	for _, d := range dirs {
+		if !filepath.IsAbs(d) {
+			continue
+		}
+		d = filepath.Clean(d)
+		if d == "/" || home != "" && fence.Within(d, home) || slices.Contains(out, d) {
+			continue
+		}
+		if within(homesDirs, d) && (home == "" || !fence.Within(home, d)) {
+			continue // another user's
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// private returns the folders that bwrap shuts off: the home folder and
+// privateDirs, those that exist, resolved, and none inside another.
+func (s *Sandbox) private() []string {
+	var all []string
+	for _, p := range append([]string{s.cfg.Home}, privateDirs...) {
+		if p == "" {
+			continue
+		}
+		real, err := filepath.EvalSymlinks(p)
+		if err != nil || real == "/" {
+			continue
+		}
+		if fi, err := os.Stat(real); err == nil && fi.IsDir() {
+			all = append(all, real)
+		}
+	}
+	slices.Sort(all) // a folder before what is inside it
+	var out []string
+	for _, p := range all {
+		if !within(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}

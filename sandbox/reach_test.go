@@ -1,0 +1,40 @@
+package sandbox
+
+import (
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+func TestToolDirs(t *testing.T) {
+	skipWindowsPaths(t)
+	home := "/home/me"
+	env := []string{
+		"GOROOT=/usr/local/go",
+		"PATH=/usr/bin:" + home + "/.pyenv/shims:" + home + "/.local/bin:" + home + "/.config/tool/bin:" +
+			home + "/miniconda3/bin:/home/other/.cargo/bin:/root/.pyenv/shims:" + home + ":/:bin:/run/current-system/sw/bin",
+	}
+	got := newSandbox(t, Config{Mode: Bwrap, Dir: "/ws", Home: home, Env: env}).toolDirs()
+	for _, want := range []string{
+		"/usr/local/go", "/usr/bin", "/run/current-system/sw/bin",
+		home + "/.pyenv",                        // the toolchain its shims run
+		home + "/miniconda3",                    // the same, for a folder of PATH not named in advance
+		home + "/.local/bin",                    // itself only
+		home + "/.config/tool/bin",              // itself only
+		home + "/.config/git/config",            // git's configuration, a file at a time
+		home + "/go", home + "/.cache/go-build", // the usual places
+	} {
+		if !slices.Contains(got, filepath.FromSlash(want)) {
+			t.Errorf("toolDirs lacks %s: %q", want, got)
+		}
+	}
+	for _, bad := range []string{
+		home, "/", "bin", "/home", home + "/.local", home + "/.config", home + "/.config/git",
+		home + "/.pyenv/shims", // opened through ~/.pyenv already
+		"/home/other/.cargo/bin", "/home/other/.cargo", "/root/.pyenv/shims", "/root/.pyenv",
+	} {
+		if slices.Contains(got, filepath.FromSlash(bad)) {
+			t.Errorf("toolDirs holds %s: %q", bad, got)
+		}
+	}
+}
