@@ -249,6 +249,19 @@ func TestSecretName(t *testing.T) {
 	}
 }
 
+// FuzzPlainName: a name plainName answers for quickly is one the whole
+// check finds no secret in.
+func FuzzPlainName(f *testing.F) {
+	for _, seed := range []string{"main.go", "id_rsa", "x.PEM", "server.pem ", ".env", "deploy.\u212aey", "a.key.", "k:ey", "ID_x", "notes"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		if pattern, ok := matchSecretName(name); plainName(name) && ok {
+			t.Errorf("plainName(%q), but it matches %s", name, pattern)
+		}
+	})
+}
+
 // SecretPlaces lists every place the sandbox hid before the names moved
 // here, and the literal secret names under home.
 func TestSecretPlaces(t *testing.T) {

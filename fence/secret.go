@@ -41,6 +41,14 @@ var systemPlaces = []string{"/etc/shadow", "/etc/gshadow", "/etc/ssh"}
 // Nor do the stream and the trailing dots and spaces that Windows drops
 // (".env.", "id_rsa:x").
 func SecretName(name string) (pattern string, ok bool) {
+	if plainName(name) {
+		return "", false
+	}
+	return matchSecretName(name)
+}
+
+// matchSecretName is SecretName without the quick answer for plain names.
+func matchSecretName(name string) (pattern string, ok bool) {
 	folded := foldCase(name)
 	forms := []string{folded}
 	if w, ok := windowsName(folded, false); ok && w != folded && w != "" {
@@ -54,6 +62,29 @@ func SecretName(name string) (pattern string, ok bool) {
 		}
 	}
 	return "", false
+}
+
+// plainName reports, cheaply, names that no pattern of secretNames can
+// match in any form: printable ASCII with nothing Windows would drop (a
+// stream, trailing dots and spaces), not starting with a dot nor "id_",
+// not ending in ".pem" or ".key", in any case. Every pattern starts with
+// a dot or "id_", or is "*.pem" or "*.key"; names of other letters and
+// odd forms take the whole check. Most names of a workspace are plain:
+// walks ask of every name.
+func plainName(name string) bool {
+	if name == "" || name[0] == '.' {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; c < 0x21 || c > 0x7e || c == ':' {
+			return false
+		}
+	}
+	if name[len(name)-1] == '.' {
+		return false
+	}
+	lower := strings.ToLower(name)
+	return !strings.HasPrefix(lower, "id_") && !strings.HasSuffix(lower, ".pem") && !strings.HasSuffix(lower, ".key")
 }
 
 // GitName reports whether name, one file or folder name, names the git
