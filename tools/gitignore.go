@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
 	"strings"
 	"syscall"
 
@@ -81,16 +82,21 @@ func trimTrailingSpace(line string) string {
 // match reports whether the rule matches rel, a slash-separated path from
 // the workspace root, which is a folder when isDir.
 func (r ignoreRule) match(rel string, isDir bool) bool {
-	if r.dirOnly && !isDir {
-		return false
-	}
 	if r.dir != "" {
 		if !strings.HasPrefix(rel, r.dir+"/") {
 			return false
 		}
 		rel = rel[len(r.dir)+1:]
 	}
-	return matchSegs(r.segs, strings.Split(rel, "/"))
+	return r.matchSegs(strings.Split(rel, "/"), isDir)
+}
+
+// matchSegs is match for the segments of a path from the rule's folder.
+func (r ignoreRule) matchSegs(segs []string, isDir bool) bool {
+	if r.dirOnly && !isDir {
+		return false
+	}
+	return matchSegs(r.segs, segs)
 }
 
 // matchSegs matches path segments against pattern segments, "**" standing
@@ -170,13 +176,22 @@ type ignores struct {
 	// frozen rules read no more files: a folder not read yet has none.
 	frozen bool
 	layout *gitdir.Layout // the repository's, found on first use
+	// protected holds, for the rules of the start, the files and folders
+	// they ignored and those whose names hold secrets, by identity, with
+	// the path each had: renamed or linked elsewhere, each stays secret.
+	protected map[id]string
 }
 
+// id is a file's identity on its system (see fileID).
+type id struct{ dev, ino uint64 }
+
 // startIgnores reads the ignore rules of every folder of the workspace at
-// root, looking at no more than limit entries (not inside .git), and
-// keeps them for the run. A path they ignore stays secret whatever the
-// ignore files say later: an edit of .gitignore, approved or made by a
-// command, can add protection but never take it away during the run.
+// root, looking at no more than limit entries (not inside .git nor inside
+// what is ignored), and keeps them for the run. A path they ignore stays
+// secret whatever the ignore files say later: an edit of .gitignore,
+// approved or made by a command, can add protection but never take it
+// away during the run. Nor can a rename: what they ignored, and what has
+// a secret's name, is kept by identity too (see movedFrom).
 func startIgnores(root string, limit int) *ignores {
 	r, err := os.OpenRoot(root)
 	if err != nil {
@@ -184,25 +199,70 @@ func startIgnores(root string, limit int) *ignores {
 	}
 	defer r.Close()
 	ig := newIgnores(r)
+	ig.protected = make(map[id]string)
 	seen := 0
 	fs.WalkDir(r.FS(), ".", func(p string, d fs.DirEntry, err error) error {
 		if seen++; seen > limit {
 			return fs.SkipAll
 		}
-		if err != nil || !d.IsDir() {
+		if err != nil || d.Type()&fs.ModeSymlink != 0 {
 			return nil
 		}
-		if d.Name() == ".git" {
+		if p == "." {
+			ig.forDir("")
+			return nil
+		}
+		if d.IsDir() && d.Name() == ".git" {
 			return fs.SkipDir
 		}
-		if p == "." {
-			p = ""
+		// The folders above p are not ignored, or the walk would not be
+		// in them: p's own rules decide.
+		if _, ignored := ig.decide(p, d.IsDir()); ignored || secretName(d.Name()) != "" {
+			if fi, err := d.Info(); err == nil {
+				if fid, ok := fileID(fi); ok {
+					ig.protected[fid] = p
+				}
+			}
+			return skip(d) // what is in it is protected by its folder
 		}
-		ig.forDir(p)
+		if d.IsDir() {
+			ig.forDir(p)
+		}
 		return nil
 	})
 	ig.root, ig.frozen = nil, true
 	return ig
+}
+
+// movedFrom returns the path that the file at rel, or a folder it lies
+// in, had when the run started, when that path was protected and rel is
+// not it: the file was renamed, or linked, out of its protection. root is
+// the workspace's. A path that does not exist, and anything on a system
+// without file identities, returns "". What is inside a protected
+// folder is known by the folder's identity only: moved out of it, or
+// linked from outside it, a file is known by its path alone. A protected
+// file removed during the run may leave its identity to a new file, which
+// is then protected too: the mistake is on the safe side.
+func (ig *ignores) movedFrom(root, rel string) string {
+	if ig == nil || len(ig.protected) == 0 {
+		return ""
+	}
+	p, at := root, ""
+	for _, seg := range strings.Split(rel, "/") {
+		p, at = filepath.Join(p, seg), path.Join(at, seg)
+		fi, err := os.Lstat(p)
+		if err != nil {
+			return ""
+		}
+		fid, ok := fileID(fi)
+		if !ok {
+			return ""
+		}
+		if was, ok := ig.protected[fid]; ok && was != at {
+			return was
+		}
+	}
+	return ""
 }
 
 func newIgnores(root *os.Root) *ignores {
@@ -279,15 +339,16 @@ func (ig *ignores) ignored(rel string, isDir bool) (ignoreRule, bool) {
 func (ig *ignores) decide(rel string, isDir bool) (ignoreRule, bool) {
 	var last ignoreRule
 	found := false
-	dir := ""
 	segs := strings.Split(rel, "/")
-	for i := 0; i < len(segs); i++ {
+	end := 0 // of the folder whose rules apply next, in rel
+	for i := range segs {
+		dir := rel[:max(end-1, 0)] // the first i segments
 		for _, r := range ig.forDir(dir) {
-			if r.match(rel, isDir) {
+			if r.dir == dir && r.matchSegs(segs[i:], isDir) || r.dir != dir && r.match(rel, isDir) {
 				last, found = r, true
 			}
 		}
-		dir = path.Join(dir, segs[i])
+		end += len(segs[i]) + 1
 	}
 	return last, found && !last.negate
 }

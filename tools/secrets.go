@@ -75,6 +75,9 @@ func (w *Workspace) secret(ig *ignores, abs string, isDir bool) string {
 	if rule, ok := w.start.ignored(rel, isDir); ok {
 		return fmt.Sprintf("%s ignored it when the run started (pattern %q), and protection is never taken away during a run", rule.source, strings.TrimSpace(rule.text))
 	}
+	if was := w.start.movedFrom(w.root, rel); was != "" {
+		return fmt.Sprintf("it is %s, which was protected when the run started, moved or linked here; protection goes with it", was)
+	}
 	return ""
 }
 

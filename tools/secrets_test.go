@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -173,6 +174,43 @@ func TestReadSecretThroughLink(t *testing.T) {
 	for _, path := range []string{"innocent.txt", "cfg", "keys/server.pem"} {
 		_, err := run(t, ReadFile(ws), map[string]any{"path": path})
 		checkErr(t, err, ErrSecret)
+	}
+}
+
+// A protected file renamed, in a folder renamed, or linked under a plain
+// name is as secret as it was: protection follows the file, not its path
+// (git mv config cfg; read_file cfg/secrets.yml). A file that was never
+// protected reads wherever it goes. (A link to a file inside a protected
+// folder is not followed: the folders are not looked into at the start.)
+func TestProtectionFollowsRenames(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("skipped: protection follows paths only on Windows")
+	}
+	ws := newWorkspace(t, map[string]string{
+		".gitignore":         "config/\nlocal.yml\n",
+		"config/secrets.yml": "password: hunter2hunter2\n",
+		"local.yml":          "token: abc\n",
+		".env":               "API_KEY=sk-live\n",
+		"src/main.go":        "package main\n",
+	})
+	root := ws.Root()
+	for from, to := range map[string]string{"config": "cfg", "local.yml": "notes.txt", ".env": "env.txt", "src": "code"} {
+		if err := os.Rename(filepath.Join(root, from), filepath.Join(root, to)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Link(filepath.Join(root, "notes.txt"), filepath.Join(root, "linked.txt")); err != nil {
+		t.Fatal(err)
+	}
+	for path, was := range map[string]string{"cfg/secrets.yml": "config", "cfg": "config", "notes.txt": "local.yml", "env.txt": ".env", "linked.txt": "local.yml"} {
+		_, err := run(t, ReadFile(ws), map[string]any{"path": path})
+		checkErr(t, err, ErrSecret)
+		if err != nil && !strings.Contains(err.Error(), "it is "+was+", which was protected") {
+			t.Errorf("%s: the refusal does not say where it was: %v", path, err)
+		}
+	}
+	if body, err := run(t, ReadFile(ws), map[string]any{"path": "code/main.go"}); err != nil || body != "package main\n" {
+		t.Errorf("a plain file moved = %q, %v", body, err)
 	}
 }
 

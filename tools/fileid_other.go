@@ -1,0 +1,9 @@
+//go:build !unix
+
+package tools
+
+import "io/fs"
+
+// fileID reports no identity: where the system gives none through
+// fs.FileInfo, protection follows paths only.
+func fileID(fs.FileInfo) (id, bool) { return id{}, false }

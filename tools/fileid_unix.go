@@ -1,0 +1,18 @@
+//go:build unix
+
+package tools
+
+import (
+	"io/fs"
+	"syscall"
+)
+
+// fileID returns what names fi's file wherever it is moved: its device and
+// inode, which a rename or a hard link keeps.
+func fileID(fi fs.FileInfo) (id, bool) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return id{}, false
+	}
+	return id{dev: uint64(st.Dev), ino: uint64(st.Ino)}, true // Dev is 32 bits on some systems
+}
