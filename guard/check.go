@@ -34,9 +34,9 @@ const (
 )
 
 // Check returns nil when command may run in ws, or a *Refusal saying what
-// was refused and why. It stops, refusing, when ctx is done: the check
-// reads the workspace's folders to match globs, and runs under the
-// deadline of the call that asked for it.
+// was refused and why. It stops, refusing, when ctx is done, or after ten
+// seconds: the check reads the workspace's folders to match globs, and
+// runs under the deadline of the call that asked for it, and its own.
 func (p *Policy) Check(ctx context.Context, command string, ws Workspace) error {
 	_, err := p.check(ctx, command, ws)
 	return err
@@ -72,7 +72,13 @@ func (p *Policy) check(ctx context.Context, command string, ws Workspace) (*chec
 	if err != nil {
 		return nil, parseRefusal(err)
 	}
-	c := &checker{ctx: ctx, policy: p, ws: ws, src: command, funcs: make(map[string]bool)}
+	outer := ctx
+	if p.limit > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, p.limit)
+		defer cancel()
+	}
+	c := &checker{ctx: ctx, outer: outer, policy: p, ws: ws, src: command, funcs: make(map[string]bool)}
 	c.cfg = c.config()
 	if r := c.syntax(file); r != nil {
 		return nil, r
@@ -100,7 +106,8 @@ func parseRefusal(err error) *Refusal {
 
 // checker checks one command line.
 type checker struct {
-	ctx    context.Context
+	ctx    context.Context // the caller's, bounded by the policy's limit
+	outer  context.Context // the caller's
 	policy *Policy
 	ws     Workspace
 	src    string
@@ -606,6 +613,9 @@ func (c *checker) exists(f string) bool {
 func (c *checker) halted(node syntax.Node, why error) *Refusal {
 	if errors.Is(why, errTooManyEntries) {
 		return c.refuse(node, why.Error()+"; use narrower patterns, or name the files")
+	}
+	if errors.Is(why, context.DeadlineExceeded) && c.outer != nil && c.outer.Err() == nil {
+		return c.refuse(node, fmt.Sprintf("checking the command took more than the %v a check may take; nothing was run: split it into shorter commands, or use narrower patterns", c.policy.limit))
 	}
 	return c.refuse(node, "the check of the command stopped before its end ("+why.Error()+"); nothing was run")
 }

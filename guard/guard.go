@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 )
 
 // ErrRefused is wrapped by every *Refusal.
@@ -50,14 +51,23 @@ type Workspace interface {
 type Policy struct {
 	allow map[string]bool
 	block map[string]bool
+	// limit bounds the time of one check (maxCheckTime, but in tests).
+	limit time.Duration
 }
+
+// maxCheckTime bounds the time of one check, whatever the caller's
+// deadline: a line of globs over many names that look like options makes
+// many paths to check, each cheap, and a check that asks no question and
+// runs nothing must still end. A plain command line is checked in well
+// under a millisecond.
+const maxCheckTime = 10 * time.Second
 
 // New returns the default policy with the commands in allow added to its
 // allowlist and those in block refused even when allowed. A name must be a
 // plain command name. Commands the guard cannot see through (eval, exec,
 // sh, xargs, sudo, ...) cannot be allowed.
 func New(allow, block []string) (*Policy, error) {
-	p := &Policy{allow: make(map[string]bool), block: make(map[string]bool)}
+	p := &Policy{allow: make(map[string]bool), block: make(map[string]bool), limit: maxCheckTime}
 	for _, name := range defaultAllow {
 		p.allow[name] = true
 	}

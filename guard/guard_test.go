@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"harness/fence"
 )
@@ -698,6 +699,38 @@ func TestGlobBounds(t *testing.T) {
 	err := p.Check(ctx, "cat *.txt", ws)
 	if err == nil || !strings.Contains(err.Error(), "stopped") {
 		t.Errorf("cancelled: err = %v", err)
+	}
+}
+
+// slowWorkspace takes a while over every path, as a large workspace's
+// checks may.
+type slowWorkspace struct{ testWorkspace }
+
+func (w slowWorkspace) CheckPath(p string, write bool) error {
+	time.Sleep(time.Millisecond)
+	return w.testWorkspace.CheckPath(p, write)
+}
+
+// A check ends at the policy's limit, however many paths are left, and
+// says why, though the caller gave no deadline.
+func TestCheckTimeBounded(t *testing.T) {
+	ws := slowWorkspace{newTestWorkspace(t)}
+	p, _ := New(nil, nil)
+	p.limit = 50 * time.Millisecond
+	cmd := "cat" + strings.Repeat(" -abcdefghijklmnopqrstuvwxyz", 500)
+	start := time.Now()
+	err := p.Check(t.Context(), cmd, ws)
+	if err == nil || !strings.Contains(err.Error(), "took more than the 50ms a check may take") {
+		t.Errorf("err = %v", err)
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("the check took %v", took)
+	}
+	if got := maxCheckTime; got <= 0 || got > time.Minute {
+		t.Errorf("maxCheckTime = %v", got)
+	}
+	if q, _ := New(nil, nil); q.limit != maxCheckTime {
+		t.Errorf("New's limit = %v, want %v", q.limit, maxCheckTime)
 	}
 }
 
