@@ -139,7 +139,7 @@ func checkCommand(ctx context.Context, ws *Workspace, policy *guard.Policy, comm
 		return fmt.Errorf("cannot open the workspace: %w", err)
 	}
 	defer root.Close()
-	err = policy.Check(ctx, command, commandPaths{ws: ws, ig: newIgnores(root)})
+	err = policy.Check(ctx, command, commandPaths{ws: ws, ig: ws.ignores(root)})
 	if err == nil {
 		return nil
 	}

@@ -402,3 +402,53 @@ func BenchmarkBashEcho(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkReadChecked is read_file of a 2.5 KB file two folders deep in
+// a repository whose .gitignore holds 40 rules, with the checks the
+// approval step makes before it (what the call reads, whether that is
+// secret, the text it would read): the cost of one read a model asks for.
+func BenchmarkReadChecked(b *testing.B) {
+	root := b.TempDir()
+	if out, err := exec.Command("git", "init", "-q", root).CombinedOutput(); err != nil {
+		b.Skipf("skipped: git init: %v %s", err, out)
+	}
+	var rules strings.Builder
+	for i := range 20 {
+		fmt.Fprintf(&rules, "build%d/\n*.tmp%d\n", i, i)
+	}
+	benchWrite(b, filepath.Join(root, ".gitignore"), rules.String())
+	old := time.Now().Add(-time.Hour) // as a workspace's usually is
+	if err := os.Chtimes(filepath.Join(root, ".gitignore"), old, old); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(root, "src", "pkg"), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	benchWrite(b, filepath.Join(root, "src", "pkg", "small.go"), strings.Repeat("func f(a, b int) int { return a*b + 1 }\n", 64))
+	ws, err := NewWorkspace(root)
+	if err != nil {
+		b.Fatal(err)
+	}
+	set, err := NewSet(ReadFile(ws), ListFiles(ws), EditFile(ws), WriteFile(ws))
+	if err != nil {
+		b.Fatal(err)
+	}
+	ts := WithOutputs(set, "")
+	b.Cleanup(func() { ts.Close() })
+	src := NewSources(ws, nil, ts)
+	call := protocol.Call{ID: "call_1", Name: readName, Args: map[string]any{"path": "src/pkg/small.go"}}
+	if err := protocol.Check(ts.Specs(), &call); err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		reads := src.Reads(ctx, call)
+		if len(reads) != 1 || src.Secret(call) != "" || src.Text(reads[0]) == "" {
+			b.Fatalf("reads %q", reads)
+		}
+		if res := ts.Run(ctx, call); !res.OK {
+			b.Fatal(res.Body)
+		}
+	}
+}

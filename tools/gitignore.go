@@ -9,7 +9,9 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
+	"time"
 
 	"harness/gitdir"
 )
@@ -107,6 +109,20 @@ func (r ignoreRule) matchSegs(segs []string, isDir bool) bool {
 // whatever the pattern: a backtracking match of a rule of many "**"
 // against a deep path would take exponential time, and rules come from
 // files the model may write.
+// segMatch reports whether one name matches one segment of a pattern, as
+// path.Match does; the usual segments, a plain name and *.ext, without it.
+func segMatch(pat, name string) bool {
+	const meta = `*?[\`
+	switch {
+	case !strings.ContainsAny(pat, meta):
+		return pat == name
+	case pat[0] == '*' && !strings.ContainsAny(pat[1:], meta):
+		return strings.HasSuffix(name, pat[1:]) // a name holds no slash for * to stop at
+	}
+	ok, err := path.Match(pat, name)
+	return err == nil && ok
+}
+
 func matchSegs(pat, name []string) bool {
 	pat = collapseStars(pat)
 	fixed := 0
@@ -137,8 +153,7 @@ func matchSegs(pat, name []string) bool {
 		default:
 			row[n] = false
 			for j := n - 1; j >= 0; j-- {
-				ok, err := path.Match(pat[i], name[j])
-				row[j] = err == nil && ok && next[j+1]
+				row[j] = next[j+1] && segMatch(pat[i], name[j])
 			}
 		}
 		next, row = row, next
@@ -176,6 +191,8 @@ type ignores struct {
 	// frozen rules read no more files: a folder not read yet has none.
 	frozen bool
 	layout *gitdir.Layout // the repository's, found on first use
+	// files, when not nil, keeps what ignore files held between checks.
+	files *ruleFiles
 	// protected holds, for the rules of the start, the files and folders
 	// they ignored and those whose names hold secrets, by identity, with
 	// the path each had: renamed or linked elsewhere, each stays secret.
@@ -291,12 +308,74 @@ func (ig *ignores) forDir(dir string) []ignoreRule {
 		files = []string{".git/info/exclude", ".gitignore"}
 	}
 	for _, name := range files {
-		if data := ig.read(name); data != nil {
-			rules = append(rules, parseIgnore(bytes.NewReader(data), dir, name)...)
-		}
+		rules = append(rules, ig.parsed(name, dir)...)
 	}
 	ig.rules[dir] = rules
 	return rules
+}
+
+// parsed returns the rules of the ignore file name, of folder dir: those
+// ig.files kept, when the file is as it was then, else those read now.
+func (ig *ignores) parsed(name, dir string) []ignoreRule {
+	if ig.files == nil {
+		return parseIgnore(bytes.NewReader(ig.read(name)), dir, name)
+	}
+	fi, err := ig.root.Lstat(name)
+	if err != nil || !fi.Mode().IsRegular() {
+		return nil
+	}
+	st := ruleStamp{size: fi.Size(), mod: fi.ModTime()}
+	st.id, st.hasID = fileID(fi)
+	if rules, ok := ig.files.get(name, st); ok {
+		return rules
+	}
+	rules := parseIgnore(bytes.NewReader(ig.read(name)), dir, name)
+	// A file changed in the tick of the clock its time shows may change
+	// again and keep that time: it is kept only once that tick is past.
+	if time.Since(st.mod) > racy {
+		ig.files.put(name, st, rules)
+	}
+	return rules
+}
+
+// ruleFiles keeps the rules of each ignore file of a workspace, read once
+// and read again when the file's size, time or identity changes, so that
+// each check of a path does not read and parse them anew.
+type ruleFiles struct {
+	mu sync.Mutex
+	m  map[string]keptRules
+}
+
+type keptRules struct {
+	st    ruleStamp
+	rules []ignoreRule
+}
+
+// ruleStamp is what an ignore file looked like when its rules were kept.
+type ruleStamp struct {
+	size  int64
+	mod   time.Time
+	id    id
+	hasID bool
+}
+
+func (f *ruleFiles) get(name string, st ruleStamp) ([]ignoreRule, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	k, ok := f.m[name]
+	if !ok || k.st.size != st.size || !k.st.mod.Equal(st.mod) || k.st.id != st.id || k.st.hasID != st.hasID {
+		return nil, false
+	}
+	return k.rules, true
+}
+
+func (f *ruleFiles) put(name string, st ruleStamp, rules []ignoreRule) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.m == nil {
+		f.m = make(map[string]keptRules)
+	}
+	f.m[name] = keptRules{st: st, rules: rules}
 }
 
 func (ig *ignores) read(name string) []byte {

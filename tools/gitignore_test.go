@@ -112,3 +112,20 @@ func FuzzMatchSegs(f *testing.F) {
 		}
 	})
 }
+
+// FuzzSegMatch: the shortcuts of segMatch answer as path.Match does, for
+// a name of one segment.
+func FuzzSegMatch(f *testing.F) {
+	for _, seed := range [][2]string{{"*.go", "a.go"}, {"build", "build"}, {"*", ""}, {`\*.go`, "*.go"}, {"*.g?", "a.go"}, {"[ab]", "a"}, {"*", "x"}} {
+		f.Add(seed[0], seed[1])
+	}
+	f.Fuzz(func(t *testing.T, pat, name string) {
+		if strings.Contains(name, "/") {
+			return
+		}
+		ok, err := path.Match(pat, name)
+		if want := err == nil && ok; segMatch(pat, name) != want {
+			t.Errorf("segMatch(%q, %q) = %v, path.Match says %v (%v)", pat, name, !want, want, err)
+		}
+	})
+}

@@ -138,7 +138,7 @@ func (h *hiddenList) walk(w *Workspace) {
 		return
 	}
 	defer root.Close()
-	ig := newIgnores(root)
+	ig := w.ignores(root)
 	layout := gitdir.Find(w.root)
 	exclude := filepath.Join(w.root, ".git", "info", "exclude")
 	h.files[exclude] = stampOf(exclude)

@@ -85,7 +85,7 @@ func listDir(ctx context.Context, ws *Workspace, path string) (string, []string,
 			return "", nil, fail(err, "cannot open the workspace to check for secrets: %v", reason(err))
 		}
 		defer root.Close()
-		ig := newIgnores(root)
+		ig := ws.ignores(root)
 		secret = func(path string, isDir bool, link bool) bool {
 			if ws.secret(ig, path, isDir) != "" {
 				return true

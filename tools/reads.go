@@ -113,7 +113,7 @@ func (s *Sources) commandReads(ctx context.Context, command string) (files, hidd
 	defer root.Close()
 	// A refused command reads nothing: the approval step's check refuses
 	// it before anyone would be asked.
-	paths, err := s.policy.Reads(ctx, command, commandPaths{ws: s.ws, ig: newIgnores(root)})
+	paths, err := s.policy.Reads(ctx, command, commandPaths{ws: s.ws, ig: s.ws.ignores(root)})
 	if err != nil {
 		return nil, nil
 	}

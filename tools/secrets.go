@@ -49,7 +49,7 @@ func (w *Workspace) Secret(abs string) string {
 		return ""
 	}
 	defer root.Close()
-	return w.secret(newIgnores(root), abs, isDirPath(abs))
+	return w.secret(w.ignores(root), abs, isDirPath(abs))
 }
 
 func isDirPath(abs string) bool {

@@ -26,6 +26,7 @@ type Workspace struct {
 	root   string
 	start  *ignores    // the ignore rules when the run started
 	hidden *hiddenList // what commands must not see
+	files  *ruleFiles  // the rules of the ignore files, as last read
 }
 
 // NewWorkspace returns the workspace rooted at root, an existing directory.
@@ -49,7 +50,16 @@ func NewWorkspace(root string) (*Workspace, error) {
 	if real, err = realPath(real, 0); err != nil { // spelt as the disk has it
 		return nil, fmt.Errorf("workspace %s: %w", root, err)
 	}
-	return &Workspace{root: real, start: startIgnores(real, maxSecretScan), hidden: new(hiddenList)}, nil
+	return &Workspace{root: real, start: startIgnores(real, maxSecretScan), hidden: new(hiddenList), files: new(ruleFiles)}, nil
+}
+
+// ignores returns the ignore rules of the workspace as they are now, read
+// through root, the workspace opened: each file is read when first asked
+// for, or taken as it was last read when it has not changed.
+func (w *Workspace) ignores(root *os.Root) *ignores {
+	ig := newIgnores(root)
+	ig.files = w.files
+	return ig
 }
 
 // Root returns the absolute path of the workspace, symlinks resolved.
