@@ -316,12 +316,42 @@ func (m *Model) notFound(ctx context.Context, status *StatusError) error {
 	if len(names) == 0 {
 		return fmt.Errorf("%w: %s serves no models at all (GET models lists none): %w", ErrModelNotFound, where, status)
 	}
-	slices.Sort(names)
+	return fmt.Errorf("%w: %q is not served at %s, which serves: %s: %w", ErrModelNotFound, m.name, where, listed(names), status)
+}
+
+// Check asks the server whether it serves the model: an error wrapping
+// ErrModelNotFound, listing what it serves, when its list of models
+// (GET BASE/models) does not name it, as NAME or NAME:latest. A server
+// that lists no models at that address is not asked further (nil), and
+// one that cannot be reached, or refuses the key, is explained as a chat
+// would be. Some servers answer whatever the name (llama.cpp's serves its
+// one model): for them a missing name is no failure, so callers warn.
+func (m *Model) Check(ctx context.Context) error {
+	names, err := m.models(ctx)
+	var status *StatusError
+	switch {
+	case errors.As(err, &status) && status.StatusCode == http.StatusNotFound:
+		return nil
+	case err != nil:
+		return m.explain(ctx, err)
+	case slices.Contains(names, m.name) || slices.Contains(names, m.name+":latest"):
+		return nil
+	}
+	where := m.base.Redacted()
+	if len(names) == 0 {
+		return fmt.Errorf("%w: %s lists no models at all (GET models)", ErrModelNotFound, where)
+	}
+	return fmt.Errorf("%w: %q is not among the models %s lists: %s", ErrModelNotFound, m.name, where, listed(names))
+}
+
+// listed is names sorted, as a list of at most maxListed.
+func listed(names []string) string {
+	names = slices.Sorted(slices.Values(names))
 	list := strings.Join(names[:min(len(names), maxListed)], ", ")
 	if len(names) > maxListed {
 		list += fmt.Sprintf(" and %d more", len(names)-maxListed)
 	}
-	return fmt.Errorf("%w: %q is not served at %s, which serves: %s: %w", ErrModelNotFound, m.name, where, list, status)
+	return list
 }
 
 // Models lists the models the server serves (GET BASE/models).

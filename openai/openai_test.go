@@ -290,3 +290,25 @@ func TestDescribe(t *testing.T) {
 		}
 	}
 }
+
+// TestCheck: the model is served when the list names it, as NAME or
+// NAME:latest; a name it does not list is ErrModelNotFound, naming those
+// it does; a server with no list is not asked further.
+func TestCheck(t *testing.T) {
+	f := serve(t, "")
+	if err := openai.New(f.base, "tiny", openai.Options{}).Check(context.Background()); err != nil {
+		t.Errorf("Check(tiny) = %v", err)
+	}
+	if err := openai.New(f.base, "tiny:latest", openai.Options{}).Check(context.Background()); err != nil {
+		t.Errorf("Check(tiny:latest) = %v", err)
+	}
+	err := openai.New(f.base, "llama9", openai.Options{}).Check(context.Background())
+	if !errors.Is(err, openai.ErrModelNotFound) || !strings.Contains(err.Error(), `"llama9" is not among the models`) || !strings.Contains(err.Error(), "tiny:latest") {
+		t.Errorf("Check(llama9) = %v, want ErrModelNotFound listing tiny:latest", err)
+	}
+	bare := httptest.NewServer(http.NotFoundHandler())
+	defer bare.Close()
+	if err := openai.New(mustBase(t, bare.URL+"/v1"), "any", openai.Options{}).Check(context.Background()); err != nil {
+		t.Errorf("Check against a server without a list = %v, want nil", err)
+	}
+}

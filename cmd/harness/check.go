@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -11,15 +10,9 @@ import (
 	"harness/ollama"
 )
 
-// checkTimeout bounds the REPL's check of the server at start.
+// checkTimeout bounds the check of the server, at the REPL's start and
+// at /model (checkBackend).
 const checkTimeout = 10 * time.Second
-
-// checkModel asks the Ollama server whether it has m's model.
-func checkModel(ctx context.Context, m *ollama.Model) error {
-	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
-	defer cancel()
-	return m.Check(ctx)
-}
 
 // modelAdvice says what a failed check or model call found and what to do
 // about it: start the server, pull the model, or pick one the server has,

@@ -9,6 +9,7 @@ import (
 	"harness/config"
 	"harness/loop"
 	"harness/ollama"
+	"harness/openai"
 )
 
 // command is one of the REPL's slash commands: the harness runs it, and
@@ -147,11 +148,17 @@ func (c *console) model(ctx context.Context, spec string) error {
 	return nil
 }
 
-// checkBackend asks b's server whether it has b's model. Only an Ollama
-// server is asked.
-func checkBackend(ctx context.Context, b backend) error {
-	if m, ok := b.(*ollama.Model); ok {
-		return checkModel(ctx, m)
+// checkBackend asks b's server whether it has b's model: an Ollama
+// server, or an OpenAI-compatible one (whose missing model is only a
+// warning: some answer whatever the name). A scripted model is not asked.
+func checkBackend(ctx context.Context, b loop.Model) error {
+	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
+	defer cancel()
+	switch m := b.(type) {
+	case *ollama.Model:
+		return m.Check(ctx)
+	case *openai.Model:
+		return m.Check(ctx)
 	}
 	return nil
 }

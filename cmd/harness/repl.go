@@ -13,6 +13,7 @@ import (
 	"harness/approve"
 	"harness/loop"
 	"harness/ollama"
+	"harness/openai"
 	"harness/protocol"
 	"harness/record"
 	"harness/tools"
@@ -40,8 +41,7 @@ type runner struct {
 	journal *journal
 	// attach reads what the @tags of an input name, through the gate.
 	attach *attacher
-	// ollama is the model when the backend is Ollama, nil otherwise: the
-	// REPL checks it at start.
+	// ollama is the model when the backend is Ollama, nil otherwise.
 	ollama *ollama.Model
 	// providers are what the model was chosen from, and /model chooses
 	// from; nil with --fake.
@@ -162,10 +162,12 @@ func (r *runner) repl(ctx context.Context, std stdio) error {
 	r.answers.use(in)
 	fmt.Fprintf(std.out, "harness %s: %s model %s, workspace %s\n", version(), r.backend.Name, r.backend.Model, r.root)
 	fmt.Fprintln(std.out, st.dim("Type /help for the commands. Ctrl-C stops a turn; Ctrl-D or /exit leaves."))
-	if r.ollama != nil {
-		if err := checkModel(ctx, r.ollama); err != nil {
-			fmt.Fprintf(std.err, "%s %s\n", st.bad("error:"), modelAdvice(err, true))
+	if err := checkBackend(ctx, r.model); err != nil {
+		label := "error:"
+		if errors.Is(err, openai.ErrModelNotFound) {
+			label = "warning:" // the server may answer whatever the name
 		}
+		fmt.Fprintf(std.err, "%s %s\n", st.bad(label), modelAdvice(err, true))
 	}
 	v := &view{out: std.out, log: std.out, st: st, stream: true}
 	c := &console{r: r, out: std.out, st: st, in: in, view: v, agent: r.agent(v), cmds: commands()}
