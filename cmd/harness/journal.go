@@ -110,7 +110,7 @@ var (
 // The folders there of processes now gone are removed first.
 func newJournal(ts loop.Tools, ws *tools.Workspace, dir string) *journal {
 	if dir != "" {
-		sweepUndo(filepath.Join(dir, "undo"))
+		sweepRuns(filepath.Join(dir, "undo"))
 		dir = filepath.Join(dir, "undo", runID())
 	}
 	return &journal{tools: ts, ws: ws, dir: dir, diffs: make(map[string]string), previewed: make(map[string]bool)}
@@ -531,10 +531,11 @@ func (j *journal) close() {
 	}
 }
 
-// sweepUndo removes the folders of copies in dir that processes now gone
-// left behind (a harness killed outright cannot remove its own): each is
-// named PID-TIME by the process that made it.
-func sweepUndo(dir string) {
+// sweepRuns removes the folders of runs in dir (of copies for /undo, of
+// kept outputs) that processes now gone left behind (a harness killed
+// outright cannot remove its own): each is named PID-TIME by the process
+// that made it (runID).
+func sweepRuns(dir string) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return

@@ -415,7 +415,7 @@ func TestSecondInterruptQuits(t *testing.T) {
 
 // TestSweepUndo: the folders of copies of processes that are gone are
 // removed; this process's, and what is not such a folder, stay.
-func TestSweepUndo(t *testing.T) {
+func TestSweepRuns(t *testing.T) {
 	dir := t.TempDir()
 	gone := exec.Command(os.Args[0], "-test.run=^$")
 	if err := gone.Run(); err != nil {
@@ -432,7 +432,7 @@ func TestSweepUndo(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	sweepUndo(dir)
+	sweepRuns(dir)
 	for name, stays := range names {
 		if _, err := os.Stat(filepath.Join(dir, name)); (err == nil) != stays {
 			t.Errorf("%s: stays %v, want %v (%v)", name, err == nil, stays, err)

@@ -34,12 +34,14 @@ func sessionDir(dirs xdg.Dirs) (string, error) {
 // outputsDir is the folder of this run's long outputs: in the state
 // folder, or, with --no-session or no state folder, "" for a temporary
 // one. Either way it is removed when the run ends (sessions are never
-// removed, so outputs kept with them would only grow).
+// removed, so outputs kept with them would only grow); the folders that
+// runs killed outright left there are removed first.
 func outputsDir(dirs xdg.Dirs, noSession bool) string {
 	dir, err := stateDir(dirs)
 	if noSession || err != nil {
 		return ""
 	}
+	sweepRuns(filepath.Join(dir, "outputs"))
 	return filepath.Join(dir, "outputs", runID())
 }
 
