@@ -413,7 +413,7 @@ func TestSecondInterruptQuits(t *testing.T) {
 	}
 }
 
-// TestSweepUndo: the folders of copies of processes that are gone are
+// TestSweepRuns: the folders of runs of processes that are gone are
 // removed; this process's, and what is not such a folder, stay.
 func TestSweepRuns(t *testing.T) {
 	dir := t.TempDir()
