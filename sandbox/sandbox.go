@@ -3,7 +3,9 @@
 // size of any file written, and with every process it started killed when
 // the command ends, times out or is cancelled, so nothing it started lives
 // on: on Linux and macOS its process group (on Linux it also dies with
-// the harness), on Windows a job object that ends with the harness too.
+// the harness, and what left the group for a session of its own is found
+// and killed too, the harness being the reaper of its descendants), on
+// Windows a job object that ends with the harness too.
 // Close ends what is still running when the harness exits; macOS has no
 // other way to end a command with the program that started it.
 //
@@ -301,6 +303,7 @@ func (s *Sandbox) Start(ctx context.Context) error {
 		// The outcome is kept for the run, so the caller's cancelling (a
 		// Ctrl-C during the first command) must not decide it.
 		ctx := context.WithoutCancel(ctx)
+		becomeReaper()
 		s.tier = None
 		switch s.cfg.Mode {
 		case None:
@@ -449,15 +452,40 @@ func (s *Sandbox) Close() error {
 	return errors.Join(errs...)
 }
 
-// track keeps t among the running commands, unless Close was called.
-func (s *Sandbox) track(t *tree) bool {
+// startTracked starts cmd, whose tree is t, and keeps t among the running
+// commands, unless Close was called. It holds s.mu meanwhile, so that no
+// sweep (see sweep) takes the command for what another left behind.
+func (s *Sandbox) startTracked(cmd *exec.Cmd, t *tree) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return false
+		return ErrClosed
+	}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("sandbox: cannot start %s: %w", cmd.Path, err)
+	}
+	if err := t.started(); err != nil {
+		abandon(cmd, t)
+		return fmt.Errorf("sandbox: cannot hold the processes of %s: %w", cmd.Path, err)
 	}
 	s.live[t] = true
-	return true
+	return nil
+}
+
+// sweep kills, on Linux, what the commands that ended left running in a
+// session of their own, which their process groups do not hold (see
+// sweepOrphans); what the running commands left stays theirs until they
+// end. Elsewhere it does nothing.
+func (s *Sandbox) sweep() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sessions := make(map[int]bool, len(s.live))
+	for t := range s.live {
+		if t.cmd.Process != nil {
+			sessions[t.cmd.Process.Pid] = true // each leads its session
+		}
+	}
+	sweepOrphans(sessions)
 }
 
 func (s *Sandbox) untrack(t *tree) {
@@ -488,16 +516,8 @@ func (s *Sandbox) Run(ctx context.Context, c Command) (Result, error) {
 	cmd.WaitDelay = time.Second
 
 	began := time.Now()
-	if err := cmd.Start(); err != nil {
-		return Result{}, fmt.Errorf("sandbox: cannot start %s: %w", cmd.Path, err)
-	}
-	if err := tree.started(); err != nil {
-		abandon(cmd, tree)
-		return Result{}, fmt.Errorf("sandbox: cannot hold the processes of %s: %w", cmd.Path, err)
-	}
-	if !s.track(tree) {
-		abandon(cmd, tree)
-		return Result{}, ErrClosed
+	if err := s.startTracked(cmd, tree); err != nil {
+		return Result{}, err
 	}
 	defer s.untrack(tree)
 	done := make(chan struct{})
@@ -512,6 +532,8 @@ func (s *Sandbox) Run(ctx context.Context, c Command) (Result, error) {
 	close(done)
 	tree.kill() // whatever it left running goes too
 	tree.release()
+	s.untrack(tree)
+	s.sweep() // and what left the process group
 	res := Result{Elapsed: time.Since(began), Exit: -1, Tier: s.tier, Notice: s.TakeNotice()}
 	res.Output, res.Omitted = out.result()
 	if cmd.ProcessState != nil {

@@ -1,0 +1,134 @@
+package sandbox
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// reaper makes this process, once, the reaper of its descendants
+// (PR_SET_CHILD_SUBREAPER): a process that a command started and that
+// outlived its parent is then re-parented here, not to init, and
+// sweepOrphans finds it, even when it left the command's session with
+// setsid, where killing the command's process group does not reach.
+var reaper sync.Once
+
+func becomeReaper() {
+	reaper.Do(func() { unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) })
+}
+
+// reapWait bounds how long a sweep waits for the processes it killed.
+const reapWait = 2 * time.Second
+
+// sweepOrphans kills, with their process groups, the processes a command
+// left behind in a session of their own, and reaps them: the children of
+// this process that are in another session than this process's and than
+// every session of sessions (those of the commands still running, whose
+// own orphans are theirs until they end). What this process started
+// itself outside the sandbox runs in its session, and is left alone. What
+// a killed process had started comes here in turn, and goes in the next
+// round. The caller holds s.mu, so that no command starts meanwhile.
+func sweepOrphans(sessions map[int]bool) {
+	own, err := unix.Getsid(0)
+	if err != nil {
+		return
+	}
+	for range 8 {
+		var found []int
+		for _, pid := range children() {
+			sid, err := unix.Getsid(pid)
+			if err == nil && sid != own && !sessions[sid] {
+				found = append(found, pid)
+			}
+		}
+		if len(found) == 0 {
+			return
+		}
+		for _, pid := range found {
+			if pgid, err := unix.Getpgid(pid); err == nil && pgid > 1 {
+				unix.Kill(-pgid, unix.SIGKILL)
+			}
+			unix.Kill(pid, unix.SIGKILL)
+		}
+		reap(found)
+	}
+}
+
+// reap waits for the processes pids, children of this process, to end,
+// for reapWait at most: one stuck in the kernel stays a zombie until a
+// later sweep.
+func reap(pids []int) {
+	deadline := time.Now().Add(reapWait)
+	for len(pids) > 0 && time.Now().Before(deadline) {
+		left := pids[:0]
+		for _, pid := range pids {
+			var ws unix.WaitStatus
+			if got, err := unix.Wait4(pid, &ws, unix.WNOHANG, nil); got == 0 && err == nil {
+				left = append(left, pid)
+			}
+		}
+		pids = left
+		if len(pids) > 0 {
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+}
+
+// children returns the ids of this process's children: those each of its
+// threads has, as /proc says, or, where /proc does not list children,
+// the processes whose parent it is.
+func children() []int {
+	var out []int
+	files, _ := filepath.Glob("/proc/self/task/*/children")
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		for _, field := range bytes.Fields(data) {
+			if pid, err := strconv.Atoi(string(field)); err == nil {
+				out = append(out, pid)
+			}
+		}
+	}
+	if len(files) > 0 {
+		return out
+	}
+	self := os.Getpid()
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if parentOf(pid) == self {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// parentOf returns the id of pid's parent, from /proc/PID/stat, or 0.
+func parentOf(pid int) int {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	// The name, in parentheses, may hold anything: the fields after its
+	// last ) are the state, then the parent.
+	i := bytes.LastIndexByte(data, ')')
+	if i < 0 {
+		return 0
+	}
+	fields := bytes.Fields(data[i+1:])
+	if len(fields) < 2 {
+		return 0
+	}
+	ppid, _ := strconv.Atoi(string(fields[1]))
+	return ppid
+}
