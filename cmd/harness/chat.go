@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"regexp"
 	"slices"
@@ -104,18 +105,18 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string, dirs xdg.
 	if err != nil {
 		return nil, &exitCodeError{code: exitUsage, err: err}
 	}
-	backend := model.Describe()
+	described := model.Describe()
 	size, err := windowSize(ctx, std.err, model, &c.modelFlags)
 	if err != nil {
 		return nil, &exitCodeError{code: exitUsage, err: err}
 	}
-	unused := ignored(backend, given)
+	unused := ignored(described, given)
 	for _, fs := range unused {
 		if fs.still != "" {
-			fmt.Fprintf(std.err, "harness: --%s is not sent to the %s backend: %s\n", fs.flag, backend.Name, fs.still)
+			fmt.Fprintf(std.err, "harness: --%s is not sent to the %s backend: %s\n", fs.flag, described.Name, fs.still)
 			continue
 		}
-		fmt.Fprintf(std.err, "harness: --%s is ignored by the %s backend\n", fs.flag, backend.Name)
+		fmt.Fprintf(std.err, "harness: --%s is ignored by the %s backend\n", fs.flag, described.Name)
 	}
 	pattern := c.TestPattern
 	if pattern == "" {
@@ -141,7 +142,7 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string, dirs xdg.
 		}
 	}
 	r := &runner{
-		backend: backend,
+		backend: described,
 		model:   model,
 		root:    tb.ws.Root(),
 		ws:      tb.ws,
@@ -177,6 +178,17 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string, dirs xdg.
 		return nil, err
 	}
 	r.close = func() { r.conv.close(); closeFiles() }
+	// The window is the model's: a resumed session may have brought back
+	// another model than the flags chose, as /model may switch to one.
+	r.windowFor = func(ctx context.Context, warn io.Writer, b backend) (int, error) {
+		return windowSize(ctx, warn, b, &c.modelFlags)
+	}
+	if r.model != model {
+		if size, err = r.windowFor(ctx, std.err, r.model); err != nil {
+			r.close()
+			return nil, &exitCodeError{code: exitUsage, err: err}
+		}
+	}
 	if c.Record != "" {
 		rec, closeRec, err := openRecord(c.Record, start())
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"harness/config"
@@ -130,7 +131,12 @@ func (c *console) model(ctx context.Context, spec string) error {
 	} else if err != nil {
 		fmt.Fprintf(c.out, "%s %s\n", c.st.bad("warning:"), modelAdvice(err, true))
 	}
-	if err := r.useModel(b, s); err != nil {
+	size, err := r.windowFor(ctx, c.out, b)
+	if err != nil {
+		fmt.Fprintf(c.out, "%v; the model is still %s.\n", err, from)
+		return nil
+	}
+	if err := r.useModel(b, s, size, c.out); err != nil {
 		return err
 	}
 	agent, err := loop.Resume(r.model, r.tools, r.cfg, c.agent.State(), r.hooks(r.ui(c.view)...)...)
@@ -174,7 +180,7 @@ func (r *runner) modelSpec() string {
 
 // useModel makes b, whose settings are s, the run's model, with the tools
 // built for it again (its helpers use it too).
-func (r *runner) useModel(b backend, s config.Settings) error {
+func (r *runner) useModel(b backend, s config.Settings, size int, out io.Writer) error {
 	ts, err := r.toolsFor(b)
 	if err != nil {
 		return err
@@ -182,6 +188,10 @@ func (r *runner) useModel(b backend, s config.Settings) error {
 	r.model, r.tools, r.backend = b, ts, b.Describe()
 	r.ollama, _ = b.(*ollama.Model)
 	r.providers.cur = s
+	if size != r.cfg.Window {
+		fmt.Fprintf(out, "The context window is %d tokens, not %d, from the next turn on.\n", size, r.cfg.Window)
+		r.cfg.Window, r.ctxview.size = size, size
+	}
 	return nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"harness/openai"
 	"harness/session"
 )
 
@@ -95,11 +96,18 @@ func (c *console) load(ctx context.Context, ref string) error {
 	if name := r.savedModel(sv); name != "" {
 		b, s, err := r.providers.pick(name)
 		if err == nil {
-			err = checkBackend(ctx, b)
+			if err = checkBackend(ctx, b); errors.Is(err, openai.ErrModelNotFound) {
+				fmt.Fprintf(c.out, "%s %s\n", c.st.bad("warning:"), modelAdvice(err, true))
+				err = nil // the server may answer whatever the name
+			}
+		}
+		size := 0
+		if err == nil {
+			size, err = r.windowFor(ctx, c.out, b)
 		}
 		if err != nil {
 			fmt.Fprintf(c.out, "%s; it goes on with %s.\n", modelAdvice(err, true), r.modelSpec())
-		} else if err := r.useModel(b, s); err != nil {
+		} else if err := r.useModel(b, s, size, c.out); err != nil {
 			if w != nil {
 				w.Close()
 			}

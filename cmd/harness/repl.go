@@ -24,7 +24,7 @@ import (
 // and held here by name: nothing is found later by its type.
 type runner struct {
 	backend   protocol.Backend // what the model says it is
-	model     loop.Model
+	model     backend
 	tools     loop.Tools // behind the approval gate
 	root      string     // the workspace's
 	ws        *tools.Workspace
@@ -41,6 +41,9 @@ type runner struct {
 	journal *journal
 	// attach reads what the @tags of an input name, through the gate.
 	attach *attacher
+	// windowFor is the context window of a conversation with model b,
+	// for the flags: warnings about it go to warn.
+	windowFor func(ctx context.Context, warn io.Writer, b backend) (int, error)
 	// ollama is the model when the backend is Ollama, nil otherwise.
 	ollama *ollama.Model
 	// providers are what the model was chosen from, and /model chooses
