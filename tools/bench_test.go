@@ -51,6 +51,12 @@ func benchTools(b *testing.B, root string) *Outputs {
 	if err != nil {
 		b.Fatal(err)
 	}
+	return benchToolsOn(b, ws)
+}
+
+// benchToolsOn returns the default file tools on ws.
+func benchToolsOn(b *testing.B, ws *Workspace) *Outputs {
+	b.Helper()
 	set, err := NewSet(ReadFile(ws), ListFiles(ws), EditFile(ws), WriteFile(ws))
 	if err != nil {
 		b.Fatal(err)
@@ -429,12 +435,7 @@ func BenchmarkReadChecked(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	set, err := NewSet(ReadFile(ws), ListFiles(ws), EditFile(ws), WriteFile(ws))
-	if err != nil {
-		b.Fatal(err)
-	}
-	ts := WithOutputs(set, "")
-	b.Cleanup(func() { ts.Close() })
+	ts := benchToolsOn(b, ws)
 	src := NewSources(ws, nil, ts)
 	call := protocol.Call{ID: "call_1", Name: readName, Args: map[string]any{"path": "src/pkg/small.go"}}
 	if err := protocol.Check(ts.Specs(), &call); err != nil {
