@@ -22,6 +22,11 @@
 // Linux a program's peak RSS counts that of the process that started it,
 // and e2e's own grows with the request logs it checks.
 //
+// The harness runs with --no-compact, as "harness -p", with --record
+// too, and, as "harness -p, window", keeping the context window as it
+// does by default, in a window larger than the session, so that it counts
+// at every step but never compacts.
+//
 // -steps N makes the session N steps long (the harness is given step
 // limits to match), -size the bytes of each file read. -compare BIN adds a
 // row for another harness binary, such as one built with a change, to
@@ -51,6 +56,11 @@ import (
 )
 
 const answer = "All files read: each holds a generated Go file."
+
+// bigWindow is the context window, in tokens, of the run that keeps the
+// compactor: more than a 400-step session holds, so that it never
+// compacts.
+const bigWindow = 4 << 20
 
 func main() {
 	runs := flag.Int("runs", 15, "timed runs of each client")
@@ -113,10 +123,12 @@ func run(runs, steps, fileSize int, keep bool, backend string, others []string) 
 	// The step limit is the session's length, so that a session longer
 	// than the default limits runs to its end; and the conversation is
 	// never compacted, which would change what is measured and break the
-	// log's prefix check.
-	limits := []string{"--max-steps", strconv.Itoa(steps), "--max-model-calls", strconv.Itoa(steps), "--no-compact"}
+	// log's prefix check: with --no-compact, or in a window so large that
+	// the compactor, which runs at every step as by default, never has to.
+	limits := []string{"--max-steps", strconv.Itoa(steps), "--max-model-calls", strconv.Itoa(steps)}
+	noCompact := append(limits, "--no-compact")
 	harnessArgs := func(bin, addr string, more ...string) []string {
-		args := append(append([]string{bin, "-w", ws, "-m", "fake"}, server(addr)...), limits...)
+		args := append(append([]string{bin, "-w", ws, "-m", "fake"}, server(addr)...), noCompact...)
 		return append(append(args, more...), "-p", prompt)
 	}
 	clients := []client{
@@ -128,6 +140,10 @@ func run(runs, steps, fileSize int, keep bool, backend string, others []string) 
 		}},
 		{name: "harness -p --record", args: func(addr string) []string {
 			return harnessArgs(harness, addr, "--record", filepath.Join(dir, "run.jsonl"))
+		}},
+		{name: "harness -p, window", args: func(addr string) []string {
+			args := append(append([]string{harness, "-w", ws, "-m", "fake"}, server(addr)...), limits...)
+			return append(args, "--num-ctx", strconv.Itoa(bigWindow), "-p", prompt)
 		}},
 	}
 	for i, other := range others {
@@ -256,7 +272,7 @@ func goFile(n, size int) []byte {
 func session(launcher, harness, script, dir string, args func(string) []string, steps int) (measure, error) {
 	logPath := filepath.Join(dir, "requests.jsonl")
 	os.Remove(logPath)
-	srv := exec.Command(harness, "fake-ollama", "--script", script, "--log", logPath)
+	srv := exec.Command(harness, "fake-ollama", "--script", script, "--log", logPath, "--context-length", strconv.Itoa(bigWindow))
 	out, err := srv.StdoutPipe()
 	if err != nil {
 		return measure{}, err
