@@ -18,14 +18,19 @@ import (
 // harness's own sessions).
 
 // toolVars name folders of toolchains and their caches that commands may
-// read; homeTools are where they are by default, under the home folder,
-// with the files of git's own configuration (its credentials file, in
-// the same folder, stays out).
+// read; homeTools are where toolchains, and the caches of packages that
+// builds read offline, are by default under the home folder, with the
+// files of git's own configuration (its credentials file, in the same
+// folder, stays out). The secret places among them (~/.gem/credentials)
+// stay hidden.
 var (
 	toolVars  = []string{"GOROOT", "GOPATH", "GOMODCACHE", "GOCACHE", "CARGO_HOME", "RUSTUP_HOME", "PYENV_ROOT", "VIRTUAL_ENV", "JAVA_HOME"}
 	homeTools = []string{
-		"go", ".cache/go-build", "Library/Caches/go-build", ".cargo", ".rustup", ".pyenv", ".nvm",
-		".local/bin", ".local/lib", ".local/share/pipx", ".local/share/uv",
+		"go", ".cache/go-build", "Library/Caches/go-build", ".cargo", ".rustup", ".pyenv", ".rbenv", ".nvm", ".volta", ".asdf",
+		".sdkman", ".bun", ".deno", ".dotnet", ".conda", ".julia", ".elan", ".ghcup", ".cabal", ".stack", ".opam", ".gem",
+		".m2/repository", ".gradle/caches", ".gradle/wrapper", ".npm", ".yarn", ".nuget/packages",
+		".cache/pip", ".cache/uv", ".cache/yarn", ".cache/deno",
+		".local/bin", ".local/lib", ".local/share/pipx", ".local/share/uv", ".local/share/pnpm",
 		".gitconfig", ".config/git/config", ".config/git/ignore", ".config/git/attributes",
 	}
 )

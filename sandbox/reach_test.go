@@ -23,6 +23,7 @@ func TestToolDirs(t *testing.T) {
 		home + "/.config/tool/bin",              // itself only
 		home + "/.config/git/config",            // git's configuration, a file at a time
 		home + "/go", home + "/.cache/go-build", // the usual places
+		home + "/.m2/repository", home + "/.gradle/caches", // caches builds read offline
 	} {
 		if !slices.Contains(got, filepath.FromSlash(want)) {
 			t.Errorf("toolDirs lacks %s: %q", want, got)
@@ -30,6 +31,7 @@ func TestToolDirs(t *testing.T) {
 	}
 	for _, bad := range []string{
 		home, "/", "bin", "/home", home + "/.local", home + "/.config", home + "/.config/git",
+		home + "/.m2", home + "/.gradle", // which hold settings with credentials
 		home + "/.pyenv/shims", // opened through ~/.pyenv already
 		"/home/other/.cargo/bin", "/home/other/.cargo", "/root/.pyenv/shims", "/root/.pyenv",
 	} {
