@@ -184,12 +184,12 @@ func TestLandlockRules(t *testing.T) {
 		got[r.Path] = r.Access
 	}
 	want := map[string]uint64{
-		ws:                           unix.LANDLOCK_ACCESS_FS_READ_DIR,
-		filepath.Join(ws, ".git"):    llRead,
-		filepath.Join(ws, "src"):     llRead | llWrite,
-		filepath.Join(ws, "main.go"): (llRead | llWrite) & llFile,
-		filepath.Join(home, "go"):    llRead,
-		"/dev":                       llDevice,
+		ws:                               unix.LANDLOCK_ACCESS_FS_READ_DIR,
+		filepath.Join(ws, ".git"):        llRead,
+		filepath.Join(ws, "src"):         llRead | llWrite,
+		filepath.Join(ws, "main.go"):     (llRead | llWrite) & llFile,
+		filepath.Join(home, "go", "bin"): llRead,
+		"/dev":                           llDevice,
 	}
 	for path, access := range want {
 		if got[path] != access {

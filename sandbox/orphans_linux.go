@@ -14,7 +14,7 @@ import (
 // reaper makes this process, once, the reaper of its descendants
 // (PR_SET_CHILD_SUBREAPER): a process that a command started and that
 // outlived its parent is then re-parented here, not to init, and
-// sweepOrphans finds it, even when it left the command's session with
+// killOrphans finds it, even when it left the command's session with
 // setsid, where killing the command's process group does not reach.
 var reaper sync.Once
 
@@ -22,48 +22,36 @@ func becomeReaper() {
 	reaper.Do(func() { unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) })
 }
 
-// reapWait bounds how long a sweep waits for the processes it killed.
-const reapWait = 2 * time.Second
-
-// sweepOrphans kills, with their process groups, the processes a command
-// left behind in a session of their own, and reaps them: the children of
-// this process that are in another session than this process's and than
-// every session of sessions (those of the commands still running, whose
-// own orphans are theirs until they end). What this process started
-// itself outside the sandbox runs in its session, and is left alone. What
-// a killed process had started comes here in turn, and goes in the next
-// round. The caller holds s.mu, so that no command starts meanwhile.
-func sweepOrphans(sessions map[int]bool) {
+// killOrphans kills, with their process groups, the children of this
+// process that are in another session than its own: processes a command
+// left behind in a session of their own, which came here when their
+// parent ended. What this process started itself outside the sandbox
+// runs in its session, and is left alone. It returns the ids it killed,
+// to reap.
+func killOrphans() []int {
 	own, err := unix.Getsid(0)
 	if err != nil {
-		return
+		return nil
 	}
-	for range 8 {
-		var found []int
-		for _, pid := range children() {
-			sid, err := unix.Getsid(pid)
-			if err == nil && sid != own && !sessions[sid] {
-				found = append(found, pid)
-			}
+	var found []int
+	for _, pid := range children() {
+		if sid, err := unix.Getsid(pid); err == nil && sid != own {
+			found = append(found, pid)
 		}
-		if len(found) == 0 {
-			return
-		}
-		for _, pid := range found {
-			if pgid, err := unix.Getpgid(pid); err == nil && pgid > 1 {
-				unix.Kill(-pgid, unix.SIGKILL)
-			}
-			unix.Kill(pid, unix.SIGKILL)
-		}
-		reap(found)
 	}
+	for _, pid := range found {
+		if pgid, err := unix.Getpgid(pid); err == nil && pgid > 1 {
+			unix.Kill(-pgid, unix.SIGKILL)
+		}
+		unix.Kill(pid, unix.SIGKILL)
+	}
+	return found
 }
 
 // reap waits for the processes pids, children of this process, to end,
-// for reapWait at most: one stuck in the kernel stays a zombie until a
+// until deadline at most: one stuck in the kernel stays a zombie until a
 // later sweep.
-func reap(pids []int) {
-	deadline := time.Now().Add(reapWait)
+func reap(pids []int, deadline time.Time) {
 	for len(pids) > 0 && time.Now().Before(deadline) {
 		left := pids[:0]
 		for _, pid := range pids {

@@ -49,16 +49,31 @@ func TestOrphanInOwnSessionKilled(t *testing.T) {
 	}
 }
 
-// What a command still running left behind stays, even when another
-// command ends meanwhile: it is that command's until it ends.
+// A chain of processes, each in a session of its own and each the parent
+// of the next, comes back to the harness a process at a time as each
+// above it is killed: the sweep goes on until none comes back.
+func TestOrphanChainKilled(t *testing.T) {
+	if _, err := exec.LookPath("perl"); err != nil {
+		t.Skip("skipped: needs perl")
+	}
+	ws, _ := dirs(t)
+	chain := `perl -e 'use POSIX qw(setsid); setsid(); $n=0; while ($n<20) { my $p=fork(); last if $p; setsid(); $n++ } sleep 1; if ($n==20) { open F,">planted.txt"; print F "x"; close F }' </dev/null >/dev/null 2>&1 & sleep 0.3`
+	run(t, newSandbox(t, Config{Mode: None, Dir: ws}), chain)
+	time.Sleep(1500 * time.Millisecond)
+	if _, err := os.Stat(filepath.Join(ws, "planted.txt")); err == nil {
+		t.Error("the last of a chain of processes in sessions of their own outlived the command and wrote planted.txt")
+	}
+}
+
+// What a command still running left behind stays, even in a session of
+// its own, when another command ends meanwhile: it is that command's until
+// it ends.
 func TestOrphanOfRunningCommandKept(t *testing.T) {
 	ws, _ := dirs(t)
 	s := newSandbox(t, Config{Mode: None, Dir: ws})
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		// The subshell outlives sh -c, which ends at once: an orphan
-		// in the command's session while the command sleeps on.
-		run(t, s, "sh -c '(sleep 0.3; echo kept > kept.txt) &'; sleep 1")
+		run(t, s, "(setsid sh -c 'sleep 0.3; echo kept > kept.txt' </dev/null >/dev/null 2>&1 &); sleep 1")
 	})
 	time.Sleep(100 * time.Millisecond)
 	run(t, s, "true") // ends, and sweeps, while the first runs

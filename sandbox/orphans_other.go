@@ -2,9 +2,14 @@
 
 package sandbox
 
+import "time"
+
 // becomeReaper does nothing where a process cannot be made the reaper of
 // its descendants: what leaves a command's process group outlives it.
 func becomeReaper() {}
 
-// sweepOrphans does nothing: see becomeReaper.
-func sweepOrphans(map[int]bool) {}
+// killOrphans finds nothing: see becomeReaper.
+func killOrphans() []int { return nil }
+
+// reap has nothing to wait for.
+func reap([]int, time.Time) {}

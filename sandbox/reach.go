@@ -26,7 +26,7 @@ import (
 var (
 	toolVars  = []string{"GOROOT", "GOPATH", "GOMODCACHE", "GOCACHE", "CARGO_HOME", "RUSTUP_HOME", "PYENV_ROOT", "VIRTUAL_ENV", "JAVA_HOME"}
 	homeTools = []string{
-		"go", ".cache/go-build", "Library/Caches/go-build", ".cargo", ".rustup", ".pyenv", ".rbenv", ".nvm", ".volta", ".asdf",
+		"go/pkg/mod", "go/bin", ".cache/go-build", "Library/Caches/go-build", ".cargo", ".rustup", ".pyenv", ".rbenv", ".nvm", ".volta", ".asdf",
 		".sdkman", ".bun", ".deno", ".dotnet", ".conda", ".julia", ".elan", ".ghcup", ".cabal", ".stack", ".opam", ".gem",
 		".m2/repository", ".gradle/caches", ".gradle/wrapper", ".npm", ".yarn", ".nuget/packages",
 		".cache/pip", ".cache/uv", ".cache/yarn", ".cache/deno",
@@ -42,7 +42,8 @@ var (
 var privateDirs = []string{"/home", "/root", "/run", "/var/run", "/srv", "/mnt", "/media"}
 
 // xdgBases are folders of the home folder that hold the files of many
-// programs at once: a folder of PATH in one of them opens only itself.
+// programs at once: a folder of PATH right in one of them opens only
+// itself.
 var xdgBases = []string{".local", ".config", ".cache", "Library"}
 
 // homesDirs hold the home folders of users: a toolchain in another's home
@@ -50,13 +51,16 @@ var xdgBases = []string{".local", ".config", ".cache", "Library"}
 var homesDirs = []string{"/home", "/root", "/Users", "/var/root"}
 
 // toolDirs returns the paths of toolchains that commands may read: those
-// the environment names, their usual places in the home folder, and the
-// folders of PATH. A folder of PATH under home opens the folder of home
-// it lies in (~/.pyenv for ~/.pyenv/shims, whose programs run what is
-// beside them), but in the folders that hold many programs' files
-// (~/.local/bin opens itself, not ~/.local, which holds programs' state).
-// Never home itself, a folder it lies in, the root, nor a path in another
-// user's home folder.
+// the environment names (of GOPATH, only its module cache and programs,
+// not the sources it may hold), their usual places in the home folder,
+// and the folders of PATH. A folder of PATH under home named bin or shims
+// opens the folder it lies in, the toolchain whose programs it holds
+// (~/sdk/flutter for ~/sdk/flutter/bin, ~/.pyenv for ~/.pyenv/shims,
+// whose programs run what is beside them), but not home itself, nor
+// anything in the folders that hold many programs' files (~/.local/bin
+// opens itself, not ~/.local), nor one inside a path named already
+// (~/go/bin, not the sources of ~/go); any other opens only itself. Never home itself, a folder it lies in, the
+// root, nor a path in another user's home folder.
 func (s *Sandbox) toolDirs() []string {
 	home := s.cfg.Home
 	env := make(map[string]string)
@@ -67,18 +71,30 @@ func (s *Sandbox) toolDirs() []string {
 	}
 	var dirs []string
 	for _, k := range toolVars {
-		dirs = append(dirs, filepath.SplitList(env[k])...)
+		for _, d := range filepath.SplitList(env[k]) {
+			if k == "GOPATH" && d != "" {
+				dirs = append(dirs, filepath.Join(d, "pkg", "mod"), filepath.Join(d, "bin"))
+				continue
+			}
+			dirs = append(dirs, d)
+		}
 	}
 	if home != "" {
 		for _, rel := range homeTools {
 			dirs = append(dirs, filepath.Join(home, filepath.FromSlash(rel)))
 		}
 	}
+	known := slices.Clone(dirs) // a folder of PATH in one of them adds nothing
 	for _, d := range filepath.SplitList(env["PATH"]) {
-		if filepath.IsAbs(d) && home != "" && fence.Within(home, d) && d != home {
-			rel, _ := filepath.Rel(home, filepath.Clean(d))
-			if first := strings.Split(rel, string(filepath.Separator))[0]; !slices.Contains(xdgBases, first) {
-				d = filepath.Join(home, first)
+		if filepath.IsAbs(d) && within(known, filepath.Clean(d)) {
+			continue
+		}
+		if filepath.IsAbs(d) && home != "" && fence.Within(home, filepath.Clean(d)) && filepath.Clean(d) != home {
+			d = filepath.Clean(d)
+			rel, _ := filepath.Rel(home, d)
+			first, _, _ := strings.Cut(filepath.ToSlash(rel), "/")
+			if base := filepath.Base(d); (base == "bin" || base == "shims") && filepath.Dir(d) != home && !slices.Contains(xdgBases, first) {
+				d = filepath.Dir(d)
 			}
 		}
 		dirs = append(dirs, d)

@@ -472,21 +472,32 @@ func (s *Sandbox) startTracked(cmd *exec.Cmd, t *tree) error {
 	return nil
 }
 
-// sweep kills, on Linux, what the commands that ended left running in a
-// session of their own, which their process groups do not hold (see
-// sweepOrphans); what the running commands left stays theirs until they
-// end. Elsewhere it does nothing.
+// sweep kills, on Linux, what the commands left running in a session of
+// their own, which their process groups do not hold (see killOrphans):
+// once the last command running has ended, since what a running command
+// left may still be its own. Each round kills what came back to this
+// process, and then waits for it without the lock; what that killed
+// started comes back in turn, for the next round, until none does, or
+// sweepTime has passed. Elsewhere it does nothing.
 func (s *Sandbox) sweep() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	sessions := make(map[int]bool, len(s.live))
-	for t := range s.live {
-		if t.cmd.Process != nil {
-			sessions[t.cmd.Process.Pid] = true // each leads its session
+	deadline := time.Now().Add(sweepTime)
+	for time.Now().Before(deadline) {
+		s.mu.Lock()
+		if len(s.live) > 0 {
+			s.mu.Unlock()
+			return // the last command to end sweeps
 		}
+		killed := killOrphans()
+		s.mu.Unlock()
+		if len(killed) == 0 {
+			return
+		}
+		reap(killed, deadline)
 	}
-	sweepOrphans(sessions)
 }
+
+// sweepTime bounds one sweep.
+const sweepTime = 5 * time.Second
 
 func (s *Sandbox) untrack(t *tree) {
 	s.mu.Lock()
@@ -637,7 +648,8 @@ const tmpSize = 512 << 20
 // c replaces; what is hidden; and last the private folders made
 // read-only, once nothing more needs to be made in them. A private folder
 // inside the workspace or a path of Write is hidden after those are
-// mounted, as what is hidden is.
+// mounted, as what is hidden is; one that is the workspace or a path of
+// Write is left as it is.
 func (s *Sandbox) bwrapArgs(c Command) ([]string, []*os.File, error) {
 	dir := s.cfg.Dir
 	// Every capability is dropped: run by root, bwrap would otherwise
@@ -658,7 +670,10 @@ func (s *Sandbox) bwrapArgs(c Command) ([]string, []*os.File, error) {
 	writable := append([]string{dir}, s.cfg.Write...)
 	var shut, late []string // private folders shut first, and those hidden late
 	for _, p := range s.private() {
-		if within(writable, p) {
+		switch {
+		case slices.Contains(writable, p):
+			continue // the workspace, or a path the user made writable: theirs to see
+		case within(writable, p):
 			late = append(late, p)
 			continue
 		}

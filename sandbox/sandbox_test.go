@@ -411,7 +411,7 @@ func TestBwrapArgsPrivate(t *testing.T) {
 	order := []string{
 		"--tmpfs /tmp ",
 		"--size 1048576 --tmpfs " + home + " ",
-		"--ro-bind " + filepath.Join(home, "go") + " " + filepath.Join(home, "go") + " ",
+		"--ro-bind " + filepath.Join(home, "go", "bin") + " " + filepath.Join(home, "go", "bin") + " ",
 		"--ro-bind " + filepath.Join(home, ".local", "bin") + " " + filepath.Join(home, ".local", "bin") + " ",
 		"--bind " + ws + " " + ws + " ",
 		"--remount-ro " + home + " ",
@@ -425,7 +425,7 @@ func TestBwrapArgsPrivate(t *testing.T) {
 		}
 		at += i + len(want)
 	}
-	for _, bad := range []string{".ssh", filepath.Join(home, "go", "bin"), filepath.Join(home, ".local") + " "} {
+	for _, bad := range []string{".ssh", filepath.Join(home, "go") + " ", filepath.Join(home, ".local") + " "} {
 		if strings.Contains(args, bad) {
 			t.Errorf("args hold %q:\n%s", bad, args)
 		}
@@ -600,6 +600,39 @@ func checkHomeShowsTools(t *testing.T, tier string, box func(*testing.T, Config)
 		if !strings.Contains(plain.Output, secret) {
 			t.Errorf("without %s %q is not there to hide:\n%s", tier, secret, plain.Output)
 		}
+	}
+}
+
+// TestBwrapHomeWritable: a workspace that is the home folder, or a home
+// folder the user made writable, is seen and written as it is, its secret
+// places still hidden.
+func TestBwrapHomeWritable(t *testing.T) {
+	_, outside := dirs(t)
+	home := filepath.Join(outside, "home")
+	ws := filepath.Join(home, "src", "ws")
+	for path, content := range map[string]string{
+		filepath.Join(home, "notes.txt"):          "home-notes",
+		filepath.Join(home, ".ssh", "id_ed25519"): "PRIVATE KEY",
+		filepath.Join(ws, "main.go"):              "workspace-file",
+	} {
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	script := "cat notes.txt .ssh/id_ed25519 src/ws/main.go 2>/dev/null; echo; echo made > made.txt && echo written"
+	for name, cfg := range map[string]Config{
+		"workspace is home":  {Dir: home, Home: home},
+		"home made writable": {Dir: ws, Home: home, Write: []string{home}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			os.Remove(filepath.Join(home, "made.txt"))
+			s := isolated(t, cfg)
+			res := run(t, s, "cd "+home+" && "+script)
+			if res.Output != "home-notesworkspace-file\nwritten\n" {
+				t.Errorf("output %q, want the home folder's plain files, written", res.Output)
+			}
+		})
 	}
 }
 
