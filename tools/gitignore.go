@@ -251,6 +251,21 @@ func startIgnores(root string, limit int) *ignores {
 	return ig
 }
 
+// protects reports whether d, an entry of the workspace, is a file or
+// folder the start protected, wherever it is now (see movedFrom).
+func (ig *ignores) protects(d fs.DirEntry) bool {
+	if ig == nil || len(ig.protected) == 0 {
+		return false
+	}
+	fi, err := d.Info()
+	if err != nil {
+		return false
+	}
+	fid, ok := fileID(fi)
+	_, protected := ig.protected[fid]
+	return ok && protected
+}
+
 // movedFrom returns the path that the file at rel, or a folder it lies
 // in, had when the run started, when that path was protected and rel is
 // not it: the file was renamed, or linked, out of its protection. root is

@@ -78,8 +78,9 @@ var ErrHideTooMany = errors.New("too many secret or ignored paths to hide")
 // Hidden returns the paths in the workspace that commands must not see,
 // for a sandbox to hide: those whose names hold secrets
 // (fence.SecretName) and those the workspace's .gitignore files and
-// .git/info/exclude ignore, or ignored when the run started, a folder
-// standing for everything in it. It leaves out the git directory and
+// .git/info/exclude ignore, or ignored when the run started, under this
+// path or, renamed since, another, a folder standing for everything in
+// it. It leaves out the git directory and
 // folders named node_modules that nothing ignores. It fails closed: it
 // looks at no more than 50,000 entries and hides whole the top-level
 // folders it did not finish looking at; past 200 paths it hides the
@@ -154,7 +155,7 @@ func (h *hiddenList) walk(w *Workspace) {
 			secrets = append(secrets, p)
 			return false
 		}
-		if ignoredNowOrAtStart(ig, w.start, w.Rel(p), d.IsDir()) {
+		if ignoredNowOrAtStart(ig, w.start, w.Rel(p), d.IsDir()) || w.start.protects(d) {
 			ignored = append(ignored, p)
 			return false
 		}
