@@ -3,7 +3,6 @@ package sandbox
 import (
 	"bytes"
 	"os"
-	"path/filepath"
 	"strconv"
 	"sync"
 	"time"
@@ -67,27 +66,23 @@ func reap(pids []int, deadline time.Time) {
 	}
 }
 
-// children returns the ids of this process's children: those each of its
-// threads has, as /proc says, or, where /proc does not list children,
-// the processes whose parent it is.
+// children returns the ids of the children of this process that came to
+// it as their reaper: those /proc lists for its main thread, to which the
+// kernel gives them (the first thread alive of the reaper's, and a Go
+// program's main thread never ends), or, where /proc does not list
+// children, every process whose parent it is.
 func children() []int {
+	self := os.Getpid()
 	var out []int
-	files, _ := filepath.Glob("/proc/self/task/*/children")
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			continue
-		}
+	data, err := os.ReadFile("/proc/self/task/" + strconv.Itoa(self) + "/children")
+	if err == nil {
 		for _, field := range bytes.Fields(data) {
 			if pid, err := strconv.Atoi(string(field)); err == nil {
 				out = append(out, pid)
 			}
 		}
-	}
-	if len(files) > 0 {
 		return out
 	}
-	self := os.Getpid()
 	entries, _ := os.ReadDir("/proc")
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())

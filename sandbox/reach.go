@@ -62,6 +62,18 @@ var homesDirs = []string{"/home", "/root", "/Users", "/var/root"}
 // (~/go/bin, not the sources of ~/go); any other opens only itself. Never home itself, a folder it lies in, the
 // root, nor a path in another user's home folder.
 func (s *Sandbox) toolDirs() []string {
+	s.reach.Do(s.findReach)
+	return s.tools
+}
+
+// findReach finds, once for the sandbox's life, the toolchains (see
+// toolDirs) and the private folders (see private): they depend on its
+// Config alone.
+func (s *Sandbox) findReach() {
+	s.tools, s.privates = s.findToolDirs(), s.findPrivate()
+}
+
+func (s *Sandbox) findToolDirs() []string {
 	home := s.cfg.Home
 	env := make(map[string]string)
 	for _, kv := range s.cfg.Env {
@@ -119,6 +131,11 @@ func (s *Sandbox) toolDirs() []string {
 // private returns the folders that bwrap shuts off: the home folder and
 // privateDirs, those that exist, resolved, and none inside another.
 func (s *Sandbox) private() []string {
+	s.reach.Do(s.findReach)
+	return s.privates
+}
+
+func (s *Sandbox) findPrivate() []string {
 	var all []string
 	for _, p := range append([]string{s.cfg.Home}, privateDirs...) {
 		if p == "" {

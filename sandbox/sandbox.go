@@ -214,6 +214,10 @@ type Sandbox struct {
 	fallback string
 	err      error
 	noticed  atomic.Bool // the fallback was told
+	// What commands may reach, found once (see toolDirs and private).
+	reach    sync.Once
+	tools    []string
+	privates []string
 	// The commands running, and whether Close was called.
 	mu     sync.Mutex
 	live   map[*tree]bool

@@ -339,7 +339,7 @@ func (ig *ignores) parsed(name, dir string) []ignoreRule {
 	if err != nil || !fi.Mode().IsRegular() {
 		return nil
 	}
-	st := ruleStamp{size: fi.Size(), mod: fi.ModTime()}
+	st := ruleStamp{size: fi.Size(), mod: fi.ModTime(), change: changeTime(fi)}
 	st.id, st.hasID = fileID(fi)
 	if rules, ok := ig.files.get(name, st); ok {
 		return rules
@@ -354,7 +354,7 @@ func (ig *ignores) parsed(name, dir string) []ignoreRule {
 }
 
 // ruleFiles keeps the rules of each ignore file of a workspace, read once
-// and read again when the file's size, time or identity changes, so that
+// and read again when the file's size, times or identity change, so that
 // each check of a path does not read and parse them anew.
 type ruleFiles struct {
 	mu sync.Mutex
@@ -366,19 +366,22 @@ type keptRules struct {
 	rules []ignoreRule
 }
 
-// ruleStamp is what an ignore file looked like when its rules were kept.
+// ruleStamp is what an ignore file looked like when its rules were kept:
+// a file rewritten at its size, its time set back, still has another
+// change time.
 type ruleStamp struct {
-	size  int64
-	mod   time.Time
-	id    id
-	hasID bool
+	size   int64
+	mod    time.Time
+	change int64
+	id     id
+	hasID  bool
 }
 
 func (f *ruleFiles) get(name string, st ruleStamp) ([]ignoreRule, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	k, ok := f.m[name]
-	if !ok || k.st.size != st.size || !k.st.mod.Equal(st.mod) || k.st.id != st.id || k.st.hasID != st.hasID {
+	if !ok || k.st.size != st.size || !k.st.mod.Equal(st.mod) || k.st.change != st.change || k.st.id != st.id || k.st.hasID != st.hasID {
 		return nil, false
 	}
 	return k.rules, true

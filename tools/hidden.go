@@ -32,11 +32,14 @@ const (
 	racy = 2 * time.Second
 )
 
-// stamp is what a folder or an ignore file looked like to a walk.
+// stamp is what a folder or an ignore file looked like to a walk: its
+// change time too, which a file rewritten at its size with its time set
+// back does not keep.
 type stamp struct {
 	exists bool
 	mod    time.Time
 	size   int64
+	change int64
 }
 
 func stampOf(p string) stamp {
@@ -44,7 +47,7 @@ func stampOf(p string) stamp {
 	if err != nil {
 		return stamp{}
 	}
-	return stamp{exists: true, mod: fi.ModTime(), size: fi.Size()}
+	return stamp{exists: true, mod: fi.ModTime(), size: fi.Size(), change: changeTime(fi)}
 }
 
 // hiddenList is the paths of a workspace that commands must not see: files
@@ -52,15 +55,17 @@ func stampOf(p string) stamp {
 // walk finds them, and is made again only when something it saw changed:
 // names appear and disappear only by changing a folder, and rules only by
 // changing an ignore file. Where the system can watch folders (inotify),
-// whether any folder changed since the walk costs one read, however many
-// there are; elsewhere, and when the watch cannot be had, it costs a look
-// at the time of every folder. The ignore files the walk read, and
-// .git/info/exclude, are few: their times are looked at every time.
+// whether any folder changed, or an ignore file in one was written, since
+// the walk costs one read, however many there are, and a look at the time
+// of .git/info/exclude; elsewhere, and when the watch cannot be had, it
+// costs a look at the time of every folder and of every ignore file the
+// walk read or would read.
 type hiddenList struct {
 	mu       sync.Mutex
 	paths    []string
 	dirs     map[string]stamp // the folders the walk read
 	files    map[string]stamp // the ignore files it read or would read
+	exclude  string           // of those, the one in no folder the walk read
 	watch    *folderWatch
 	watching bool // every folder in dirs is watched
 	noWatch  bool // look at the folders' times even where they could be watched, for tests
@@ -106,6 +111,14 @@ func (w *Workspace) Hidden() ([]string, error) {
 // changed reports whether a folder or an ignore file the last walk saw is
 // not as it was.
 func (h *hiddenList) changed() bool {
+	if h.watching && watchesWrites {
+		// The watch sees the ignore files of the folders it watches
+		// written: only the one outside them, in .git, is looked at.
+		if stampOf(h.exclude) != h.files[h.exclude] {
+			return true
+		}
+		return h.watch.changed()
+	}
 	for p, st := range h.files {
 		if stampOf(p) != st {
 			return true
@@ -141,8 +154,8 @@ func (h *hiddenList) walk(w *Workspace) {
 	defer root.Close()
 	ig := w.ignores(root)
 	layout := gitdir.Find(w.root)
-	exclude := filepath.Join(w.root, ".git", "info", "exclude")
-	h.files[exclude] = stampOf(exclude)
+	h.exclude = filepath.Join(w.root, ".git", "info", "exclude")
+	h.files[h.exclude] = stampOf(h.exclude)
 	var secrets, ignored, unseen []string
 	// classify notes p when commands must not see it, and reports whether
 	// the walk goes on into it: not into what is hidden, the git

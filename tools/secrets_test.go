@@ -389,6 +389,17 @@ func TestHiddenWalksOnlyOnChange(t *testing.T) {
 					f.WriteString("local.txt\n")
 					f.Close()
 				}, "sub/local.txt"},
+				{"an ignore file rewritten at its size, its time set back", func() {
+					gi := filepath.Join(ws.Root(), ".gitignore")
+					fi, err := os.Stat(gi)
+					if err != nil {
+						t.Fatal(err)
+					}
+					writeFiles(t, ws.Root(), map[string]string{".gitignore": "*.log\nbuild/\n!keep.log\n/secrets.*\n"})
+					if err := os.Chtimes(gi, fi.ModTime(), fi.ModTime()); err != nil {
+						t.Fatal(err)
+					}
+				}, "secrets.env.example"},
 				{".git/info/exclude", func() { writeFiles(t, ws.Root(), map[string]string{".git/info/exclude": "main.go\n"}) }, "main.go"},
 			} {
 				age(t, ws.Root())

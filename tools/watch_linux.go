@@ -3,15 +3,27 @@
 package tools
 
 import (
+	"bytes"
 	"errors"
 	"syscall"
+	"unsafe"
 )
 
 // watchMask is what a watch of a folder reports: a name made, removed or
-// moved in or out of it, or the folder itself removed or moved. Writes to
-// files are not reported: ignore files are looked at by their times.
+// moved in or out of it, or the folder itself removed or moved; and
+// writes to the files in it, of which changed counts those to ignore
+// files only.
 const watchMask = syscall.IN_CREATE | syscall.IN_DELETE | syscall.IN_MOVED_FROM | syscall.IN_MOVED_TO |
-	syscall.IN_DELETE_SELF | syscall.IN_MOVE_SELF | syscall.IN_ONLYDIR
+	syscall.IN_DELETE_SELF | syscall.IN_MOVE_SELF | syscall.IN_ONLYDIR |
+	syscall.IN_MODIFY | syscall.IN_CLOSE_WRITE | syscall.IN_ATTRIB
+
+// writeEvents are the events of a write to a file, or of a change of its
+// time or mode, in a watched folder.
+const writeEvents = syscall.IN_MODIFY | syscall.IN_CLOSE_WRITE | syscall.IN_ATTRIB
+
+// watchesWrites says that changed reports writes to the ignore files of
+// the folders watched, so that their times need not be looked at.
+const watchesWrites = true
 
 // folderWatch notices, through inotify, a change in any of the folders it
 // was given since it was reset: one read that finds nothing says that
@@ -47,18 +59,45 @@ func (w *folderWatch) add(dir string) bool {
 	return err == nil
 }
 
-// changed reports whether a folder watched changed since the reset (a
-// lost event counts as a change). It reads without waiting.
+// changed reports whether a folder watched changed since the reset, or an
+// ignore file in it was written (a lost event counts as a change). It
+// reads without waiting, every event there is: the writes to other files
+// are read and forgotten.
 func (w *folderWatch) changed() bool {
 	if w.fd < 0 {
 		return true
 	}
 	var buf [4096]byte
-	n, err := syscall.Read(w.fd, buf[:])
-	if errors.Is(err, syscall.EAGAIN) {
-		return false
+	for {
+		n, err := syscall.Read(w.fd, buf[:])
+		switch {
+		case errors.Is(err, syscall.EAGAIN):
+			return false
+		case err != nil || n <= 0:
+			return true
+		}
+		if changedIn(buf[:n]) {
+			return true
+		}
 	}
-	return n != 0 || err != nil
+}
+
+// changedIn reports whether the inotify events in buf hold one that is not
+// a write to a file other than an ignore file.
+func changedIn(buf []byte) bool {
+	for len(buf) >= syscall.SizeofInotifyEvent {
+		ev := (*syscall.InotifyEvent)(unsafe.Pointer(&buf[0]))
+		end := syscall.SizeofInotifyEvent + int(ev.Len)
+		if end > len(buf) {
+			return true // cut short: take it for a change
+		}
+		name := string(bytes.TrimRight(buf[syscall.SizeofInotifyEvent:end], "\x00"))
+		if ev.Mask&^writeEvents != 0 || name == ".gitignore" || name == "" {
+			return true
+		}
+		buf = buf[end:]
+	}
+	return len(buf) != 0
 }
 
 func (w *folderWatch) close() {
