@@ -51,9 +51,13 @@ type Workspace interface {
 type Policy struct {
 	allow map[string]bool
 	block map[string]bool
-	// limit bounds the time of one check (maxCheckTime, but in tests).
+	// limit bounds the time of one check (maxCheckTime unless set).
 	limit time.Duration
 }
+
+// SetCheckLimit bounds each check of the policy to d (10 seconds unless
+// set; 0 for none but the caller's deadline).
+func (p *Policy) SetCheckLimit(d time.Duration) { p.limit = d }
 
 // maxCheckTime bounds the time of one check, whatever the caller's
 // deadline: a line of globs over many names that look like options makes

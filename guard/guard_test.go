@@ -716,7 +716,7 @@ func (w slowWorkspace) CheckPath(p string, write bool) error {
 func TestCheckTimeBounded(t *testing.T) {
 	ws := slowWorkspace{newTestWorkspace(t)}
 	p, _ := New(nil, nil)
-	p.limit = 50 * time.Millisecond
+	p.SetCheckLimit(50 * time.Millisecond)
 	cmd := "cat" + strings.Repeat(" -abcdefghijklmnopqrstuvwxyz", 500)
 	start := time.Now()
 	err := p.Check(t.Context(), cmd, ws)

@@ -61,7 +61,10 @@ func (s *Sources) Secret(call protocol.Call) string {
 		return s.ws.SecretRead(call)
 	}
 	command, _ := call.Args["command"].(string)
-	_, hidden := s.commandReads(context.Background(), command)
+	_, hidden, err := s.commandReads(context.Background(), command)
+	if err != nil {
+		return "what it reads could not be found (" + err.Error() + ")"
+	}
 	if len(hidden) == 0 {
 		return ""
 	}
@@ -93,7 +96,7 @@ func (s *Sources) Reads(ctx context.Context, call protocol.Call) []string {
 		return []string{outputPrefix + ref}
 	case bashName:
 		command, _ := call.Args["command"].(string)
-		files, hidden := s.commandReads(ctx, command)
+		files, hidden, _ := s.commandReads(ctx, command) // Secret says when it could not
 		return append(files, hidden...)
 	}
 	return nil
@@ -101,21 +104,23 @@ func (s *Sources) Reads(ctx context.Context, call protocol.Call) []string {
 
 // commandReads returns the regular files command reads, and, when
 // commands see hidden paths, the hidden paths inside the folders it reads,
-// each as a path from the root.
-func (s *Sources) commandReads(ctx context.Context, command string) (files, hidden []string) {
+// each as a path from the root; or the error that kept it from finding
+// them: the approval step's check, run first, refuses a command the guard
+// refuses, but the guard's own time limit may end this later check of a
+// command that passed that one, and then nothing is known of what it
+// reads.
+func (s *Sources) commandReads(ctx context.Context, command string) (files, hidden []string, err error) {
 	if s.policy == nil {
-		return nil, nil
+		return nil, nil, nil
 	}
 	root, err := os.OpenRoot(s.ws.root)
 	if err != nil {
-		return nil, nil
+		return nil, nil, err
 	}
 	defer root.Close()
-	// A refused command reads nothing: the approval step's check refuses
-	// it before anyone would be asked.
 	paths, err := s.policy.Reads(ctx, command, commandPaths{ws: s.ws, ig: s.ws.ignores(root)})
 	if err != nil {
-		return nil, nil
+		return nil, nil, err
 	}
 	var folders []string
 	for _, p := range paths {
@@ -133,13 +138,13 @@ func (s *Sources) commandReads(ctx context.Context, command string) (files, hidd
 		}
 	}
 	if len(folders) == 0 || s.seesHidden == nil || !s.seesHidden() {
-		return files, nil
+		return files, nil, nil
 	}
 	all, err := s.ws.Hidden()
 	if err != nil {
 		// The protected paths could not all be listed: the folders the
 		// command reads stand for them, so the call is still asked about.
-		return files, folders
+		return files, folders, nil
 	}
 	for _, h := range all {
 		rel := s.ws.Rel(h)
@@ -147,7 +152,7 @@ func (s *Sources) commandReads(ctx context.Context, command string) (files, hidd
 			hidden = append(hidden, rel)
 		}
 	}
-	return files, hidden
+	return files, hidden, nil
 }
 
 // Text returns the text of a name Reads gave, up to its first 4 MiB, or

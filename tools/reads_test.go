@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"harness/protocol"
 )
@@ -48,6 +49,23 @@ func TestSourcesReads(t *testing.T) {
 		if !slices.Equal(got, tt.want) {
 			t.Errorf("%s %v: reads %q, want %q", tt.call.Name, tt.call.Args, got, tt.want)
 		}
+	}
+}
+
+// A check of what a command reads that the guard's time limit ends finds
+// nothing: the call is then said to be secret, so that it is asked about,
+// not taken for one that reads nothing.
+func TestSourcesSecretWhenUnchecked(t *testing.T) {
+	ws := newWorkspace(t, map[string]string{"notes.txt": "notes\n"})
+	p := policy(t)
+	src := NewSources(ws, p, nil)
+	call := protocol.Call{Name: bashName, Args: map[string]any{"command": "rev notes.txt"}}
+	if why := src.Secret(call); why != "" {
+		t.Fatalf("Secret of a plain read = %q", why)
+	}
+	p.SetCheckLimit(time.Nanosecond)
+	if why := src.Secret(call); !strings.Contains(why, "what it reads could not be found") {
+		t.Errorf("Secret when the check ran out of time = %q", why)
 	}
 }
 
