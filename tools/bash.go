@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -78,12 +80,13 @@ func Bash(ws *Workspace, policy *guard.Policy, sh Shell) Tool {
 // without its credentials; a larger one is shown empty.
 const maxConfig = 1 << 20
 
-// redactedConfigs returns the configuration files of the repository that
-// hold credentials, with the credentials taken out (gitdir.Redact), for
-// the sandbox to show commands instead.
+// redactedConfigs returns the configuration files of the repository, and
+// the user's own (globalConfigs), that hold credentials, with the
+// credentials taken out (gitdir.Redact), for the sandbox to show commands
+// instead.
 func redactedConfigs(l gitdir.Layout) []sandbox.File {
 	var out []sandbox.File
-	for _, p := range l.Configs() {
+	for _, p := range append(l.Configs(), globalConfigs()...) {
 		f, err := os.Open(p)
 		if err != nil {
 			continue
@@ -97,6 +100,21 @@ func redactedConfigs(l gitdir.Layout) []sandbox.File {
 		if text, changed := gitdir.Redact(string(data)); changed {
 			out = append(out, sandbox.File{Path: p, Data: []byte(text)})
 		}
+	}
+	return out
+}
+
+// globalConfigs returns the paths of the user's git configuration files:
+// ~/.gitconfig, ~/.config/git/config, and config in git's folder of
+// $XDG_CONFIG_HOME when that is set elsewhere.
+func globalConfigs() []string {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return nil
+	}
+	out := []string{filepath.Join(home, ".gitconfig"), filepath.Join(home, ".config", "git", "config")}
+	if base := os.Getenv("XDG_CONFIG_HOME"); filepath.IsAbs(base) && !slices.Contains(out, filepath.Join(base, "git", "config")) {
+		out = append(out, filepath.Join(base, "git", "config"))
 	}
 	return out
 }
