@@ -52,11 +52,12 @@ func Bash(ws *Workspace, policy *guard.Policy, sh Shell) Tool {
 		}
 		snap := gitdir.Snap(ws.root)
 		layout := snap.Layout()
+		outer := enclosing(ws.root)
 		c := sandbox.Command{
 			Script:   a.Command,
 			Hide:     hide,
-			ReadOnly: layout.Paths(),
-			Replace:  redactedConfigs(layout),
+			ReadOnly: append(layout.Paths(), outer.Paths()...),
+			Replace:  redactedConfigs(layout, outer),
 		}
 		out := spoolFrom(ctx)
 		if out != nil {
@@ -76,17 +77,38 @@ func Bash(ws *Workspace, policy *guard.Policy, sh Shell) Tool {
 	}))
 }
 
+// enclosing returns the layout of the repository that root, a workspace
+// with no .git of its own, lies in: the first folder above it that has
+// one, below the home folder (a repository of the home folder itself
+// holds its dotfiles, not the workspace's project). A sandbox that shuts
+// the folders around the workspace shows its git directory again,
+// read-only, so that git works in a workspace that is a folder of a larger
+// repository (the rest of its work tree stays out of reach).
+func enclosing(root string) gitdir.Layout {
+	if gitdir.Find(root).Git != "" {
+		return gitdir.Layout{}
+	}
+	home, _ := os.UserHomeDir()
+	for dir := filepath.Dir(root); dir != home && dir != filepath.Dir(dir); dir = filepath.Dir(dir) {
+		if l := gitdir.Find(dir); l.Git != "" {
+			return l
+		}
+	}
+	return gitdir.Layout{}
+}
+
 // maxConfig bounds the size of a git configuration shown to commands
 // without its credentials; a larger one is shown empty.
 const maxConfig = 1 << 20
 
-// redactedConfigs returns the configuration files of the repository, and
-// the user's own (globalConfigs), that hold credentials, with the
+// redactedConfigs returns the configuration files of the repository, of
+// the one it lies in (outer, see enclosing), and the user's own
+// (globalConfigs), that hold credentials, with the
 // credentials taken out (gitdir.Redact), for the sandbox to show commands
 // instead.
-func redactedConfigs(l gitdir.Layout) []sandbox.File {
+func redactedConfigs(l, outer gitdir.Layout) []sandbox.File {
 	var out []sandbox.File
-	for _, p := range append(l.Configs(), globalConfigs()...) {
+	for _, p := range slices.Concat(l.Configs(), outer.Configs(), globalConfigs()) {
 		f, err := os.Open(p)
 		if err != nil {
 			continue
