@@ -173,16 +173,17 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string, dirs xdg.
 		r.ollama = m
 	}
 	start := func() record.Start { return r.start(specs, unused) }
-	if err := c.openSession(r, start); err != nil {
+	// The window is the model's: a resumed session may bring back another
+	// model than the flags chose (one whose window the flags leave no room
+	// in is not taken), as /model may switch to one.
+	r.windowFor = func(ctx context.Context, warn io.Writer, b backend) (int, error) {
+		return windowSize(ctx, warn, b, &c.modelFlags)
+	}
+	if err := c.openSession(ctx, r, start); err != nil {
 		closeFiles()
 		return nil, err
 	}
 	r.close = func() { r.conv.close(); closeFiles() }
-	// The window is the model's: a resumed session may have brought back
-	// another model than the flags chose, as /model may switch to one.
-	r.windowFor = func(ctx context.Context, warn io.Writer, b backend) (int, error) {
-		return windowSize(ctx, warn, b, &c.modelFlags)
-	}
 	if r.model != model {
 		if size, err = r.windowFor(ctx, std.err, r.model); err != nil {
 			r.close()

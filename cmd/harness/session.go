@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -44,7 +45,7 @@ type conversation struct {
 // start, or the saved one it continues, whose system prompt then replaces
 // r.cfg.System so that the conversation starts with the bytes it started
 // with.
-func (c *chatCmd) openSession(r *runner, start func() record.Start) error {
+func (c *chatCmd) openSession(ctx context.Context, r *runner, start func() record.Start) error {
 	resume := c.Continue || c.Resume != ""
 	if c.NoSession && !resume {
 		return nil
@@ -89,7 +90,7 @@ func (c *chatCmd) openSession(r *runner, start func() record.Start) error {
 		return err
 	}
 	r.resume(sv)
-	r.adoptModel(sv)
+	r.adoptModel(ctx, sv)
 	r.conv.start = start()
 	if err := r.recordModel(sv); err != nil {
 		r.conv.close()
@@ -162,18 +163,22 @@ func (r *runner) savedModel(sv *session.Saved) string {
 
 // adoptModel makes the run's model the one a resumed conversation goes on
 // with (savedModel), before the tools are built for it. A model that
-// cannot be had (its provider is gone from the settings) leaves the run's
-// model, with a note.
-func (r *runner) adoptModel(sv *session.Saved) {
+// cannot be had (its provider is gone from the settings, or the flags
+// leave its context window no room) leaves the run's model, with a note.
+func (r *runner) adoptModel(ctx context.Context, sv *session.Saved) {
 	name := r.savedModel(sv)
 	if name == "" {
 		return
 	}
-	b, err := r.providers.use(name)
+	b, s, err := r.providers.pick(name)
+	if err == nil {
+		_, err = r.windowFor(ctx, io.Discard, b)
+	}
 	if err != nil {
 		r.conv.notes = append(r.conv.notes, fmt.Sprintf("note: session %s used %s last, which cannot be used: %v; it goes on with %s", sv.ID(), name, err, r.modelSpec()))
 		return
 	}
+	r.providers.cur = s
 	r.model, r.backend = b, b.Describe()
 	r.ollama, _ = b.(*ollama.Model)
 	r.conv.notes = append(r.conv.notes, fmt.Sprintf("note: session %s goes on with the model it used last, %s (-m chooses another)", sv.ID(), name))
