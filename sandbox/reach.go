@@ -59,8 +59,9 @@ var homesDirs = []string{"/home", "/root", "/Users", "/var/root"}
 // whose programs run what is beside them), but not home itself, nor
 // anything in the folders that hold many programs' files (~/.local/bin
 // opens itself, not ~/.local), nor one inside a path named already
-// (~/go/bin, not the sources of ~/go); any other opens only itself. Never home itself, a folder it lies in, the
-// root, nor a path in another user's home folder.
+// (~/go/bin, not the sources of ~/go); any other opens only itself.
+// Never home itself, a folder it lies in, the root, nor a path in another
+// user's home folder.
 func (s *Sandbox) toolDirs() []string {
 	s.reach.Do(s.findReach)
 	return s.tools
