@@ -113,11 +113,22 @@ func (w *Workspace) Hidden() ([]string, error) {
 func (h *hiddenList) changed() bool {
 	if h.watching && watchesWrites {
 		// The watch sees the ignore files of the folders it watches
-		// written: only the one outside them, in .git, is looked at.
+		// made, removed and written: the one outside them, in .git, is
+		// looked at, and, after any other file was written, those that
+		// exist, which a link under another name may have written.
 		if stampOf(h.exclude) != h.files[h.exclude] {
 			return true
 		}
-		return h.watch.changed()
+		changed, wrote := h.watch.changed()
+		if changed || !wrote {
+			return changed
+		}
+		for p, st := range h.files {
+			if st.exists && stampOf(p) != st {
+				return true
+			}
+		}
+		return false
 	}
 	for p, st := range h.files {
 		if stampOf(p) != st {
@@ -125,7 +136,8 @@ func (h *hiddenList) changed() bool {
 		}
 	}
 	if h.watching {
-		return h.watch.changed()
+		changed, _ := h.watch.changed()
+		return changed
 	}
 	for p, st := range h.dirs {
 		if stampOf(p) != st {

@@ -356,6 +356,12 @@ func TestHiddenWalksOnlyOnChange(t *testing.T) {
 		t.Run(mode, func(t *testing.T) {
 			ws := secretWorkspace(t)
 			ws.hidden.noWatch = mode == "times"
+			// A second name of the root's ignore file, written through
+			// below, and a file it will ignore.
+			writeFiles(t, ws.Root(), map[string]string{"linked-target.txt": "x"})
+			if err := os.Link(filepath.Join(ws.Root(), ".gitignore"), filepath.Join(ws.Root(), "sub", "ignore-link")); err != nil {
+				t.Fatal(err)
+			}
 			age(t, ws.Root())
 			ws.Hidden()
 			if mode == "watch" && !ws.hidden.watching {
@@ -389,13 +395,29 @@ func TestHiddenWalksOnlyOnChange(t *testing.T) {
 					f.WriteString("local.txt\n")
 					f.Close()
 				}, "sub/local.txt"},
+				{"an ignore file written through another name", func() {
+					f, err := os.OpenFile(filepath.Join(ws.Root(), "sub", "ignore-link"), os.O_APPEND|os.O_WRONLY, 0)
+					if err != nil {
+						t.Fatal(err)
+					}
+					f.WriteString("linked-target.txt\n")
+					f.Close()
+				}, "linked-target.txt"},
 				{"an ignore file rewritten at its size, its time set back", func() {
 					gi := filepath.Join(ws.Root(), ".gitignore")
 					fi, err := os.Stat(gi)
 					if err != nil {
 						t.Fatal(err)
 					}
-					writeFiles(t, ws.Root(), map[string]string{".gitignore": "*.log\nbuild/\n!keep.log\n/secrets.*\n"})
+					data, err := os.ReadFile(gi)
+					if err != nil {
+						t.Fatal(err)
+					}
+					same := strings.Replace(string(data), "/local.txt", "/secrets.*", 1) // as long
+					if len(same) != len(data) || same == string(data) {
+						t.Fatalf("no pattern to rewrite at the same size in %q", data)
+					}
+					writeFiles(t, ws.Root(), map[string]string{".gitignore": same})
 					if err := os.Chtimes(gi, fi.ModTime(), fi.ModTime()); err != nil {
 						t.Fatal(err)
 					}

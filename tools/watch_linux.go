@@ -60,44 +60,49 @@ func (w *folderWatch) add(dir string) bool {
 }
 
 // changed reports whether a folder watched changed since the reset, or an
-// ignore file in it was written (a lost event counts as a change). It
-// reads without waiting, every event there is: the writes to other files
-// are read and forgotten.
-func (w *folderWatch) changed() bool {
+// ignore file in it was written (a lost event counts as a change), and
+// whether any other file was written: an ignore file linked under another
+// name may have been written through it. It reads without waiting, every
+// event there is.
+func (w *folderWatch) changed() (changed, wrote bool) {
 	if w.fd < 0 {
-		return true
+		return true, true
 	}
 	var buf [4096]byte
 	for {
 		n, err := syscall.Read(w.fd, buf[:])
 		switch {
 		case errors.Is(err, syscall.EAGAIN):
-			return false
+			return false, wrote
 		case err != nil || n <= 0:
-			return true
+			return true, true
 		}
-		if changedIn(buf[:n]) {
-			return true
+		c, wr := changedIn(buf[:n])
+		if c {
+			return true, true
 		}
+		wrote = wrote || wr
 	}
 }
 
 // changedIn reports whether the inotify events in buf hold one that is not
-// a write to a file other than an ignore file.
-func changedIn(buf []byte) bool {
+// a write to a file other than an ignore file, and whether they hold a
+// write to another file.
+func changedIn(buf []byte) (changed, wrote bool) {
 	for len(buf) >= syscall.SizeofInotifyEvent {
 		ev := (*syscall.InotifyEvent)(unsafe.Pointer(&buf[0]))
 		end := syscall.SizeofInotifyEvent + int(ev.Len)
 		if end > len(buf) {
-			return true // cut short: take it for a change
+			return true, true // cut short: take it for a change
 		}
 		name := string(bytes.TrimRight(buf[syscall.SizeofInotifyEvent:end], "\x00"))
 		if ev.Mask&^writeEvents != 0 || name == ".gitignore" || name == "" {
-			return true
+			return true, true
 		}
+		wrote = true
 		buf = buf[end:]
 	}
-	return len(buf) != 0
+	return len(buf) != 0, true
 }
 
 func (w *folderWatch) close() {
