@@ -66,23 +66,31 @@ func reap(pids []int, deadline time.Time) {
 	}
 }
 
-// children returns the ids of the children of this process that came to
-// it as their reaper: those /proc lists for its main thread, to which the
-// kernel gives them (the first thread alive of the reaper's, and a Go
-// program's main thread never ends), or, where /proc does not list
-// children, every process whose parent it is.
+// children returns the ids of this process's children: those /proc lists
+// for each of its threads (an orphan comes to the main thread, but a
+// process made with CLONE_PARENT is the child of whichever thread started
+// the command), or, where /proc does not list children, every process
+// whose parent it is.
 func children() []int {
-	self := os.Getpid()
 	var out []int
-	data, err := os.ReadFile("/proc/self/task/" + strconv.Itoa(self) + "/children")
-	if err == nil {
+	tasks, err := os.ReadDir("/proc/self/task")
+	listed := false
+	for _, t := range tasks {
+		data, err := os.ReadFile("/proc/self/task/" + t.Name() + "/children")
+		if err != nil {
+			continue
+		}
+		listed = true
 		for _, field := range bytes.Fields(data) {
 			if pid, err := strconv.Atoi(string(field)); err == nil {
 				out = append(out, pid)
 			}
 		}
+	}
+	if err == nil && listed {
 		return out
 	}
+	self := os.Getpid()
 	entries, _ := os.ReadDir("/proc")
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
