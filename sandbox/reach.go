@@ -28,6 +28,7 @@ var (
 	homeTools = []string{
 		"go/pkg/mod", "go/bin", ".cache/go-build", "Library/Caches/go-build", ".cargo", ".rustup", ".pyenv", ".rbenv", ".nvm", ".volta", ".asdf",
 		".sdkman", ".bun", ".deno", ".dotnet", ".conda", ".julia", ".elan", ".ghcup", ".cabal", ".stack", ".opam", ".gem",
+		"miniconda3", "anaconda3", "miniforge3", "mambaforge",
 		".m2/repository", ".gradle/caches", ".gradle/wrapper", ".npm", ".yarn", ".nuget/packages",
 		".cache/pip", ".cache/uv", ".cache/yarn", ".cache/deno",
 		".local/bin", ".local/lib", ".local/share/pipx", ".local/share/uv", ".local/share/pnpm",
@@ -41,11 +42,6 @@ var (
 // socket acts as the user), and where other disks are mounted.
 var privateDirs = []string{"/home", "/root", "/run", "/var/run", "/srv", "/mnt", "/media"}
 
-// xdgBases are folders of the home folder that hold the files of many
-// programs at once: a folder of PATH right in one of them opens only
-// itself.
-var xdgBases = []string{".local", ".config", ".cache", "Library"}
-
 // homesDirs hold the home folders of users: a toolchain in another's home
 // is not opened.
 var homesDirs = []string{"/home", "/root", "/Users", "/var/root"}
@@ -53,15 +49,12 @@ var homesDirs = []string{"/home", "/root", "/Users", "/var/root"}
 // toolDirs returns the paths of toolchains that commands may read: those
 // the environment names (of GOPATH, only its module cache and programs,
 // not the sources it may hold), their usual places in the home folder,
-// and the folders of PATH. A folder of PATH under home named bin or shims
-// opens the folder it lies in, the toolchain whose programs it holds
-// (~/sdk/flutter for ~/sdk/flutter/bin, ~/.pyenv for ~/.pyenv/shims,
-// whose programs run what is beside them), but not home itself, nor
-// anything in the folders that hold many programs' files (~/.local/bin
-// opens itself, not ~/.local), nor one inside a path named already
-// (~/go/bin, not the sources of ~/go); any other opens only itself.
-// Never home itself, a folder it lies in, the root, nor a path in another
-// user's home folder.
+// the folders of PATH, each only itself (the folder it lies in may hold
+// anything: ~/code for ~/code/bin, credentials beside an installer's
+// ~/.tool/bin; a toolchain whose programs need what is beside them, and
+// is not in its usual place, is named with Config.Read), and the paths of
+// Config.Read. Never home itself, a folder it lies in, the root, nor a
+// path in another user's home folder, unless Config.Read names it.
 func (s *Sandbox) toolDirs() []string {
 	s.reach.Do(s.findReach)
 	return s.tools
@@ -99,18 +92,9 @@ func (s *Sandbox) findToolDirs() []string {
 	}
 	known := slices.Clone(dirs) // a folder of PATH in one of them adds nothing
 	for _, d := range filepath.SplitList(env["PATH"]) {
-		if filepath.IsAbs(d) && within(known, filepath.Clean(d)) {
-			continue
+		if !filepath.IsAbs(d) || !within(known, filepath.Clean(d)) {
+			dirs = append(dirs, d)
 		}
-		if filepath.IsAbs(d) && home != "" && fence.Within(home, filepath.Clean(d)) && filepath.Clean(d) != home {
-			d = filepath.Clean(d)
-			rel, _ := filepath.Rel(home, d)
-			first, _, _ := strings.Cut(filepath.ToSlash(rel), "/")
-			if base := filepath.Base(d); (base == "bin" || base == "shims") && filepath.Dir(d) != home && !slices.Contains(xdgBases, first) {
-				d = filepath.Dir(d)
-			}
-		}
-		dirs = append(dirs, d)
 	}
 	var out []string
 	for _, d := range dirs {
@@ -125,6 +109,11 @@ func (s *Sandbox) findToolDirs() []string {
 			continue // another user's
 		}
 		out = append(out, d)
+	}
+	for _, d := range s.cfg.Read { // what the user named, whatever it is
+		if !slices.Contains(out, d) {
+			out = append(out, d)
+		}
 	}
 	return out
 }

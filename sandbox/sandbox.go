@@ -121,6 +121,9 @@ type Config struct {
 	Dir string
 	// Write lists more paths the command may write, such as a build cache.
 	Write []string
+	// Read lists more paths the command may read where the sandbox shuts
+	// what is around them, such as a toolchain in the home folder.
+	Read []string
 	// Hide lists more paths to hide, besides those fence.SecretPlaces
 	// lists.
 	Hide []string
@@ -239,6 +242,9 @@ func New(cfg Config) (*Sandbox, error) {
 	}
 	var err error
 	if cfg.Write, err = existing("--sandbox-write", cfg.Write); err != nil {
+		return nil, err
+	}
+	if cfg.Read, err = existing("--sandbox-read", cfg.Read); err != nil {
 		return nil, err
 	}
 	if cfg.Hide, err = absolute("--sandbox-hide", cfg.Hide); err != nil {
@@ -694,8 +700,8 @@ func (s *Sandbox) bwrapArgs(c Command) ([]string, []*os.File, error) {
 	}
 	shown := slices.Clone(writable) // what of the private folders is seen again
 	for _, t := range s.toolDirs() {
-		if within(shut, t) && !within(shown, t) {
-			args, shown = roBindExisting(args, shown, t)
+		if (within(shut, t) || slices.Contains(s.cfg.Read, t)) && !within(shown, t) {
+			args, shown = roBindExisting(args, shown, t) // what the user named, in /tmp too
 		}
 	}
 	for _, p := range c.ReadOnly {

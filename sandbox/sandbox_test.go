@@ -636,6 +636,40 @@ func TestBwrapHomeWritable(t *testing.T) {
 	}
 }
 
+// TestBwrapRead: a toolchain outside its usual places shows only its
+// folder of PATH, until the user names it (--sandbox-read); a folder
+// beside it stays shut either way.
+func TestBwrapRead(t *testing.T) {
+	_, outside := dirs(t)
+	home := filepath.Join(outside, "home")
+	ws := filepath.Join(home, "src", "ws")
+	tool := filepath.Join(home, "sdk", "tool")
+	for path, content := range map[string]string{
+		filepath.Join(tool, "bin", "run"):            "#!/bin/sh\ncat \"$(dirname \"$0\")/../lib/data\" 2>/dev/null || echo no-lib\n",
+		filepath.Join(tool, "lib", "data"):           "tool-data",
+		filepath.Join(home, "sdk", "other", "notes"): "sibling-notes",
+		filepath.Join(ws, "main.go"):                 "package main",
+	} {
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		if err := os.WriteFile(path, []byte(content), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := Env(os.Environ(), ws)
+	for i, kv := range env {
+		if strings.HasPrefix(kv, "PATH=") {
+			env[i] = kv + ":" + filepath.Join(tool, "bin")
+		}
+	}
+	script := "run; cat " + filepath.Join(home, "sdk", "other", "notes") + " 2>/dev/null; true"
+	if res := run(t, isolated(t, Config{Dir: ws, Home: home, Env: env}), script); res.Output != "no-lib\n" {
+		t.Errorf("without --sandbox-read: %q, want the folder of PATH alone", res.Output)
+	}
+	if res := run(t, isolated(t, Config{Dir: ws, Home: home, Env: env, Read: []string{tool}}), script); res.Output != "tool-data" {
+		t.Errorf("with --sandbox-read %s: %q, want the toolchain whole and nothing beside it", tool, res.Output)
+	}
+}
+
 // TestBwrapShutsSockets: a Unix socket where services keep theirs (/run)
 // is not there for a command, so it cannot be connected to; without bwrap
 // it is.

@@ -29,6 +29,7 @@ type safetyFlags struct {
 	Sandbox         string        `default:"auto" enum:"auto,bwrap,landlock,seatbelt,none" env:"HARNESS_SANDBOX" group:"Safety" help:"How bash commands are sandboxed: auto uses, on Linux, bubblewrap (bwrap) where it works, else Landlock where the kernel has it; on macOS, Seatbelt (sandbox-exec); on Windows, none; and says so once when it falls back; bwrap, landlock and seatbelt require that one; none runs commands checked by the command guard only."`
 	SandboxHide     []string      `placeholder:"PATH" sep:"none" group:"Safety" help:"Hide PATH from commands, besides ~/.ssh, ~/.aws, ~/.gnupg and the other known secret places (in a sandbox). Repeatable."`
 	SandboxWrite    []string      `placeholder:"PATH" sep:"none" group:"Safety" help:"Let commands write PATH, such as a build cache (in a sandbox, where otherwise only the workspace and a private temporary folder are writable); an ignored folder of the workspace named so is no longer hidden. Repeatable."`
+	SandboxRead     []string      `placeholder:"PATH" sep:"none" group:"Safety" help:"Let commands read PATH, such as a toolchain in your home folder (in a sandbox, where the home folders are shut but for the usual toolchains and caches). Repeatable."`
 	BashTimeout     time.Duration `default:"2m" group:"Safety" help:"Most time one bash command may take; then it and everything it started are killed."`
 	BashMaxFileSize byteSize      `default:"1GiB" group:"Safety" help:"Largest file a bash command may write (such as 100MiB, 2GiB, or bytes); a program writing past it is stopped there."`
 	BashAllow       []string      `placeholder:"NAME" group:"Safety" help:"Add NAME to the commands bash may run (default: read-only tools and common build and test commands). Repeatable."`
@@ -51,6 +52,7 @@ func (s *safetyFlags) commands(ws *tools.Workspace) (*guard.Policy, *sandbox.San
 		Mode:        mode,
 		Dir:         ws.Root(),
 		Write:       homePaths(s.SandboxWrite),
+		Read:        homePaths(s.SandboxRead),
 		Hide:        homePaths(s.SandboxHide),
 		Timeout:     s.BashTimeout,
 		MaxFileSize: int64(s.BashMaxFileSize),
