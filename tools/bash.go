@@ -78,23 +78,49 @@ func Bash(ws *Workspace, policy *guard.Policy, sh Shell) Tool {
 }
 
 // enclosing returns the layout of the repository that root, a workspace
-// with no .git of its own, lies in: the first folder above it that has
-// one, below the home folder (a repository of the home folder itself
-// holds its dotfiles, not the workspace's project). A sandbox that shuts
-// the folders around the workspace shows its git directory again,
-// read-only, so that git works in a workspace that is a folder of a larger
-// repository (the rest of its work tree stays out of reach).
+// with no .git of its own, lies in: the first folder above it that has a
+// .git folder (not a file or link pointing elsewhere, which anyone who
+// can write that folder could point at any folder) holding a repository,
+// below the home folder (a repository of the home folder itself holds its
+// dotfiles, not the workspace's project). A sandbox that shuts the folders
+// around the workspace shows its git directory again, read-only, so that
+// git works in a workspace that is a folder of a larger repository (the
+// rest of its work tree stays out of reach).
 func enclosing(root string) gitdir.Layout {
 	if gitdir.Find(root).Git != "" {
 		return gitdir.Layout{}
 	}
 	home, _ := os.UserHomeDir()
+	if real, err := filepath.EvalSymlinks(home); err == nil {
+		home = real
+	}
 	for dir := filepath.Dir(root); dir != home && dir != filepath.Dir(dir); dir = filepath.Dir(dir) {
-		if l := gitdir.Find(dir); l.Git != "" {
-			return l
+		dot := filepath.Join(dir, ".git")
+		fi, err := os.Lstat(dot)
+		if err != nil || !fi.IsDir() {
+			continue
 		}
+		if !isRepo(dot) {
+			return gitdir.Layout{}
+		}
+		l := gitdir.Find(dir)
+		if l.Git != dot || l.Common != dot {
+			return gitdir.Layout{} // a commondir pointing elsewhere
+		}
+		return l
 	}
 	return gitdir.Layout{}
+}
+
+// isRepo reports whether dir holds a git repository: a HEAD file and an
+// objects folder.
+func isRepo(dir string) bool {
+	head, err := os.Lstat(filepath.Join(dir, "HEAD"))
+	if err != nil || !head.Mode().IsRegular() {
+		return false
+	}
+	objects, err := os.Lstat(filepath.Join(dir, "objects"))
+	return err == nil && objects.IsDir()
 }
 
 // maxConfig bounds the size of a git configuration shown to commands

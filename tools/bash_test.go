@@ -342,3 +342,56 @@ func TestBashFloodsStayOnDisk(t *testing.T) {
 		t.Errorf("%d files of %d bytes on disk, bound %d", len(entries), onDisk, o.maxKept)
 	}
 }
+
+// enclosing finds the repository a workspace is a folder of, but not one
+// a .git file or link points to (anyone who may write above the workspace
+// could point it at any folder), not a .git folder that holds no
+// repository, and not the home folder's own.
+func TestEnclosing(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := filepath.Join(base, "home")
+	t.Setenv("HOME", home)
+	repo := func(dir string) {
+		for _, d := range []string{filepath.Join(dir, ".git", "objects"), filepath.Join(dir, ".git", "refs")} {
+			if err := os.MkdirAll(d, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := os.WriteFile(filepath.Join(dir, ".git", "HEAD"), []byte("ref: refs/heads/main\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ws := func(parts ...string) string {
+		p := filepath.Join(append([]string{home}, parts...)...)
+		if err := os.MkdirAll(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	repo(home) // the home folder's dotfiles
+	repo(filepath.Join(home, "mono"))
+	if l := enclosing(ws("mono", "svc", "api")); l.Git != filepath.Join(home, "mono", ".git") {
+		t.Errorf("in a folder of ~/mono: %+v", l)
+	}
+	if l := enclosing(ws("notes")); l.Git != "" {
+		t.Errorf("in ~/notes, only the home folder's repository above: %+v", l)
+	}
+	ws("pointed", "x")
+	if err := os.WriteFile(filepath.Join(home, "pointed", ".git"), []byte("gitdir: ../..\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if l := enclosing(filepath.Join(home, "pointed", "x")); l.Git != "" {
+		t.Errorf("through a .git file: %+v", l)
+	}
+	ws("empty", ".git")
+	if l := enclosing(ws("empty", "x")); l.Git != "" {
+		t.Errorf("a .git folder with no repository: %+v", l)
+	}
+	repo(ws("own"))
+	if l := enclosing(filepath.Join(home, "own")); l.Git != "" {
+		t.Errorf("a workspace with a .git of its own: %+v", l)
+	}
+}
