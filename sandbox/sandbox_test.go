@@ -59,6 +59,32 @@ func newSandbox(t *testing.T, cfg Config) *Sandbox {
 	return s
 }
 
+// writeTree writes each file of files, at its absolute path, with its
+// folders; the files may be run.
+func writeTree(t *testing.T, files map[string]string) {
+	t.Helper()
+	for path, content := range files {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// envWithPath returns the environment of commands in ws, with dirs
+// added to the end of PATH.
+func envWithPath(ws string, dirs ...string) []string {
+	env := Env(os.Environ(), ws)
+	for i, kv := range env {
+		if strings.HasPrefix(kv, "PATH=") {
+			env[i] = kv + string(filepath.ListSeparator) + strings.Join(dirs, string(filepath.ListSeparator))
+		}
+	}
+	return env
+}
+
 // isolated returns a sandbox that runs commands in bwrap, or skips the test
 // when bwrap cannot run here, unless HARNESS_REQUIRE_BWRAP is set, as CI
 // sets it, so that a broken install fails instead of passing quietly.
@@ -570,18 +596,8 @@ func checkHomeShowsTools(t *testing.T, tier string, box func(*testing.T, Config)
 		filepath.Join(home, ".local", "state", "harness", "sessions", "s1"): "session-content",
 		filepath.Join(ws, "main.go"):                                        "workspace-file",
 	}
-	for path, content := range files {
-		os.MkdirAll(filepath.Dir(path), 0o755)
-		if err := os.WriteFile(path, []byte(content), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	env := Env(os.Environ(), ws)
-	for i, kv := range env {
-		if strings.HasPrefix(kv, "PATH=") {
-			env[i] = kv + ":" + filepath.Join(home, "go", "bin") + ":" + filepath.Join(home, ".local", "bin")
-		}
-	}
+	writeTree(t, files)
+	env := envWithPath(ws, filepath.Join(home, "go", "bin"), filepath.Join(home, ".local", "bin"))
 	script := "tool; helper; cat main.go; echo; cat " + filepath.Join(home, ".config", "git", "config") +
 		"; cat " + filepath.Join(home, ".config", "git", "credentials") + " " + filepath.Join(home, ".local", "state", "harness", "sessions", "s1") + " 2>/dev/null; ls -A " + home
 	res := run(t, box(t, Config{Dir: ws, Home: home, Env: env}), script)
@@ -610,16 +626,11 @@ func TestBwrapHomeWritable(t *testing.T) {
 	_, outside := dirs(t)
 	home := filepath.Join(outside, "home")
 	ws := filepath.Join(home, "src", "ws")
-	for path, content := range map[string]string{
+	writeTree(t, map[string]string{
 		filepath.Join(home, "notes.txt"):          "home-notes",
 		filepath.Join(home, ".ssh", "id_ed25519"): "PRIVATE KEY",
 		filepath.Join(ws, "main.go"):              "workspace-file",
-	} {
-		os.MkdirAll(filepath.Dir(path), 0o755)
-		if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	script := "cat notes.txt .ssh/id_ed25519 src/ws/main.go 2>/dev/null; echo; echo made > made.txt && echo written"
 	for name, cfg := range map[string]Config{
 		"workspace is home":  {Dir: home, Home: home},
@@ -644,23 +655,13 @@ func TestBwrapRead(t *testing.T) {
 	home := filepath.Join(outside, "home")
 	ws := filepath.Join(home, "src", "ws")
 	tool := filepath.Join(home, "sdk", "tool")
-	for path, content := range map[string]string{
+	writeTree(t, map[string]string{
 		filepath.Join(tool, "bin", "run"):            "#!/bin/sh\ncat \"$(dirname \"$0\")/../lib/data\" 2>/dev/null || echo no-lib\n",
 		filepath.Join(tool, "lib", "data"):           "tool-data",
 		filepath.Join(home, "sdk", "other", "notes"): "sibling-notes",
 		filepath.Join(ws, "main.go"):                 "package main",
-	} {
-		os.MkdirAll(filepath.Dir(path), 0o755)
-		if err := os.WriteFile(path, []byte(content), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	env := Env(os.Environ(), ws)
-	for i, kv := range env {
-		if strings.HasPrefix(kv, "PATH=") {
-			env[i] = kv + ":" + filepath.Join(tool, "bin")
-		}
-	}
+	})
+	env := envWithPath(ws, filepath.Join(tool, "bin"))
 	script := "run; cat " + filepath.Join(home, "sdk", "other", "notes") + " 2>/dev/null; true"
 	if res := run(t, isolated(t, Config{Dir: ws, Home: home, Env: env}), script); res.Output != "no-lib\n" {
 		t.Errorf("without --sandbox-read: %q, want the folder of PATH alone", res.Output)
