@@ -85,6 +85,20 @@ func envWithPath(ws string, dirs ...string) []string {
 	return env
 }
 
+// stops checks that script, run in ws with no sandbox, prints without (or
+// the test proves nothing: what the sandbox should stop is not there to
+// stop), and run in boxed, a sandbox of that workspace, prints within.
+// what says what the sandbox stopped, for the error.
+func stops(t *testing.T, ws string, boxed *Sandbox, script, without, within, what string) {
+	t.Helper()
+	if res := run(t, newSandbox(t, Config{Mode: None, Dir: ws}), script); res.Output != without {
+		t.Fatalf("without a sandbox %q prints %q, not %q: the test proves nothing", script, res.Output, without)
+	}
+	if res := run(t, boxed, script); res.Output != within {
+		t.Errorf("under %s, %s: %q", boxed.Tier(), what, res.Output)
+	}
+}
+
 // isolated returns a sandbox that runs commands in bwrap, or skips the test
 // when bwrap cannot run here, unless HARNESS_REQUIRE_BWRAP is set, as CI
 // sets it, so that a broken install fails instead of passing quietly.
@@ -498,13 +512,13 @@ func TestBwrapWritePaths(t *testing.T) {
 // own network, with nothing in it. Without bwrap the same command reaches
 // it, which shows the test can fail.
 func TestBwrapNoNetwork(t *testing.T) {
-	checkNoNetwork(t, "bwrap", isolated)
+	checkNoNetwork(t, isolated)
 }
 
 // checkNoNetwork checks that a command run in the sandbox box makes
 // cannot reach a listener on the host's loopback, which the same command
 // reaches without a sandbox: the check can fail.
-func checkNoNetwork(t *testing.T, tier string, box func(*testing.T, Config) *Sandbox) {
+func checkNoNetwork(t *testing.T, box func(*testing.T, Config) *Sandbox) {
 	t.Helper()
 	ws, _ := dirs(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -523,12 +537,7 @@ func checkNoNetwork(t *testing.T, tier string, box func(*testing.T, Config) *San
 	}()
 	port := ln.Addr().(*net.TCPAddr).Port
 	script := fmt.Sprintf("(echo hi > /dev/tcp/127.0.0.1/%d) 2>/dev/null && echo connected || echo unreachable", port)
-	if res := run(t, newSandbox(t, Config{Mode: None, Dir: ws}), script); res.Output != "connected\n" {
-		t.Fatalf("without %s the listener is not reachable (%q); the test proves nothing", tier, res.Output)
-	}
-	if res := run(t, box(t, Config{Dir: ws}), script); res.Output != "unreachable\n" {
-		t.Errorf("a command under %s reached the host's network: %q", tier, res.Output)
-	}
+	stops(t, ws, box(t, Config{Dir: ws}), script, "connected\n", "unreachable\n", "a command reached the host's network")
 }
 
 func TestBwrapHidesSecrets(t *testing.T) {
@@ -688,12 +697,7 @@ func TestBwrapShutsSockets(t *testing.T) {
 	}
 	defer ln.Close()
 	script := "test -S " + sock + " && echo socket-seen || echo no-socket"
-	if res := run(t, newSandbox(t, Config{Mode: None, Dir: ws}), script); res.Output != "socket-seen\n" {
-		t.Fatalf("without bwrap the socket is not seen (%q); the test proves nothing", res.Output)
-	}
-	if res := run(t, isolated(t, Config{Dir: ws}), script); res.Output != "no-socket\n" {
-		t.Errorf("a command under bwrap sees a socket in /run: %q", res.Output)
-	}
+	stops(t, ws, isolated(t, Config{Dir: ws}), script, "socket-seen\n", "no-socket\n", "a command sees a socket in /run")
 }
 
 func TestBwrapReadOnlyInWorkspace(t *testing.T) {
