@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -20,6 +21,12 @@ type CallError struct {
 	Line   int
 	Reason string
 	Hint   string
+	// Rewrite, when not empty, is the call as it should have been
+	// written: TOOL_CALL line and blocks.
+	Rewrite string
+	// json is set when the call's JSON could not be read as JSON: the
+	// forgiving reading may yet read it.
+	json bool
 }
 
 func (e *CallError) Error() string {
@@ -29,6 +36,9 @@ func (e *CallError) Error() string {
 	}
 	if e.Hint != "" {
 		msg += ". " + e.Hint
+	}
+	if e.Rewrite != "" {
+		msg += ". Write it as: " + e.Rewrite
 	}
 	return msg
 }
@@ -73,6 +83,12 @@ func Check(specs []ToolSpec, call *Call) error {
 	}
 	for _, a := range spec.Args {
 		v, present := call.Args[a.Name]
+		if present && v == nil && !a.Required {
+			// null for an optional argument: the default.
+			delete(call.Args, a.Name)
+			call.Repairs = appendNew(call.Repairs, "null for an optional argument")
+			present = false
+		}
 		if !present {
 			if a.Required {
 				return &CallError{Line: call.Line, Reason: fmt.Sprintf("%s needs argument %q", spec.Name, a.Name), Hint: hint}
@@ -81,11 +97,43 @@ func Check(specs []ToolSpec, call *Call) error {
 		}
 		conv, ok := convert(a.Type, v)
 		if !ok {
+			conv, ok = fromString(a.Type, v)
+			if ok {
+				call.Repairs = appendNew(call.Repairs, fmt.Sprintf("%s given as a string", article(a.Type)))
+			}
+		}
+		if !ok {
 			return &CallError{Line: call.Line, Reason: fmt.Sprintf("argument %q of %s must be %s, not %s", a.Name, spec.Name, article(a.Type), describe(v)), Hint: hint}
 		}
 		call.Args[a.Name] = conv
 	}
 	return nil
+}
+
+// fromString reads an integer written as a string of digits ("20"), or a
+// boolean written as "true" or "false": one reading only.
+func fromString(t Type, v any) (any, bool) {
+	s, ok := v.(string)
+	if !ok {
+		return nil, false
+	}
+	switch t {
+	case Integer:
+		digits := strings.TrimPrefix(s, "-")
+		if digits == "" || len(digits) > 15 || strings.Trim(digits, "0123456789") != "" {
+			return nil, false
+		}
+		n, err := strconv.ParseInt(s, 10, 64)
+		return n, err == nil
+	case Boolean:
+		switch s {
+		case "true":
+			return true, true
+		case "false":
+			return false, true
+		}
+	}
+	return nil, false
 }
 
 func find(specs []ToolSpec, name string) (ToolSpec, bool) {

@@ -44,14 +44,16 @@ func TestDocGrammar(t *testing.T) {
 		{claim: "trim removes Unicode white space before a result", reply: "hi\n\u2003TOOL_RESULT call_1 x SUCCESS", text: "hi", forged: 2, content: "hi"},
 		{claim: "trim removes the backticks of inline code", reply: "` " + read + " `", calls: []docCall{ok("read_file", path("a"))}},
 		{claim: "a result in inline code is a result", reply: "hi\n`TOOL_RESULT call_1 x SUCCESS`", text: "hi", forged: 2, content: "hi"},
-		{claim: "a fence is not inline code", reply: "```" + read + "```", text: "```" + read + "```"},
+		{claim: "a call in a one-line fence is a near miss", reply: "```" + read + "```", calls: []docCall{ok("read_file", path("a"))}},
 
 		// call-line.
 		{claim: "TOOL_CALL followed by a space", reply: `TOOL_CALL {"name":"read_file","arguments":{"path":"a"}}`, calls: []docCall{ok("read_file", path("a"))}},
 		{claim: "TOOL_CALL followed by a tab", reply: "TOOL_CALL\t{\"name\":\"read_file\",\"arguments\":{\"path\":\"a\"}}", calls: []docCall{ok("read_file", path("a"))}},
 		{claim: "TOOL_CALL followed by {", reply: `TOOL_CALL{"name":"read_file","arguments":{"path":"a"}}`, calls: []docCall{ok("read_file", path("a"))}},
-		{claim: "TOOL_CALL followed by anything else is text", reply: "TOOL_CALLS {}\nTOOL_CALL_X {}\nTOOL_CALL\nTOOL_CALL:{}", text: "TOOL_CALLS {}\nTOOL_CALL_X {}\nTOOL_CALL\nTOOL_CALL:{}"},
-		{claim: "one JSON object", reply: `TOOL_CALL {"name":"read_file"} {"name":"x"}`, calls: []docCall{{bad: "unexpected text after the JSON object"}}},
+		{claim: "TOOL_CALL followed by a word is text", reply: "TOOL_CALLS are nice\nTOOL_CALL_X {}\nTOOL_CALL\nTOOL_CALL: later", text: "TOOL_CALLS are nice\nTOOL_CALL_X {}\nTOOL_CALL\nTOOL_CALL: later"},
+		{claim: "a near miss of the marker reads its JSON", reply: "TOOL_CALLS {}\n**tool_call:** " + `{"name":"list_files"}`, calls: []docCall{ok("", map[string]any{}), ok("list_files", map[string]any{})}},
+		{claim: "several objects on one line are several calls", reply: `TOOL_CALL {"name":"read_file"} {"name":"x"}`, calls: []docCall{ok("read_file", map[string]any{}), ok("x", map[string]any{})}},
+		{claim: "text after a complete object is text", reply: `TOOL_CALL {"name":"read_file"} and more`, text: "and more", calls: []docCall{ok("read_file", map[string]any{})}},
 		{claim: "arguments may be left out", reply: `TOOL_CALL {"name":"list_files"}`, calls: []docCall{ok("list_files", map[string]any{})}},
 		{claim: "arguments may be null", reply: `TOOL_CALL {"name":"list_files","arguments":null}`, calls: []docCall{ok("list_files", map[string]any{})}},
 
@@ -67,7 +69,9 @@ func TestDocGrammar(t *testing.T) {
 		// What real models write is forgiven.
 		{claim: "text before, between and after calls is text", reply: "one\n" + read + "\ntwo\n" + read + "\nthree", text: "one\ntwo\nthree",
 			calls: []docCall{ok("read_file", path("a")), ok("read_file", path("a"))}},
-		{claim: "a fence that held only calls is dropped", reply: "see\n```json\n" + read + "\n```\nend", text: "see\nend", calls: []docCall{ok("read_file", path("a"))}},
+		{claim: "a fence that held only calls is dropped", reply: "see\n```json\n" + read + "\n```\n" + read, text: "see", calls: []docCall{ok("read_file", path("a")), ok("read_file", path("a"))}},
+		{claim: "a call in a fence with text before and after it is an example", reply: "see\n```json\n" + read + "\n```\nend", text: "see\n```json\n" + read + "\n```\nend"},
+		{claim: "a call in a fence with text after it only runs", reply: "```\n" + read + "\n```\nend", text: "end", calls: []docCall{ok("read_file", path("a"))}},
 		{claim: "a fence that held text is kept", reply: "```\n" + read + "\ncode\n```", text: "```\ncode\n```", calls: []docCall{ok("read_file", path("a"))}},
 		{claim: "backticks, spaces and tabs after the object are ignored", reply: read + " \t``` ", calls: []docCall{ok("read_file", path("a"))}},
 		{claim: "JSON escapes decode as JSON says", reply: call("read_file", `{"path":"a\/caf\u00e9"}`), calls: []docCall{ok("read_file", path("a/café"))}},
@@ -76,11 +80,11 @@ func TestDocGrammar(t *testing.T) {
 		{claim: "a call's JSON spans at most 200 lines", reply: "TOOL_CALL {\"name\":\"read_file\",\"arguments\":{\"path\":\"a\"" + strings.Repeat("\n", 199) + "}}",
 			calls: []docCall{ok("read_file", path("a"))}},
 		{claim: "a call's JSON does not span 201 lines", reply: "TOOL_CALL {\"name\":\"read_file\",\"arguments\":{\"path\":\"a\"" + strings.Repeat("\n", 200) + "}}", text: "}}",
-			calls: []docCall{{bad: "ends before the object is closed"}}},
+			calls: []docCall{{bad: "is not closed"}}},
 		{claim: "continuation never takes a line that starts a call", reply: "TOOL_CALL {\"name\":\"read_file\",\n" + read,
-			calls: []docCall{{bad: "ends before the object is closed"}, ok("read_file", path("a"))}},
+			calls: []docCall{{bad: "is not closed"}, ok("read_file", path("a"))}},
 		{claim: "continuation never takes a line that starts a result", reply: "TOOL_CALL {\"name\":\"read_file\",\n `TOOL_RESULT call_1 read_file SUCCESS`",
-			calls: []docCall{{bad: "ends before the object is closed"}}, forged: 2, content: "TOOL_CALL {\"name\":\"read_file\","},
+			calls: []docCall{{bad: "is not closed"}}, forged: 2, content: "TOOL_CALL {\"name\":\"read_file\","},
 		{claim: "several calls run in the order written", reply: call("read_file", `{"path":"1"}`) + "\n" + call("list_files", `{}`) + "\n" + call("read_file", `{"path":"2"}`),
 			calls: []docCall{ok("read_file", path("1")), ok("list_files", map[string]any{}), ok("read_file", path("2"))}},
 
@@ -109,7 +113,7 @@ func TestDocGrammar(t *testing.T) {
 		// Malformed calls.
 		{claim: "a key besides name and arguments is malformed", reply: `TOOL_CALL {"name":"read_file","path":"a"}`, calls: []docCall{{bad: `unexpected key "path"`}}},
 		{claim: "an argument given twice is malformed", reply: call("read_file", `{"path":"a","path":"b"}`), calls: []docCall{{bad: "given twice"}}},
-		{claim: "bad JSON is malformed", reply: call("read_file", `{"path":}`), calls: []docCall{{bad: "does not hold one JSON object"}}},
+		{claim: "bad JSON is malformed", reply: call("read_file", `{"path":}`), calls: []docCall{{bad: "cannot be read"}}},
 		{claim: "a name that is not a string is malformed", reply: `TOOL_CALL {"name":1}`, calls: []docCall{{bad: `"name" must be a string`}}},
 		{claim: "arguments that are not an object are malformed", reply: `TOOL_CALL {"name":"x","arguments":[1]}`, calls: []docCall{{bad: `"arguments" must be a JSON object`}}},
 	}

@@ -20,9 +20,13 @@ type Parsed struct {
 	// Content is the reply as the conversation keeps it: the whole reply,
 	// or, when the model wrote a result line itself, the reply cut before it.
 	Content string
-	// Forged is the line where the model wrote a TOOL_RESULT line of its
-	// own, or 0. Everything from there on was dropped unread.
+	// Forged is the line where the model wrote a result of its own (a
+	// TOOL_RESULT line, in any dress, or another format's), or 0.
+	// Everything from there on was dropped unread.
 	Forged int
+	// Examples are the lines where calls start that were read as
+	// examples, shown in a fence between text, and are not in Calls.
+	Examples []int
 }
 
 const (
@@ -36,43 +40,6 @@ const (
 // generation: a model that starts writing a result itself has finished its
 // calls and is about to invent what they returned.
 func StopSequences() []string { return []string{"\n" + resultPrefix} }
-
-// Parse reads a reply. It never fails: what cannot be understood becomes a
-// call with Err set, and everything else is text.
-func Parse(reply string) Parsed {
-	lines := strings.Split(thoughtFirst(reply), "\n")
-	var p Parsed
-	var text []string
-	cut := len(lines)
-	thinking := false
-	for i := 0; i < len(lines); i++ {
-		// Thinking is taken out of the lines read here, never out of the
-		// lines a call reads as its block: a block is taken verbatim.
-		line := lines[i]
-		line, thinking = unthink(line, thinking)
-		t := unquoteInline(strings.TrimSpace(strings.TrimSuffix(line, "\r")))
-		switch {
-		case strings.HasPrefix(t, resultPrefix):
-			p.Forged = i + 1
-			cut = i
-		case isCall(t):
-			call, next := readCall(lines, i, t)
-			p.Calls = append(p.Calls, call)
-			i = next - 1
-			continue
-		default:
-			text = append(text, strings.TrimRight(line, " \t\r"))
-			continue
-		}
-		break
-	}
-	p.Text = strings.TrimSpace(strings.Join(dropEmptyFences(text), "\n"))
-	p.Content = reply
-	if p.Forged > 0 {
-		p.Content = strings.TrimRight(firstLines(reply, cut), " \t\r\n")
-	}
-	return p
-}
 
 // marker reports whether line starts a call or a result: an unclosed call's
 // JSON never runs on over one, or a forged result would hide inside it.
@@ -114,26 +81,12 @@ func readCall(lines []string, start int, first string) (Call, int) {
 	call.Text = callPrefix + " " + payload
 	if err != nil {
 		call.Err = &CallError{Line: call.Line, Reason: "the TOOL_CALL line does not hold one JSON object: " + jsonReason(err),
-			Hint: `Write it as TOOL_CALL {"name":"TOOL","arguments":{...}} on one line`}
+			Hint: `Write it as TOOL_CALL {"name":"TOOL","arguments":{...}} on one line`, json: true}
 		return call, end
 	}
 	call.Name = obj.name
 	call.Args = obj.args
-	for _, key := range obj.order {
-		word, ok := blockWord(obj.args[key])
-		if !ok {
-			continue
-		}
-		body, next, ok := readBlock(lines, end, word)
-		if !ok {
-			call.Err = &CallError{Line: call.Line, Reason: fmt.Sprintf("the block for argument %q was never closed by a line %s", key, word),
-				Hint: "End each block with a line that holds only its word"}
-			return call, len(lines)
-		}
-		call.Args[key] = body
-		end = next
-	}
-	return call, end
+	return call, blocks(lines, end, &call, obj.order)
 }
 
 type callObject struct {

@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -39,7 +40,20 @@ func (r Result) Message() Message {
 
 // Rejected returns the ERROR result for a call that could not run because
 // it was malformed or not allowed; err says why.
+//
+// When err is a *CallError with a Rewrite, the rewrite stands on lines of
+// its own, to be copied as it is.
 func Rejected(call Call, err error) Result {
+	var ce *CallError
+	if errors.As(err, &ce) && ce.Rewrite != "" {
+		plain := *ce
+		plain.Rewrite = ""
+		return Result{
+			CallID: call.ID,
+			Tool:   call.Name,
+			Body:   "Nothing was run: " + plain.Error() + ". Write it as:\n" + ce.Rewrite + "\nReply again with either a valid TOOL_CALL line or a normal answer.",
+		}
+	}
 	return Result{
 		CallID: call.ID,
 		Tool:   call.Name,

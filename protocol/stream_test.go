@@ -6,14 +6,15 @@ import (
 	"testing"
 )
 
-// shownText is what a Stream must hold for reply: the text Parse gives
-// for its complete lines, less a fence opened on the last of them.
+// shownText is what a Stream must hold for reply: the text the line
+// grammar gives for its complete lines, less a fence opened on the last of
+// them.
 func shownText(reply string) string {
 	i := strings.LastIndexByte(reply, '\n')
 	if i < 0 {
 		return ""
 	}
-	text := Parse(reply[:i]).Text
+	text := lineGrammar(reply[:i]).Text
 	j := strings.LastIndexByte(text, '\n') + 1
 	if strings.HasPrefix(strings.TrimSpace(text[j:]), "```") {
 		return strings.TrimRight(text[:j], "\n")

@@ -110,6 +110,13 @@ type Call struct {
 	Text string
 	// Err is set when the call is malformed; such a call is never run.
 	Err error
+	// Shape says how the call was written when it was not in the
+	// documented format: "Hermes <tool_call>", "near miss of TOOL_CALL".
+	// Empty for a call written as documented.
+	Shape string
+	// Repairs names the slips forgiven in reading the call: "trailing
+	// comma", "single quotes", "\"parameters\" for \"arguments\"".
+	Repairs []string
 }
 
 // Result is the outcome of one call, as sent back to the model.

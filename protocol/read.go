@@ -1,0 +1,634 @@
+package protocol
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// Reader reads replies for one set of tools. What it knows of the tools
+// decides the shapes that need a tool's name to be told from prose: a bare
+// JSON object, a Python call, an XML tag named after a tool (see "Other
+// shapes" in doc.go). Its zero value knows no tool and reads only the
+// shapes that carry a marker of their own.
+type Reader struct {
+	specs []ToolSpec
+	names map[string]bool
+	// lines reads the line grammar alone: our marker, exactly as
+	// documented, and nothing it does not say. It is what a Stream shows
+	// while a reply arrives.
+	lines bool
+}
+
+// NewReader returns a Reader for the tools specs describes.
+func NewReader(specs []ToolSpec) *Reader {
+	r := &Reader{specs: slices.Clone(specs), names: map[string]bool{}}
+	for _, s := range specs {
+		r.names[s.Name] = true
+	}
+	return r
+}
+
+// Parse reads a reply with a Reader that knows no tool.
+func Parse(reply string) Parsed { return (&Reader{}).Parse(reply) }
+
+// lineGrammar is Parse as the line grammar alone reads.
+func lineGrammar(reply string) Parsed { return (&Reader{lines: true}).Parse(reply) }
+
+func (r *Reader) known(name string) bool { return r.names[name] }
+
+// text is a reply as lines, with where each begins in it.
+type text struct {
+	s      string
+	lines  []string
+	starts []int
+}
+
+func newText(s string) *text {
+	x := &text{s: s, lines: strings.Split(s, "\n")}
+	x.starts = make([]int, len(x.lines))
+	off := 0
+	for i, l := range x.lines {
+		x.starts[i] = off
+		off += len(l) + 1
+	}
+	return x
+}
+
+// line returns the index of the line that holds offset off.
+func (x *text) line(off int) int {
+	return sort.Search(len(x.starts), func(i int) bool { return x.starts[i] > off }) - 1
+}
+
+// after returns, for an offset where something ended, the index of the
+// line it ended on and the text after it on that line.
+func (x *text) after(off int) (int, string) {
+	if off >= len(x.s) {
+		return len(x.lines) - 1, ""
+	}
+	li := x.line(off)
+	return li, x.s[off:x.end(li)]
+}
+
+// next returns the index of the line after the one offset off is on.
+func (x *text) next(off int) int {
+	li, _ := x.after(off)
+	return li + 1
+}
+
+// end returns the offset of the end of line i, before its newline.
+func (x *text) end(i int) int { return x.starts[i] + len(x.lines[i]) }
+
+// read is what a shape found at a line: its calls, each with the argument
+// names in the order written (for blocks), the index of the line after
+// the last it took, and text left on that line after the call.
+type read struct {
+	calls []pending
+	next  int
+	tail  string
+}
+
+type pending struct {
+	call  Call
+	order []string
+}
+
+type textLine struct {
+	at   int
+	line string
+}
+
+// Parse reads a reply. It never fails: what cannot be understood becomes a
+// call with Err set, and everything else is text.
+func (r *Reader) Parse(reply string) Parsed {
+	x := newText(thoughtFirst(reply))
+	lines := x.lines
+	var p Parsed
+	var kept []textLine
+	var spans []callSpan
+	cut := len(lines)
+	thinking := false
+	fenceAt, fenceInfo := -1, ""
+	afterCall := -1 // the line after the last call, while only blank lines follow it
+	for i := 0; i < len(lines); i++ {
+		// Thinking is taken out of the lines read here, never out of the
+		// lines a call reads as its block: a block is taken verbatim.
+		line := lines[i]
+		line, thinking = unthink(line, thinking)
+		t := unquoteInline(strings.TrimSpace(strings.TrimSuffix(line, "\r")))
+		if r.forged(t) || !r.lines && fenceAt < 0 && afterCall == i && outputFence(t) {
+			p.Forged = i + 1
+			cut = i
+			break
+		}
+		if rd, ok := r.callAt(x, i, line, t, fenceAt >= 0, fenceInfo); ok {
+			next := rd.next
+			for _, pc := range rd.calls {
+				call := pc.call
+				if call.Err == nil {
+					next = blocks(lines, next, &call, pc.order)
+				}
+				p.Calls = append(p.Calls, call)
+				spans = append(spans, callSpan{from: i, to: next, fence: fenceAt})
+				if call.Err != nil && next == len(lines) {
+					break
+				}
+			}
+			if tail := strings.TrimSpace(rd.tail); tail != "" {
+				kept = append(kept, textLine{at: rd.next - 1, line: tail})
+				if c := &p.Calls[len(p.Calls)-1]; c.Err == nil {
+					c.Repairs = appendNew(c.Repairs, "text after the call")
+				}
+			}
+			i = next - 1
+			afterCall = next
+			continue
+		}
+		if t == "" && afterCall == i {
+			afterCall = i + 1
+		}
+		if fence(t) {
+			if fenceAt < 0 {
+				fenceAt, fenceInfo = i, strings.ToLower(strings.TrimSpace(strings.TrimLeft(t, "`")))
+			} else {
+				fenceAt, fenceInfo = -1, ""
+			}
+		}
+		kept = append(kept, textLine{at: i, line: strings.TrimRight(line, " \t\r")})
+	}
+	if !r.lines {
+		p.Calls, kept, p.Examples = examples(lines, p.Calls, spans, kept)
+	}
+	text := make([]string, len(kept))
+	for i, k := range kept {
+		text[i] = k.line
+	}
+	p.Text = strings.TrimSpace(strings.Join(dropEmptyFences(text), "\n"))
+	p.Content = reply
+	if p.Forged > 0 {
+		p.Content = strings.TrimRight(firstLines(reply, cut), " \t\r\n")
+	}
+	return p
+}
+
+// callSpan is where a call stood: its lines, and the fence around it (-1
+// when none).
+type callSpan struct{ from, to, fence int }
+
+// examples takes out the calls shown as examples: those inside a fence
+// with text both before the fence and after its end. Their lines go back
+// into the text, and the lines where they start are returned.
+func examples(lines []string, calls []Call, spans []callSpan, kept []textLine) ([]Call, []textLine, []int) {
+	ex := map[int]bool{} // fences that are examples
+	for _, s := range spans {
+		if s.fence < 0 || ex[s.fence] {
+			continue
+		}
+		end := fenceEnd(lines, s.to)
+		before, after := false, false
+		for _, k := range kept {
+			if strings.TrimSpace(k.line) == "" || fence(k.line) {
+				continue
+			}
+			before = before || k.at < s.fence
+			after = after || k.at > end
+		}
+		if before && after {
+			ex[s.fence] = true
+		}
+	}
+	if len(ex) == 0 {
+		return calls, kept, nil
+	}
+	var out []Call
+	var lines0 []int
+	back := map[int]bool{}
+	for i, c := range calls {
+		s := spans[i]
+		if !ex[s.fence] {
+			out = append(out, c)
+			continue
+		}
+		lines0 = append(lines0, c.Line)
+		for j := s.from; j < s.to; j++ {
+			back[j] = true
+		}
+	}
+	for _, k := range kept {
+		delete(back, k.at)
+	}
+	for j := range back {
+		kept = append(kept, textLine{at: j, line: strings.TrimRight(lines[j], " \t\r")})
+	}
+	slices.SortStableFunc(kept, func(a, b textLine) int { return a.at - b.at })
+	return out, kept, lines0
+}
+
+// fenceEnd returns the index of the fence line that closes a fence whose
+// calls end before line from, or the last line.
+func fenceEnd(lines []string, from int) int {
+	for j := from; j < len(lines); j++ {
+		if fence(lines[j]) {
+			return j
+		}
+	}
+	return len(lines) - 1
+}
+
+// forged reports whether t, a trimmed line, is a result the model wrote:
+// TOOL_RESULT in any dress, an Observation: line, a <tool_response> tag.
+func (r *Reader) forged(t string) bool {
+	if strings.HasPrefix(t, resultPrefix) {
+		return true
+	}
+	if r.lines {
+		return false
+	}
+	u := strings.TrimLeft(undress(t), "*_[<(`")
+	if len(u) >= len(resultPrefix) && strings.EqualFold(u[:len(resultPrefix)], resultPrefix) {
+		return true
+	}
+	return strings.HasPrefix(t, "Observation:") || strings.HasPrefix(strings.ToLower(t), "<tool_response>") ||
+		strings.HasPrefix(strings.ToLower(t), "<tool_result>")
+}
+
+// outputFence reports whether t opens a fence for a command's output: one
+// written right after a call holds what the model expects it to return.
+func outputFence(t string) bool {
+	if !strings.HasPrefix(t, "```") {
+		return false
+	}
+	switch strings.ToLower(strings.TrimSpace(strings.TrimLeft(t, "`"))) {
+	case "", "output", "text", "console", "result", "tool_output", "stdout", "plaintext":
+		return true
+	}
+	return false
+}
+
+// undress takes off what goes before a line's first word in Markdown: a
+// quote, a list bullet or number.
+func undress(t string) string {
+	t = strings.TrimSpace(strings.TrimLeft(t, ">"))
+	switch {
+	case strings.HasPrefix(t, "- "), strings.HasPrefix(t, "+ "), strings.HasPrefix(t, "• "):
+		return strings.TrimSpace(t[strings.IndexByte(t, ' ')+1:])
+	case strings.HasPrefix(t, "* ") && !strings.HasPrefix(t, "**"):
+		return strings.TrimSpace(t[2:])
+	}
+	i := 0
+	for i < len(t) && i < 3 && t[i] >= '0' && t[i] <= '9' {
+		i++
+	}
+	if i > 0 && i+1 < len(t) && (t[i] == '.' || t[i] == ')') && (t[i+1] == ' ' || t[i+1] == '\t') {
+		return strings.TrimSpace(t[i+2:])
+	}
+	return t
+}
+
+// dressedMarker reads a near miss of our marker: any case, a plural, a
+// colon, Markdown emphasis, brackets, a bullet before it. It returns what
+// follows the marker when that is nothing or a JSON object or array.
+func dressedMarker(t string) (string, bool) {
+	s := strings.TrimLeft(undress(t), "*_[<(`")
+	if len(s) < len(callPrefix) || !strings.EqualFold(s[:len(callPrefix)], callPrefix) {
+		return "", false
+	}
+	s = s[len(callPrefix):]
+	if s != "" && (s[0] == 'S' || s[0] == 's') {
+		s = s[1:]
+	}
+	if s != "" && !strings.ContainsRune("*_]>)`: \t{[", rune(s[0])) {
+		return "", false
+	}
+	s = strings.TrimLeft(s, "*_]>)`: \t")
+	if s == "" || s[0] == '{' || s[0] == '[' {
+		return s, true
+	}
+	return "", false
+}
+
+// callAt reads the call that starts on line i, whose text with thinking
+// taken out is line and trimmed t, if one does.
+func (r *Reader) callAt(x *text, i int, line, t string, inFence bool, info string) (read, bool) {
+	if isCall(t) {
+		return r.marked(x, i, t)
+	}
+	if r.lines || t == "" {
+		return read{}, false
+	}
+	at := func(rest string) int { return x.starts[i] + strings.Index(line, t) + len(t) - len(rest) }
+	lower := strings.ToLower(t)
+	switch {
+	case strings.HasPrefix(lower, "<tool_call>"):
+		return r.tagged(x, i, at(t[len("<tool_call>"):]), "<tool_call>", "Hermes <tool_call>"), true
+	case strings.HasPrefix(lower, "<tools>"):
+		return r.tagged(x, i, at(t[len("<tools>"):]), "<tools>", "<tools>"), true
+	case strings.HasPrefix(t, "<|tool_call|>"):
+		return r.tagged(x, i, at(t[len("<|tool_call|>"):]), "<|tool_call|>", "<|tool_call|>"), true
+	case strings.HasPrefix(t, "<|python_start|>") && r.names != nil:
+		if rd, ok := r.python(x, i, at(strings.TrimLeft(t[len("<|python_start|>"):], " ")), "Llama 4 <|python_start|>", true); ok {
+			return rd, true
+		}
+	case strings.HasPrefix(t, "[TOOL_CALLS]"):
+		return r.mistral(x, i, at(t[len("[TOOL_CALLS]"):])), true
+	case strings.HasPrefix(t, "<|python_tag|>"):
+		rest := strings.TrimLeft(t[len("<|python_tag|>"):], " ")
+		if !strings.HasPrefix(rest, "{") && !strings.HasPrefix(rest, "[") {
+			// Llama's built-in tools: NAME.call(KEY=VALUE).
+			if rd, ok := r.python(x, i, at(rest), "Llama <|python_tag|> NAME.call()", false); ok {
+				return rd, true
+			}
+		}
+		return r.values(x, i, at(rest), "Llama <|python_tag|>", true), true
+	case strings.HasPrefix(lower, "<function="):
+		return r.function(x, i, at(t)), true
+	}
+	if rest, ok := dressedMarker(t); ok {
+		if rest != "" {
+			return r.values(x, i, at(rest), "near miss of TOOL_CALL", true), true
+		}
+		// The marker alone: its JSON follows, maybe in a fence.
+		j := i + 1
+		for j < len(x.lines) && strings.TrimSpace(x.lines[j]) == "" {
+			j++
+		}
+		if j == len(x.lines) {
+			return read{}, false
+		}
+		nt := strings.TrimSpace(x.lines[j])
+		if fence(nt) && j+1 < len(x.lines) {
+			rd := r.values(x, j+1, x.starts[j+1], "TOOL_CALL alone, its JSON in a fence", true)
+			if rd.next < len(x.lines) && strings.TrimSpace(rd.tail) == "" && fence(strings.TrimSpace(x.lines[rd.next])) {
+				rd.next++
+			}
+			if len(rd.calls) > 0 {
+				return rd, true
+			}
+		}
+		if strings.HasPrefix(nt, "{") || strings.HasPrefix(nt, "[") {
+			if rd := r.values(x, j, x.starts[j]+strings.Index(x.lines[j], nt), "TOOL_CALL alone, its JSON below", true); len(rd.calls) > 0 {
+				return rd, true
+			}
+		}
+		return read{}, false
+	}
+	if rd, ok := r.attempt(x, i, t); ok {
+		return rd, true
+	}
+	if r.names == nil {
+		return read{}, false
+	}
+	if inFence && (info == "tool_code" || info == "tool_call") {
+		if rd, ok := r.python(x, i, at(t), "Gemma tool_code", false); ok {
+			return rd, true
+		}
+	}
+	if strings.HasPrefix(t, "[") {
+		if rd, ok := r.python(x, i, at(t), "Python call list", true); ok {
+			return rd, true
+		}
+	}
+	if (strings.HasPrefix(t, "{") || strings.HasPrefix(t, "[")) && (!inFence || info == "" || info == "json" || info == "jsonc" || info == "tool_call" || info == "tool_code") {
+		return r.bare(x, i, at(t))
+	}
+	return read{}, false
+}
+
+// marked reads a call in our own format: as encoding/json reads it when it
+// can, so that a call written as documented decodes as it always has; and
+// else again, forgiving the slips doc.go lists.
+func (r *Reader) marked(x *text, i int, t string) (read, bool) {
+	call, next := readCall(x.lines, i, t)
+	var ce *CallError
+	if r.lines || call.Err == nil || !errors.As(call.Err, &ce) || !ce.json {
+		// readCall has read the blocks: there is no order left to read.
+		return read{calls: []pending{{call: call}}, next: next}, true
+	}
+	line := x.lines[i]
+	k := strings.Index(line, callPrefix) + len(callPrefix)
+	for k < len(line) && (line[k] == ' ' || line[k] == '\t') {
+		k++
+	}
+	return r.values(x, i, x.starts[i]+k, "", true), true
+}
+
+// endTokens are the special tokens that end a call in the formats that
+// have them; a server may leave them in the text.
+var endTokens = []string{"<|eom_id|>", "<|eot_id|>", "<|python_end|>"}
+
+// values reads the JSON call objects (or arrays of them) that start at
+// offset off, one after another on a line, separated by white space,
+// commas or semicolons, while many is true and what follows is another. A
+// value that is not a call is malformed: a marker was written, so a call
+// was meant.
+func (r *Reader) values(x *text, i, off int, shape string, many bool) read {
+	var rd read
+	first := i
+	for {
+		v, end, repairs, err := r.json(x, off)
+		if err != nil {
+			rd.calls = append(rd.calls, pending{call: r.unreadable(x, first, off, err, shape)})
+			rd.next = x.next(end)
+			if je := (*jsonError)(nil); errors.As(err, &je) && !je.EOF {
+				rd.next = x.line(je.Off) + 1
+			}
+			return rd
+		}
+		items, wrapped := callItems(v)
+		if wrapped {
+			repairs = append(repairs, "calls inside an envelope")
+		}
+		if _, ok := v.([]any); ok {
+			if len(items) == 0 {
+				rd.calls = append(rd.calls, pending{call: Call{Line: first + 1, Text: strings.TrimSpace(x.s[off:end]), Shape: shape,
+					Err: &CallError{Line: first + 1, Reason: "the list of calls is empty", Hint: "Write one call, as TOOL_CALL {\"name\":\"TOOL\",\"arguments\":{...}}"}}})
+			}
+		}
+		for _, item := range items {
+			rd.calls = append(rd.calls, r.pendingOf(item, first, x.s[off:end], shape, repairs))
+		}
+		li, rest := x.after(end)
+		more := strings.TrimLeft(rest, " \t`,;")
+		for _, tok := range endTokens {
+			if strings.HasPrefix(more, tok) {
+				more = strings.TrimLeft(more[len(tok):], " \t`,;")
+			}
+		}
+		if many && (strings.HasPrefix(more, "{") || strings.HasPrefix(more, "[")) {
+			off = x.end(li) - len(more)
+			first = li
+			continue
+		}
+		if strings.Trim(more, "}]) \t") == "" && more != "" {
+			for k := range rd.calls {
+				rd.calls[k].call.Repairs = appendNew(rd.calls[k].call.Repairs, "an extra closing bracket")
+			}
+			more = ""
+		}
+		rd.next, rd.tail = li+1, more
+		return rd
+	}
+}
+
+func (p pending) failed() bool { return p.call.Err != nil }
+
+func appendNew(list []string, s string) []string {
+	if slices.Contains(list, s) {
+		return list
+	}
+	return append(list, s)
+}
+
+// callItems returns the call objects v holds: v itself, the elements of
+// an array, or those of an envelope, {"tool_calls":[...]} or
+// {"tool_call":{...}}, which it reports.
+func callItems(v any) ([]any, bool) {
+	switch v := v.(type) {
+	case []any:
+		return v, false
+	case *object:
+		if len(v.keys) == 1 {
+			switch inner := v.vals[v.keys[0]].(type) {
+			case []any:
+				if v.keys[0] == "tool_calls" {
+					return inner, true
+				}
+			case *object:
+				if v.keys[0] == "tool_call" {
+					return []any{inner}, true
+				}
+			}
+		}
+	}
+	return []any{v}, false
+}
+
+// pendingOf makes the call that item, one JSON value of a call's text,
+// holds.
+func (r *Reader) pendingOf(item any, line int, src, shape string, repairs []string) pending {
+	call := Call{Line: line + 1, Text: strings.TrimSpace(src), Shape: shape}
+	if shape == "" {
+		call.Text = callPrefix + " " + call.Text
+	}
+	obj, more, err := callOf(item, r.specs)
+	if err != nil {
+		call.Err = &CallError{Line: line + 1, Reason: "the call cannot be read: " + err.Error(), Hint: `Write it as TOOL_CALL {"name":"TOOL","arguments":{...}} on one line`}
+		return pending{call: call}
+	}
+	call.Name, call.Args = obj.name, obj.args
+	call.Repairs = append(slices.Clone(repairs), more...)
+	return pending{call: call, order: obj.order}
+}
+
+// json reads the JSON value at offset off of x: over the lines after its
+// own, up to maxCallLines, while they go on with JSON and do not start a
+// call or a result; with one missing closing brace at its end added.
+func (r *Reader) json(x *text, off int) (any, int, []string, error) {
+	first := x.line(off)
+	limit := min(len(x.lines), first+maxCallLines)
+	stop := x.end(limit - 1)
+	for k := first + 1; k < limit; k++ {
+		if marker(x.lines[k]) {
+			stop = x.end(k - 1)
+			break
+		}
+	}
+	v, end, repairs, err := readLenient(x.s[:stop], off)
+	var je *jsonError
+	if errors.As(err, &je) && !je.EOF {
+		if k := x.line(je.Off); k > first && !jsonish(x.lines[k]) {
+			stop = x.end(k - 1)
+			v, end, repairs, err = readLenient(x.s[:stop], off)
+		}
+	}
+	last := strings.TrimRight(x.s[:stop], " \t\r\n")
+	if errors.As(err, &je) && je.EOF && !je.inString && len(je.open) == 1 && je.open[0] == '{' && !strings.HasSuffix(last, ",") && !strings.HasSuffix(last, ":") {
+		v2, end2, repairs2, err2 := readLenient(x.s[:stop]+"}", off)
+		if err2 == nil {
+			return v2, min(end2, stop), append(repairs2, "a missing } at the end"), nil
+		}
+	}
+	return v, end, repairs, err
+}
+
+// jsonish reports whether a line could go on with a JSON value.
+func jsonish(line string) bool {
+	t := strings.TrimSpace(line)
+	if t == "" {
+		return true
+	}
+	if strings.ContainsRune("{}[]\",:'“”‘’-/0123456789", []rune(t)[0]) {
+		return true
+	}
+	for _, w := range []string{"true", "false", "null", "True", "False", "None"} {
+		if strings.HasPrefix(t, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// unreadable is the malformed call of JSON that could not be read.
+func (r *Reader) unreadable(x *text, line, off int, err error, shape string) Call {
+	text := strings.TrimSpace(x.s[off:x.end(line)])
+	call := Call{Line: line + 1, Text: text, Shape: shape}
+	if shape == "" {
+		call.Text = callPrefix + " " + text
+	}
+	reason := err.Error()
+	var je *jsonError
+	if errors.As(err, &je) && !je.EOF {
+		l, c := position(x.s, min(je.Off, len(x.s)), 1)
+		if l == line+1 {
+			reason = fmt.Sprintf("at column %d, %s", c, reason)
+		} else {
+			reason = fmt.Sprintf("on line %d, column %d, %s", l, c, reason)
+		}
+	}
+	call.Err = &CallError{Line: line + 1, Reason: "the call's JSON cannot be read: " + reason,
+		Hint: `Write it as TOOL_CALL {"name":"TOOL","arguments":{...}} on one line`, json: true}
+	return call
+}
+
+// bare reads a line that starts with a JSON object or array: a call only
+// when every value names one of the tools. Prose about JSON stays text.
+func (r *Reader) bare(x *text, i, off int) (read, bool) {
+	v, _, _, err := r.json(x, off)
+	if err != nil {
+		// Unreadable JSON that starts like a call of one of the tools is
+		// an attempt, and the model is told; anything else is text.
+		head := x.s[off:min(len(x.s), off+120)]
+		for name := range r.names {
+			if strings.Contains(head, `"name"`) && strings.Contains(head, `"`+name+`"`) {
+				return read{calls: []pending{{call: r.unreadable(x, i, off, err, "JSON object")}}, next: i + 1}, true
+			}
+		}
+		return read{}, false
+	}
+	items, _ := callItems(v)
+	if len(items) == 0 {
+		return read{}, false
+	}
+	for _, item := range items {
+		o, ok := item.(*object)
+		if !ok {
+			return read{}, false
+		}
+		if f, ok := o.vals["function"].(*object); ok {
+			o = f
+		}
+		name := ""
+		for _, k := range []string{"name", "tool", "tool_name", "function"} {
+			if s, ok := o.vals[k].(string); ok {
+				name = s
+				break
+			}
+		}
+		if !r.known(name) {
+			return read{}, false
+		}
+	}
+	return r.values(x, i, off, "JSON object", true), true
+}
