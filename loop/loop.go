@@ -61,8 +61,9 @@ type Config struct {
 	// Compactor may shorten the conversation before each step. Nil means
 	// the conversation only grows.
 	Compactor Compactor
-	// Parse reads a reply into its text and calls. Nil means
-	// protocol.Parse; protocol.ParseStrict shows what that one forgives.
+	// Parse reads a reply into its text and calls. Nil means a
+	// protocol.Reader for the tools; protocol.ParseStrict shows what that
+	// one forgives.
 	Parse func(reply string) protocol.Parsed
 	// Origin names this conversation in its events: "" for the main one;
 	// for one started by a tool, the id of the call that started it,
@@ -116,8 +117,9 @@ func newAgent(model Model, tools Tools, cfg Config, hooks []Hook) *Agent {
 	if cfg.MaxFormatErrors <= 0 {
 		cfg.MaxFormatErrors = 3
 	}
+	list := tools.Specs()
 	if cfg.Parse == nil {
-		cfg.Parse = protocol.Parse
+		cfg.Parse = protocol.NewReader(list).Parse
 	}
 	if cfg.MaxCallsPerReply <= 0 {
 		cfg.MaxCallsPerReply = 32
@@ -125,7 +127,6 @@ func newAgent(model Model, tools Tools, cfg Config, hooks []Hook) *Agent {
 	if cfg.MaxResultBytes <= 0 {
 		cfg.MaxResultBytes = 256 << 10
 	}
-	list := tools.Specs()
 	specs := make(map[string]protocol.ToolSpec, len(list))
 	for _, s := range list {
 		specs[s.Name] = s
@@ -214,7 +215,10 @@ func (t *turn) run(ctx context.Context) (string, error) {
 		a.edit(len(a.msgs), protocol.Message{Role: protocol.Assistant, Content: parsed.Content})
 		herr := a.emit(Event{Kind: Replied, Step: t.step, Reply: reply, Parsed: parsed, Duration: time.Since(start)})
 		if parsed.Forged > 0 {
-			a.emit(Event{Kind: Noticed, Step: t.step, Text: fmt.Sprintf("the model wrote a TOOL_RESULT line itself (reply line %d); it and everything after it were dropped", parsed.Forged)})
+			a.emit(Event{Kind: Noticed, Step: t.step, Text: fmt.Sprintf("the model wrote a tool's result itself (reply line %d); it and everything after it were dropped", parsed.Forged)})
+		}
+		for _, line := range parsed.Examples {
+			a.emit(Event{Kind: Noticed, Step: t.step, Text: fmt.Sprintf("reply line %d shows a call in a code block with text before and after it: read as an example, not run", line)})
 		}
 		cut := reply.DoneReason == protocol.DoneLength
 		if len(parsed.Calls) == 0 {

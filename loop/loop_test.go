@@ -264,7 +264,7 @@ func TestForgedResultIsCutFromHistory(t *testing.T) {
 	}
 	noted := false
 	for _, e := range h.events {
-		noted = noted || e.Kind == loop.Noticed && strings.Contains(e.Text, "TOOL_RESULT line itself")
+		noted = noted || e.Kind == loop.Noticed && strings.Contains(e.Text, "tool's result itself")
 	}
 	if !noted {
 		t.Error("no notice of the forged result")

@@ -56,12 +56,13 @@ func BenchmarkParse(b *testing.B) {
 		{"long", longReply()},
 		{"block", blockReply()},
 	}
+	r := NewReader(benchSpecs)
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(c.reply)))
 			for b.Loop() {
-				Parse(c.reply)
+				r.Parse(c.reply)
 			}
 		})
 	}

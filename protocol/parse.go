@@ -38,8 +38,13 @@ const (
 
 // StopSequences returns the sequences at which a backend should end
 // generation: a model that starts writing a result itself has finished its
-// calls and is about to invent what they returned.
-func StopSequences() []string { return []string{"\n" + resultPrefix} }
+// calls and is about to invent what they returned. They are the result
+// lines models write most, four at most, as OpenAI's API allows; an
+// "Observation:" line is not among them, as prose may start so, and the
+// parser cuts a reply there all the same.
+func StopSequences() []string {
+	return []string{"\n" + resultPrefix, "\n**" + resultPrefix, "\n> " + resultPrefix, "<tool_response>"}
+}
 
 // marker reports whether line starts a call or a result: an unclosed call's
 // JSON never runs on over one, or a forged result would hide inside it.

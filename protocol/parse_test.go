@@ -3,9 +3,12 @@ package protocol
 import (
 	"encoding/json"
 	"errors"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/rogpeppe/go-internal/txtar"
 )
 
 func TestParse(t *testing.T) {
@@ -219,6 +222,22 @@ func TestResultMessage(t *testing.T) {
 	}
 }
 
+// corpusSeeds adds the replies of the corpus to f's seeds.
+func corpusSeeds(f *testing.F) {
+	files, _ := filepath.Glob("testdata/replies/*.txt")
+	for _, file := range files {
+		a, err := txtar.ParseFile(file)
+		if err != nil {
+			f.Fatal(err)
+		}
+		for _, x := range a.Files {
+			if x.Name == "reply" {
+				f.Add(string(x.Data))
+			}
+		}
+	}
+}
+
 func FuzzParse(f *testing.F) {
 	for _, s := range []string{
 		"hi",
@@ -230,23 +249,56 @@ func FuzzParse(f *testing.F) {
 	} {
 		f.Add(s)
 	}
+	corpusSeeds(f)
+	r := NewReader(harnessTools)
 	f.Fuzz(func(t *testing.T, reply string) {
-		p := Parse(reply)
-		if !strings.HasPrefix(reply, strings.TrimRight(p.Content, " \t\r\n")) {
-			t.Fatalf("kept content %q is not a prefix of the reply", p.Content)
-		}
-		last := 0
-		for _, c := range p.Calls {
-			if c.Line <= last {
-				t.Fatalf("call lines not increasing: %d after %d", c.Line, last)
+		for _, p := range []Parsed{Parse(reply), r.Parse(reply)} {
+			if !strings.HasPrefix(reply, strings.TrimRight(p.Content, " \t\r\n")) {
+				t.Fatalf("kept content %q is not a prefix of the reply", p.Content)
 			}
-			last = c.Line
-			if c.Err == nil && c.Args == nil {
-				t.Fatal("well-formed call without arguments map")
+			last := 0
+			for _, c := range p.Calls {
+				if c.Line < last {
+					t.Fatalf("call lines decreasing: %d after %d", c.Line, last)
+				}
+				last = c.Line
+				if c.Err == nil && c.Args == nil {
+					t.Fatal("well-formed call without arguments map")
+				}
+			}
+			if p.Forged > 0 && last >= p.Forged {
+				t.Fatalf("call on line %d after the forged result on line %d", last, p.Forged)
 			}
 		}
-		if p.Forged > 0 && last >= p.Forged {
-			t.Fatalf("call on line %d after the forged result on line %d", last, p.Forged)
+	})
+}
+
+// FuzzUnknownNeverRuns holds that a reply that names none of the tools
+// (and escapes nothing, by which JSON could spell a name) never runs a
+// call, whatever shape it has: prose about JSON runs nothing.
+func FuzzUnknownNeverRuns(f *testing.F) {
+	corpusSeeds(f)
+	for _, s := range []string{
+		`{"name": "John", "arguments": {"age": 3}}`,
+		"[get_weather(city=\"Paris\")]",
+		"<tool_call>\n{\"name\": \"search\", \"arguments\": {}}\n</tool_call>",
+	} {
+		f.Add(s)
+	}
+	r := NewReader(harnessTools)
+	f.Fuzz(func(t *testing.T, reply string) {
+		if strings.Contains(reply, "\\") {
+			return
+		}
+		for _, s := range harnessTools {
+			if strings.Contains(reply, s.Name) {
+				return
+			}
+		}
+		for _, c := range r.Parse(reply).Calls {
+			if err := Check(harnessTools, &c); err == nil {
+				t.Fatalf("the call %q of line %d would run, in a reply that names no tool", c.Name, c.Line)
+			}
 		}
 	})
 }

@@ -34,8 +34,11 @@ func NewReader(specs []ToolSpec) *Reader {
 // Parse reads a reply with a Reader that knows no tool.
 func Parse(reply string) Parsed { return (&Reader{}).Parse(reply) }
 
-// lineGrammar is Parse as the line grammar alone reads.
-func lineGrammar(reply string) Parsed { return (&Reader{lines: true}).Parse(reply) }
+// ParseLines reads a reply with the line grammar alone: our marker, as
+// documented, and none of the other shapes, repairs or examples. It is
+// what a Stream shows while a reply arrives; the whole reply is then read
+// by a Reader.
+func ParseLines(reply string) Parsed { return (&Reader{lines: true}).Parse(reply) }
 
 func (r *Reader) known(name string) bool { return r.names[name] }
 
@@ -151,7 +154,7 @@ func (r *Reader) Parse(reply string) Parsed {
 		}
 		if fence(t) {
 			if fenceAt < 0 {
-				fenceAt, fenceInfo = i, strings.ToLower(strings.TrimSpace(strings.TrimLeft(t, "`")))
+				fenceAt, fenceInfo = i, lowerASCII(strings.TrimSpace(strings.TrimLeft(t, "`")))
 			} else {
 				fenceAt, fenceInfo = -1, ""
 			}
@@ -250,8 +253,8 @@ func (r *Reader) forged(t string) bool {
 	if len(u) >= len(resultPrefix) && strings.EqualFold(u[:len(resultPrefix)], resultPrefix) {
 		return true
 	}
-	return strings.HasPrefix(t, "Observation:") || strings.HasPrefix(strings.ToLower(t), "<tool_response>") ||
-		strings.HasPrefix(strings.ToLower(t), "<tool_result>")
+	return strings.HasPrefix(t, "Observation:") || hasPrefixFold(t, "<tool_response>") ||
+		hasPrefixFold(t, "<tool_result>")
 }
 
 // outputFence reports whether t opens a fence for a command's output: one
@@ -260,7 +263,7 @@ func outputFence(t string) bool {
 	if !strings.HasPrefix(t, "```") {
 		return false
 	}
-	switch strings.ToLower(strings.TrimSpace(strings.TrimLeft(t, "`"))) {
+	switch lowerASCII(strings.TrimSpace(strings.TrimLeft(t, "`"))) {
 	case "", "output", "text", "console", "result", "tool_output", "stdout", "plaintext":
 		return true
 	}
@@ -318,36 +321,37 @@ func (r *Reader) callAt(x *text, i int, line, t string, inFence bool, info strin
 	if r.lines || t == "" {
 		return read{}, false
 	}
-	at := func(rest string) int { return x.starts[i] + strings.Index(line, t) + len(t) - len(rest) }
-	lower := strings.ToLower(t)
+	// end is where t ends in the reply: a suffix of t, rest, starts at
+	// end-len(rest).
+	end := x.starts[i] + strings.Index(line, t) + len(t)
 	switch {
-	case strings.HasPrefix(lower, "<tool_call>"):
-		return r.tagged(x, i, at(t[len("<tool_call>"):]), "<tool_call>", "Hermes <tool_call>"), true
-	case strings.HasPrefix(lower, "<tools>"):
-		return r.tagged(x, i, at(t[len("<tools>"):]), "<tools>", "<tools>"), true
+	case hasPrefixFold(t, "<tool_call>"):
+		return r.tagged(x, i, end-len(t[len("<tool_call>"):]), "<tool_call>", "Hermes <tool_call>"), true
+	case hasPrefixFold(t, "<tools>"):
+		return r.tagged(x, i, end-len(t[len("<tools>"):]), "<tools>", "<tools>"), true
 	case strings.HasPrefix(t, "<|tool_call|>"):
-		return r.tagged(x, i, at(t[len("<|tool_call|>"):]), "<|tool_call|>", "<|tool_call|>"), true
+		return r.tagged(x, i, end-len(t[len("<|tool_call|>"):]), "<|tool_call|>", "<|tool_call|>"), true
 	case strings.HasPrefix(t, "<|python_start|>") && r.names != nil:
-		if rd, ok := r.python(x, i, at(strings.TrimLeft(t[len("<|python_start|>"):], " ")), "Llama 4 <|python_start|>", true); ok {
+		if rd, ok := r.python(x, i, end-len(strings.TrimLeft(t[len("<|python_start|>"):], " ")), "Llama 4 <|python_start|>", true); ok {
 			return rd, true
 		}
 	case strings.HasPrefix(t, "[TOOL_CALLS]"):
-		return r.mistral(x, i, at(t[len("[TOOL_CALLS]"):])), true
+		return r.mistral(x, i, end-len(t[len("[TOOL_CALLS]"):])), true
 	case strings.HasPrefix(t, "<|python_tag|>"):
 		rest := strings.TrimLeft(t[len("<|python_tag|>"):], " ")
 		if !strings.HasPrefix(rest, "{") && !strings.HasPrefix(rest, "[") {
 			// Llama's built-in tools: NAME.call(KEY=VALUE).
-			if rd, ok := r.python(x, i, at(rest), "Llama <|python_tag|> NAME.call()", false); ok {
+			if rd, ok := r.python(x, i, end-len(rest), "Llama <|python_tag|> NAME.call()", false); ok {
 				return rd, true
 			}
 		}
-		return r.values(x, i, at(rest), "Llama <|python_tag|>", true), true
-	case strings.HasPrefix(lower, "<function="):
-		return r.function(x, i, at(t)), true
+		return r.values(x, i, end-len(rest), "Llama <|python_tag|>", true), true
+	case hasPrefixFold(t, "<function="):
+		return r.function(x, i, end-len(t)), true
 	}
 	if rest, ok := dressedMarker(t); ok {
 		if rest != "" {
-			return r.values(x, i, at(rest), "near miss of TOOL_CALL", true), true
+			return r.values(x, i, end-len(rest), "near miss of TOOL_CALL", true), true
 		}
 		// The marker alone: its JSON follows, maybe in a fence.
 		j := i + 1
@@ -381,17 +385,17 @@ func (r *Reader) callAt(x *text, i int, line, t string, inFence bool, info strin
 		return read{}, false
 	}
 	if inFence && (info == "tool_code" || info == "tool_call") {
-		if rd, ok := r.python(x, i, at(t), "Gemma tool_code", false); ok {
+		if rd, ok := r.python(x, i, end-len(t), "Gemma tool_code", false); ok {
 			return rd, true
 		}
 	}
 	if strings.HasPrefix(t, "[") {
-		if rd, ok := r.python(x, i, at(t), "Python call list", true); ok {
+		if rd, ok := r.python(x, i, end-len(t), "Python call list", true); ok {
 			return rd, true
 		}
 	}
 	if (strings.HasPrefix(t, "{") || strings.HasPrefix(t, "[")) && (!inFence || info == "" || info == "json" || info == "jsonc" || info == "tool_call" || info == "tool_code") {
-		return r.bare(x, i, at(t))
+		return r.bare(x, i, end-len(t))
 	}
 	return read{}, false
 }
@@ -631,4 +635,26 @@ func (r *Reader) bare(x *text, i, off int) (read, bool) {
 		}
 	}
 	return r.values(x, i, off, "JSON object", true), true
+}
+
+// hasPrefixFold reports whether s starts with prefix, in any ASCII case.
+func hasPrefixFold(s, prefix string) bool {
+	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
+}
+
+// lowerASCII is s with its ASCII letters in lower case, and its bytes
+// where they were: offsets found in it hold in s.
+func lowerASCII(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 'A' && c <= 'Z' {
+			b := []byte(s)
+			for j := i; j < len(b); j++ {
+				if b[j] >= 'A' && b[j] <= 'Z' {
+					b[j] += 'a' - 'A'
+				}
+			}
+			return string(b)
+		}
+	}
+	return s
 }

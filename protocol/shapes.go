@@ -25,7 +25,7 @@ func (r *Reader) tagged(x *text, i, off int, open, shape string) read {
 		var rd read
 		if k := glmName(x.s[j:]); k > 0 && open == "<tool_call>" {
 			rd = r.glm(x, x.line(j), j, k)
-		} else if strings.HasPrefix(strings.ToLower(x.s[j:]), "<function=") {
+		} else if hasPrefixFold(x.s[j:], "<function=") {
 			rd = r.function(x, x.line(j), j)
 			for k := range rd.calls {
 				rd.calls[k].call.Shape = "Qwen3-Coder <tool_call><function=...>"
@@ -45,7 +45,7 @@ func (r *Reader) tagged(x *text, i, off int, open, shape string) read {
 			for k < len(x.lines) && strings.TrimSpace(x.lines[k]) == "" {
 				k++
 			}
-			if k < len(x.lines) && strings.HasPrefix(strings.ToLower(strings.TrimSpace(x.lines[k])), close) {
+			if k < len(x.lines) && hasPrefixFold(strings.TrimSpace(x.lines[k]), close) {
 				tail = strings.TrimSpace(strings.TrimSpace(x.lines[k])[len(close):])
 				all.next = k + 1
 			} else {
@@ -55,10 +55,10 @@ func (r *Reader) tagged(x *text, i, off int, open, shape string) read {
 					all.calls[c].call.Repairs = appendNew(all.calls[c].call.Repairs, "a missing "+close)
 				}
 			}
-		} else if strings.HasPrefix(strings.ToLower(tail), close) {
+		} else if hasPrefixFold(tail, close) {
 			tail = strings.TrimSpace(tail[len(close):])
 		}
-		if strings.HasPrefix(strings.ToLower(tail), strings.ToLower(open)) {
+		if hasPrefixFold(tail, open) {
 			line := all.next - 1
 			off = x.end(line) - len(tail) + len(open)
 			i = line
@@ -163,8 +163,7 @@ func (r *Reader) function(x *text, i, off int) read {
 			for j < len(s) && strings.ContainsRune(" \t\r\n", rune(s[j])) {
 				j++
 			}
-			rest := strings.ToLower(s[j:])
-			if !strings.HasPrefix(rest, "<parameter=") {
+			if !hasPrefixFold(s[j:], "<parameter=") {
 				break
 			}
 			gt := strings.IndexByte(s[j:], '>')
@@ -176,7 +175,7 @@ func (r *Reader) function(x *text, i, off int) read {
 				return r.failed(x, i, off, call.Shape, "a <parameter= tag is not closed with >")
 			}
 			vs := j + gt + 1
-			ve := strings.Index(strings.ToLower(s[vs:]), "</parameter>")
+			ve := strings.Index(s[vs:], "</parameter>")
 			if ve < 0 {
 				return r.failed(x, i, off, call.Shape, fmt.Sprintf("the <parameter=%s> is never closed by </parameter>", key))
 			}
@@ -194,9 +193,9 @@ func (r *Reader) function(x *text, i, off int) read {
 	for j < len(s) && strings.ContainsRune(" \t\r\n", rune(s[j])) {
 		j++
 	}
-	if strings.HasPrefix(strings.ToLower(s[j:]), "</function>") {
+	if hasPrefixFold(s[j:], "</function>") {
 		j += len("</function>")
-	} else if strings.TrimSpace(s[j:]) != "" && !strings.HasPrefix(strings.ToLower(s[j:]), "</tool_call>") {
+	} else if strings.TrimSpace(s[j:]) != "" && !hasPrefixFold(s[j:], "</tool_call>") {
 		return r.failed(x, i, off, call.Shape, "expected </function> after the arguments")
 	} else {
 		call.Repairs = appendNew(call.Repairs, "a missing </function>")
@@ -286,7 +285,10 @@ func (r *Reader) python(x *text, i, off int, shape string, list bool) (read, boo
 	p := &pyReader{s: x.s, i: off}
 	var calls []pending
 	if list {
-		p.i++ // [
+		if !strings.HasPrefix(x.s[off:], "[") {
+			return read{}, false
+		}
+		p.i++
 	}
 	for {
 		p.space()
@@ -437,20 +439,19 @@ func (p *pyReader) value() (any, error) {
 // model meant a call, and is told how to write it (see "Attempts" in
 // doc.go). It takes the lines up to the format's closing token.
 func (r *Reader) attempt(x *text, i int, t string) (read, bool) {
-	lower := strings.ToLower(t)
 	var format, close string
 	switch {
-	case strings.Contains(t, "tool▁call") || strings.Contains(lower, "<|tool_calls_begin|>") || strings.Contains(lower, "<|tool_call_begin|>"):
+	case strings.Contains(t, "tool▁call") || hasPrefixFold(t, "<|tool_calls_begin|>") || hasPrefixFold(t, "<|tool_call_begin|>"):
 		format, close = "DeepSeek's tool-call markers", "tool▁calls▁end"
 	case strings.Contains(t, "｜DSML｜"):
 		format, close = "DeepSeek's DSML markup", "</｜DSML｜function_calls>"
-	case strings.HasPrefix(lower, "functools["):
+	case hasPrefixFold(t, "functools["):
 		format = "Phi-4's functools[...]"
 	case strings.HasPrefix(t, "✿FUNCTION✿"):
 		format, close = "Qwen-Agent's ✿FUNCTION✿", "✿ARGS✿"
-	case strings.HasPrefix(lower, "<function_call>"):
+	case hasPrefixFold(t, "<function_call>"):
 		format, close = "<function_call>", "</function_call>"
-	case strings.HasPrefix(lower, "<invoke"):
+	case hasPrefixFold(t, "<invoke"):
 		format, close = "<invoke>", "</invoke>"
 	default:
 		if r.names == nil || !strings.HasPrefix(t, "<") {

@@ -9,9 +9,10 @@ import (
 )
 
 // Stream reads a reply as it arrives, to show its text while it streams.
-// At every moment it holds the text Parse would give for the reply's
+// At every moment it holds the text ParseLines would give for the reply's
 // complete lines so far, less a code fence opened on the last of them
 // (it may turn out to hold only calls, and then it is no text at all).
+// A call in another shape shows as text until the whole reply is read.
 //
 // Parsing the reply again at every line would cost time in the square of
 // its length. A Stream reads each line once, the lines of a call that is

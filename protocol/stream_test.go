@@ -14,7 +14,7 @@ func shownText(reply string) string {
 	if i < 0 {
 		return ""
 	}
-	text := lineGrammar(reply[:i]).Text
+	text := ParseLines(reply[:i]).Text
 	j := strings.LastIndexByte(text, '\n') + 1
 	if strings.HasPrefix(strings.TrimSpace(text[j:]), "```") {
 		return strings.TrimRight(text[:j], "\n")

@@ -45,7 +45,11 @@
 //	interrupted  content and thinking that had arrived, duration_ms: the
 //	             model call was interrupted; nothing of it was run
 //	call         id, tool, args (object), writes (bool): a call is about
-//	             to run, or to be refused
+//	             to run, or to be refused; read_as (string: the shape it
+//	             was written in when not the documented one, such as
+//	             "Hermes <tool_call>") and repairs ([]string: the slips
+//	             forgiven in reading it, such as "trailing comma"), each
+//	             absent when none
 //	result       id, tool, ran (bool: false when refused before running),
 //	             ok (bool), writes, wrote (bool: the call changed the
 //	             workspace, or may have), duration_ms, body: what the model
@@ -169,6 +173,8 @@ type Line struct {
 	ID         string         `json:"id,omitempty"`
 	Tool       string         `json:"tool,omitempty"`
 	Args       map[string]any `json:"args,omitempty"`
+	ReadAs     string         `json:"read_as,omitempty"`
+	Repairs    []string       `json:"repairs,omitempty"`
 	Writes     *bool          `json:"writes,omitempty"`
 	Ran        *bool          `json:"ran,omitempty"`
 	Wrote      *bool          `json:"wrote,omitempty"`
@@ -264,6 +270,7 @@ func (r *Recorder) Event(e loop.Event) error {
 		l.Type, l.Content, l.Thinking, l.DurationMS = "interrupted", e.Reply.Content, e.Reply.Thinking, ms(e.Duration)
 	case loop.CallStarted:
 		l.Type, l.ID, l.Tool, l.Args, l.Writes = "call", e.Call.ID, e.Call.Name, e.Call.Args, ptr(e.Writes)
+		l.ReadAs, l.Repairs = e.Call.Shape, e.Call.Repairs
 	case loop.CallEnded:
 		l.Type, l.ID, l.Tool, l.Writes, l.Ran, l.Wrote = "result", e.Call.ID, e.Call.Name, ptr(e.Writes), ptr(e.Ran), ptr(e.Result.Wrote)
 		l.OK, l.DurationMS, l.Body = ptr(e.Result.OK), ms(e.Duration), ptr(e.Result.Body)

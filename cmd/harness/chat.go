@@ -154,7 +154,7 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string, dirs xdg.
 			MaxFormatErrors: c.MaxFormatErrors,
 			IsTest:          isTest(tests),
 			Target:          target,
-			Parse:           replyParser(c.Parser),
+			Parse:           replyParser(c.Parser, specs),
 		},
 		wire: c.ShowWire,
 		budget: &loop.Budget{

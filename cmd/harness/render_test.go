@@ -33,7 +33,7 @@ func renderWhole(pieces []string) string {
 		}
 		sofar += p
 		if strings.Contains(p, "\n") {
-			text := protocol.Parse(sofar[:strings.LastIndexByte(sofar, '\n')]).Text
+			text := protocol.ParseLines(sofar[:strings.LastIndexByte(sofar, '\n')]).Text
 			// A fence opening on the last line was held back.
 			i := strings.LastIndexByte(text, '\n') + 1
 			if strings.HasPrefix(strings.TrimSpace(text[i:]), "```") {

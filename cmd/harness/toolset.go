@@ -116,11 +116,12 @@ func readOnlyBash() subagent.Limited {
 	}
 }
 
-// replyParser returns the reply parser --parser names: tolerant (the default)
-// or strict.
-func replyParser(name string) func(string) protocol.Parsed {
+// replyParser returns the reply parser --parser names: tolerant (the
+// default), which reads the shapes of calls other formats give for the
+// tools specs describes, or strict.
+func replyParser(name string, specs []protocol.ToolSpec) func(string) protocol.Parsed {
 	if name == "strict" {
 		return protocol.ParseStrict
 	}
-	return protocol.Parse
+	return protocol.NewReader(specs).Parse
 }

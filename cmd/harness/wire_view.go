@@ -61,6 +61,10 @@ func (v *wireView) Event(e loop.Event) error {
 		if v.wire {
 			v.received(e.Origin, "reply", e.Reply)
 		}
+	case loop.CallStarted:
+		if v.wire {
+			v.readAs(e.Origin, e.Call)
+		}
 	case loop.Interrupted:
 		if v.wire {
 			v.received(e.Origin, "interrupted reply, never run", e.Reply)
@@ -125,6 +129,22 @@ func (v *wireView) received(origin, what string, r protocol.Reply) {
 	if c := v.convs[origin]; c != nil {
 		c.reply = r.Content
 	}
+}
+
+// readAs says how a call that was not written as documented was read: in
+// which shape, with which slips forgiven.
+func (v *wireView) readAs(origin string, c protocol.Call) {
+	if c.Shape == "" && len(c.Repairs) == 0 {
+		return
+	}
+	how := "read as " + c.Shape
+	if c.Shape == "" {
+		how = "read as TOOL_CALL"
+	}
+	if len(c.Repairs) > 0 {
+		how += "; forgiven: " + strings.Join(c.Repairs, ", ")
+	}
+	v.frame("<=", fmt.Sprintf("%s%s (reply line %d): %s", c.ID, of(origin), c.Line, approve.Visible(how)))
 }
 
 func (v *wireView) frame(dir, text string) {

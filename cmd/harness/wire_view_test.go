@@ -28,7 +28,7 @@ func TestWireView(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	want := `=> request: 2 messages, 3 bytes, stop at "\nTOOL_RESULT"; all new
+	want := `=> request: 2 messages, 3 bytes, stop at "\nTOOL_RESULT", "\n**TOOL_RESULT", "\n> TOOL_RESULT", "<tool_response>"; all new
 => 1 system, 1 byte
 S
 => 2 user, 2 bytes
