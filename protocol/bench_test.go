@@ -68,6 +68,28 @@ func BenchmarkParse(b *testing.B) {
 	}
 }
 
+// BenchmarkParseRepeated reads replies of 10,000 lines that each start
+// like a call, to hold that no shape costs the square of a reply's
+// length.
+func BenchmarkParseRepeated(b *testing.B) {
+	r := NewReader(benchSpecs)
+	for _, line := range []string{
+		`{"a": 1, "b": [1, 2, 3]},`,
+		`TOOL_CALL {`,
+		`<tool_call>`,
+		`{"name": "read_file", "x": `,
+		`[read_file(`,
+	} {
+		reply := strings.Repeat(line+"\n", 10000)
+		b.Run(strings.Trim(line[:min(len(line), 10)], `{"[<( `), func(b *testing.B) {
+			b.SetBytes(int64(len(reply)))
+			for b.Loop() {
+				r.Parse(reply)
+			}
+		})
+	}
+}
+
 func BenchmarkCheck(b *testing.B) {
 	p := Parse("TOOL_CALL {\"name\":\"read_file\",\"arguments\":{\"path\":\"README.md\",\"offset\":3}}")
 	b.ReportAllocs()

@@ -134,7 +134,10 @@
 //	             is no tool's makes the line text .
 //	bare       = call-objects, outside a fence or in one whose info
 //	             string is empty, json, jsonc, tool_call or tool_code,
-//	             whose every object names a known tool .
+//	             whose every object names a known tool . Telling a bare
+//	             call from other JSON reads ahead; the reading ahead of
+//	             one reply is bounded (to about eight times its length),
+//	             after which lines that start with JSON are text .
 //
 // call-objects are call objects (see Call objects), or JSON arrays of
 // them, one after another, separated by white space, commas or

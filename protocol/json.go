@@ -464,15 +464,3 @@ func plain(v any) any {
 	}
 	return v
 }
-
-// position turns a byte offset of text into a line (counted from first)
-// and a column in characters, both from 1.
-func position(text string, off, first int) (line, col int) {
-	if off > len(text) {
-		off = len(text)
-	}
-	before := text[:off]
-	line = first + strings.Count(before, "\n")
-	col = utf8.RuneCountInString(before[strings.LastIndexByte(before, '\n')+1:]) + 1
-	return line, col
-}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode/utf8"
 )
 
 // Reader reads replies for one set of tools. What it knows of the tools
@@ -47,10 +48,15 @@ type text struct {
 	s      string
 	lines  []string
 	starts []int
+	// guess is how many more bytes may be read to tell whether a line
+	// that starts like JSON is a call (bare): every such line may read
+	// up to maxCallLines, and a reply of nothing but such lines must not
+	// cost as many times its length.
+	guess int
 }
 
 func newText(s string) *text {
-	x := &text{s: s, lines: strings.Split(s, "\n")}
+	x := &text{s: s, lines: strings.Split(s, "\n"), guess: 8*len(s) + 1<<16}
 	x.starts = make([]int, len(x.lines))
 	off := 0
 	for i, l := range x.lines {
@@ -547,11 +553,11 @@ func (r *Reader) json(x *text, off int) (any, int, []string, error) {
 			v, end, repairs, err = readLenient(x.s[:stop], off)
 		}
 	}
-	last := strings.TrimRight(x.s[:stop], " \t\r\n")
+	last := strings.TrimRight(x.s[off:stop], " \t\r\n")
 	if errors.As(err, &je) && je.EOF && !je.inString && len(je.open) == 1 && je.open[0] == '{' && !strings.HasSuffix(last, ",") && !strings.HasSuffix(last, ":") {
-		v2, end2, repairs2, err2 := readLenient(x.s[:stop]+"}", off)
+		v2, end2, repairs2, err2 := readLenient(x.s[off:stop]+"}", 0)
 		if err2 == nil {
-			return v2, min(end2, stop), append(repairs2, "a missing } at the end"), nil
+			return v2, min(off+end2, stop), append(repairs2, "a missing } at the end"), nil
 		}
 	}
 	return v, end, repairs, err
@@ -584,8 +590,10 @@ func (r *Reader) unreadable(x *text, line, off int, err error, shape string) Cal
 	reason := err.Error()
 	var je *jsonError
 	if errors.As(err, &je) && !je.EOF {
-		l, c := position(x.s, min(je.Off, len(x.s)), 1)
-		if l == line+1 {
+		at := min(je.Off, len(x.s))
+		l := x.line(at)
+		c := utf8.RuneCountInString(x.s[x.starts[l]:at]) + 1
+		if l++; l == line+1 {
 			reason = fmt.Sprintf("at column %d, %s", c, reason)
 		} else {
 			reason = fmt.Sprintf("on line %d, column %d, %s", l, c, reason)
@@ -599,7 +607,11 @@ func (r *Reader) unreadable(x *text, line, off int, err error, shape string) Cal
 // bare reads a line that starts with a JSON object or array: a call only
 // when every value names one of the tools. Prose about JSON stays text.
 func (r *Reader) bare(x *text, i, off int) (read, bool) {
-	v, _, _, err := r.json(x, off)
+	if x.guess <= 0 {
+		return read{}, false
+	}
+	v, end, _, err := r.json(x, off)
+	x.guess -= end - off
 	if err != nil {
 		// Unreadable JSON that starts like a call of one of the tools is
 		// an attempt, and the model is told; anything else is text.
