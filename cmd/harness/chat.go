@@ -16,6 +16,7 @@ import (
 	"harness/fakemodel"
 	"harness/guard"
 	"harness/loop"
+	"harness/mcp"
 	"harness/ollama"
 	"harness/openai"
 	"harness/protocol"
@@ -54,6 +55,7 @@ type chatCmd struct {
 	modelFlags     `embed:""`
 	budgetFlags    `embed:"" group:"Limits"`
 	safetyFlags    `embed:""`
+	mcpFlags       `embed:""`
 }
 
 // budgetFlags are the limits that stop a run the model would not stop, each
@@ -93,16 +95,23 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string, dirs xdg.
 	if inREPL {
 		log = std.out
 	}
-	tb, err := c.tools(&c.safetyFlags, outputsDir(dirs, c.NoSession))
+	servers, err := c.startMCP(ctx, dirs, c.Workspace, log)
 	if err != nil {
+		return nil, &exitCodeError{code: exitUsage, err: err}
+	}
+	tb, err := c.tools(&c.safetyFlags, outputsDir(dirs, c.NoSession), servers)
+	if err != nil {
+		servers.Close()
 		return nil, &exitCodeError{code: exitUsage, err: err}
 	}
 	fb := &fallback{log: log}
 	if err := c.startSandbox(ctx, tb.box, fb); err != nil {
+		servers.Close()
 		return nil, err
 	}
 	model, provs, err := c.model(given, dirs)
 	if err != nil {
+		servers.Close()
 		return nil, &exitCodeError{code: exitUsage, err: err}
 	}
 	described := model.Describe()
@@ -134,8 +143,9 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string, dirs xdg.
 	j := newJournal(tb.set, tb.ws, keep)
 	tb.set = j
 	// The files the run made go when it ends: the copies for /undo and
-	// the long outputs.
+	// the long outputs; and the MCP servers stop.
 	closeFiles := func() {
+		servers.Close()
 		j.close()
 		if tb.out != nil {
 			tb.out.Close()
@@ -377,12 +387,14 @@ type toolbox struct {
 	set    loop.Tools
 	src    *tools.Sources // what calls read, for the approval gate
 	out    *tools.Outputs // where long results are kept; nil when they are not
+	mcp    *mcp.Servers   // whose tools the set has; nil when there are none
 }
 
 // tools builds the tool set explicitly, its bash tool as safety says:
 // nothing registers itself. Long results are cut, and kept for
-// read_output in files in the folder outputs ("": a temporary one).
-func (w *workspaceFlags) tools(safety *safetyFlags, outputs string) (*toolbox, error) {
+// read_output in files in the folder outputs ("": a temporary one). The
+// tools of servers (nil: none) come after the built-in ones.
+func (w *workspaceFlags) tools(safety *safetyFlags, outputs string, servers *mcp.Servers) (*toolbox, error) {
 	ws, err := tools.NewWorkspace(w.Workspace)
 	if err != nil {
 		return nil, err
@@ -407,7 +419,7 @@ func (w *workspaceFlags) tools(safety *safetyFlags, outputs string) (*toolbox, e
 			ts[i] = lie.Apply(ts[i])
 		}
 	}
-	set, out, err := w.toolSet(ts, outputs)
+	set, out, err := w.toolSet(append(ts, servers.Tools()...), outputs)
 	if err != nil {
 		return nil, err
 	}
@@ -419,7 +431,7 @@ func (w *workspaceFlags) tools(safety *safetyFlags, outputs string) (*toolbox, e
 		box.Start(context.Background())
 		return box.Tier() == sandbox.None
 	})
-	return &toolbox{ws: ws, policy: policy, box: box, set: set, src: src, out: out}, nil
+	return &toolbox{ws: ws, policy: policy, box: box, set: set, src: src, out: out, mcp: servers}, nil
 }
 
 // backend is a model that says what it is and which settings it honours.
@@ -460,10 +472,16 @@ func (m *modelFlags) model(given []string, dirs xdg.Dirs) (backend, *providers, 
 
 type promptCmd struct {
 	workspaceFlags `embed:""`
+	mcpFlags       `embed:""`
 }
 
-func (c *promptCmd) Run(std stdio, dirs xdg.Dirs) error {
-	tb, err := c.tools(&safetyFlags{}, "")
+func (c *promptCmd) Run(ctx context.Context, std stdio, dirs xdg.Dirs) error {
+	servers, err := c.startMCP(ctx, dirs, c.Workspace, std.err)
+	if err != nil {
+		return &exitCodeError{code: exitUsage, err: err}
+	}
+	defer servers.Close()
+	tb, err := c.tools(&safetyFlags{}, "", servers)
 	if err != nil {
 		return &exitCodeError{code: exitUsage, err: err}
 	}
