@@ -38,6 +38,9 @@ func resolve(schema any) *jsonschema.Resolved {
 // whose argument has the wrong type gets, and the server is never called.
 // Calls of other tools are not its business: it returns nil.
 func (ss *Servers) Check(_ context.Context, call protocol.Call) error {
+	if ss == nil {
+		return nil
+	}
 	for _, c := range ss.clients {
 		rs, ok := c.resolved[call.Name]
 		if !ok {
@@ -75,18 +78,27 @@ func normal(args map[string]any) (any, error) {
 	return v, err
 }
 
-// schemaError is the validator's error without the prefixes that name
-// the root of the schema.
+// schemaError is the validator's error as the model reads it: the place
+// of the fault inside the arguments, as words/items, and what is wrong
+// there, without the validator's trail of the schema's levels.
 func schemaError(err error) string {
-	msg := err.Error()
+	msg := fold(err.Error())
+	where := ""
 	for {
-		rest, ok := strings.CutPrefix(msg, "validating root: ")
+		rest, ok := strings.CutPrefix(msg, "validating ")
 		if !ok {
 			break
 		}
-		msg = rest
+		path, tail, ok := strings.Cut(rest, ": ")
+		if !ok {
+			break
+		}
+		where, msg = path, tail
 	}
-	return fold(msg)
+	if where = strings.Trim(strings.ReplaceAll(where, "/properties/", "/"), "/"); where != "" && where != "root" {
+		return "at " + where + ": " + msg
+	}
+	return msg
 }
 
 func argNames(spec protocol.ToolSpec) string {
@@ -148,6 +160,9 @@ func (ss *Servers) Subject(call protocol.Call) string {
 
 // has reports whether name is a tool of one of the servers.
 func (ss *Servers) has(name string) bool {
+	if ss == nil {
+		return false
+	}
 	for _, c := range ss.clients {
 		if _, ok := c.resolved[name]; ok {
 			return true

@@ -70,7 +70,7 @@ type Status struct {
 	Missing []string
 }
 
-// Servers are the MCP servers of a run.
+// Servers are the MCP servers of a run. A nil *Servers has none.
 type Servers struct {
 	clients []*client
 }
@@ -92,6 +92,9 @@ func Start(ctx context.Context, servers []Server) *Servers {
 
 // Status says, in the order the servers were given, what became of each.
 func (ss *Servers) Status() []Status {
+	if ss == nil {
+		return nil
+	}
 	out := make([]Status, len(ss.clients))
 	for i, c := range ss.clients {
 		out[i] = c.status
@@ -101,6 +104,9 @@ func (ss *Servers) Status() []Status {
 
 // Tools are the tools of the servers that started, to add to a tool set.
 func (ss *Servers) Tools() []tools.Tool {
+	if ss == nil {
+		return nil
+	}
 	var out []tools.Tool
 	for _, c := range ss.clients {
 		out = append(out, c.tools...)
@@ -110,6 +116,9 @@ func (ss *Servers) Tools() []tools.Tool {
 
 // Close ends every session and stops the programs the servers run as.
 func (ss *Servers) Close() error {
+	if ss == nil {
+		return nil
+	}
 	var errs []error
 	for _, c := range ss.clients {
 		if c.session != nil {
