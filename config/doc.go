@@ -50,8 +50,9 @@
 // A server has a command or a url, not both; args and env go with a
 // command. NAME is made of letters, digits, - and _. The program gets the
 // environment env names and nothing else; as the file holds no keys, a
-// variable named like a secret (fence.SecretVar) or a value that looks like
-// one is refused, and so is a url with a user or password in it.
+// variable named like a secret (fence.SecretVar), a value or an argument
+// that looks like one (fence.Leak), and a url with a user, a password or a
+// token in it are refused.
 //
 // Two providers are built in, and a file may redefine either (its type may
 // then be left out):

@@ -77,6 +77,14 @@ func parseMCP(name string, r rawMCP, fail func(key string, err error) error) (MC
 			return s, fail(key+".url", fmt.Errorf("%w: the file holds no passwords: the url must not name a user", ErrInvalid))
 		}
 	}
+	for _, a := range r.Args {
+		if what := fence.Leak(a); what != "" {
+			return s, fail(key+".args", fmt.Errorf("%w: the file holds no secrets, and an argument looks like %s", ErrInvalid, what))
+		}
+	}
+	if what := fence.Leak(r.URL); what != "" {
+		return s, fail(key+".url", fmt.Errorf("%w: the file holds no secrets, and the url looks like it holds %s", ErrInvalid, what))
+	}
 	s.Env = make(map[string]string, len(r.Env))
 	for _, v := range sortedKeys(r.Env) {
 		value := r.Env[v]

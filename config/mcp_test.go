@@ -57,6 +57,7 @@ func TestParseMCPErrors(t *testing.T) {
 		{"args with url", "[mcp.x]\nurl = \"http://h/mcp\"\nargs = [\"a\"]\n", config.ErrInvalid, 3, "mcp.x.args", "started by command"},
 		{"secret env", "[mcp.x]\ncommand = \"a\"\nenv = { OPENAI_API_KEY = \"sk\" }\n", config.ErrInvalid, 3, "mcp.x.env.OPENAI_API_KEY", "no secrets"},
 		{"secret value", "[mcp.x]\ncommand = \"a\"\n[mcp.x.env]\nX = \"ghp_0123456789abcdefghijklmnopqrstuvwxyzAB\"\n", config.ErrInvalid, 4, "mcp.x.env.X", "looks like"},
+		{"secret arg", "[mcp.x]\ncommand = \"a\"\nargs = [\"--token\", \"ghp_0123456789abcdefghijklmnopqrstuvwxyzAB\"]\n", config.ErrInvalid, 3, "mcp.x.args", "looks like"},
 		{"bad env name", "[mcp.x]\ncommand = \"a\"\nenv = { \"A-B\" = \"1\" }\n", config.ErrInvalid, 3, "mcp.x.env", "not the name"},
 		{"bad timeout", "[mcp.x]\ncommand = \"a\"\ntimeout = \"soon\"\n", config.ErrInvalid, 3, "mcp.x.timeout", "positive duration"},
 		{"tool twice", "[mcp.x]\ncommand = \"a\"\ntools = [\"t\", \"t\"]\n", config.ErrInvalid, 3, "mcp.x.tools", "twice"},
