@@ -250,18 +250,21 @@ func (c *client) caller(name string) func(context.Context, map[string]any) (stri
 		callCtx, cancel := context.WithTimeout(ctx, c.server.timeout())
 		defer cancel()
 		res, err := c.session.CallTool(callCtx, &sdk.CallToolParams{Name: name, Arguments: args})
+		// Once sent, a call may have acted whatever became of it: its
+		// errors say so (tools.ErrMayHaveChanged), but for one the server
+		// itself reports.
 		switch {
 		case err != nil && ctx.Err() != nil:
-			return "", ctx.Err()
+			return "", mayHaveActed{ctx.Err()}
 		case err != nil && callCtx.Err() != nil:
-			return "", fmt.Errorf("the MCP server %s did not answer within %s, so the call was given up; it may still have acted", c.server.Name, c.server.timeout())
+			return "", mayHaveActed{fmt.Errorf("the MCP server %s did not answer within %s, so the call was given up; it may still have acted", c.server.Name, c.server.timeout())}
 		case err != nil:
 			select {
 			case <-c.done:
-				return "", c.stoppedError()
+				return "", mayHaveActed{c.stoppedError()}
 			case <-time.After(time.Second):
 			}
-			return "", fmt.Errorf("the MCP server %s failed: %v", c.server.Name, err)
+			return "", mayHaveActed{fmt.Errorf("the MCP server %s failed: %v", c.server.Name, err)}
 		}
 		text := body(res)
 		if res.IsError {
@@ -273,6 +276,12 @@ func (c *client) caller(name string) func(context.Context, map[string]any) (stri
 		return text, nil
 	}
 }
+
+// mayHaveActed is the error of a call that was sent and then failed: its
+// text is err's, and it also wraps tools.ErrMayHaveChanged.
+type mayHaveActed struct{ error }
+
+func (e mayHaveActed) Unwrap() []error { return []error{e.error, tools.ErrMayHaveChanged} }
 
 // stopped reports whether the session has ended: the program exited, or
 // the connection closed.

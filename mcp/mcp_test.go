@@ -163,27 +163,35 @@ func TestHangAndDeath(t *testing.T) {
 	s.Timeout = 2 * time.Second
 	_, set := start(t, s)
 	res := set.Run(context.Background(), call("t.wait", `{"seconds":30}`))
-	if res.OK || !strings.Contains(res.Body, "did not answer within 2s") {
+	if res.OK || !strings.Contains(res.Body, "did not answer within 2s") || !res.Wrote {
 		t.Errorf("hang: %+v", res)
 	}
 	res = set.Run(context.Background(), call("t.exit", `{"code":3}`))
-	if res.OK || !strings.Contains(res.Body, "the MCP server t stopped") || !strings.Contains(res.Body, "exiting as asked") {
+	if res.OK || !strings.Contains(res.Body, "the MCP server t stopped") || !strings.Contains(res.Body, "exiting as asked") || !res.Wrote {
 		t.Errorf("exit: %+v", res)
 	}
 	res = set.Run(context.Background(), call("t.echo", `{"text":"hi"}`))
-	if res.OK || !strings.Contains(res.Body, "do not work for the rest of this run") {
+	if res.OK || !strings.Contains(res.Body, "do not work for the rest of this run") || res.Wrote {
 		t.Errorf("after exit: %+v", res)
 	}
 }
 
 func TestStartFailures(t *testing.T) {
 	missing := mcp.Server{Name: "gone", Command: "/nonexistent/mcp-server"}
+	mute := mcp.Server{Name: "mute", Command: "sleep", Args: []string{"30"}, Timeout: 500 * time.Millisecond}
 	quits := stdio(t, nil)
 	quits.Env["HARNESS_MCPTEST"] = "0" // the test binary runs its tests instead, and quits
 	quits.Args = []string{"-test.run=^$"}
 	quits.Timeout = 5 * time.Second
-	ss := mcp.Start(context.Background(), []mcp.Server{missing, quits})
+	begin := time.Now()
+	ss := mcp.Start(context.Background(), []mcp.Server{missing, quits, mute})
 	defer ss.Close()
+	if took := time.Since(begin); took > 10*time.Second {
+		t.Errorf("the start took %s: a server that never answers is bounded by its timeout", took)
+	}
+	if err := ss.Status()[2].Err; err == nil || !strings.Contains(err.Error(), "no answer within 500ms") {
+		t.Errorf("mute: %v", err)
+	}
 	for _, st := range ss.Status() {
 		if st.Err == nil || len(st.Tools) != 0 {
 			t.Errorf("%s: status %+v, want an error", st.Server.Name, st)
