@@ -255,6 +255,7 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string, dirs xdg.
 		return nil, err
 	}
 	r.attach = &attacher{ws: tb.ws, tools: gated}
+	r.mcp = servers
 	// Commands still running when the chat ends end with it: on macOS
 	// nothing else would end them.
 	closeRest := r.close
