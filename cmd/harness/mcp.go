@@ -4,10 +4,14 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"harness/config"
 	"harness/mcp"
@@ -181,8 +185,21 @@ func writeStatus(w io.Writer, st mcp.Status) {
 	fmt.Fprintln(w)
 }
 
+// serveTestMCP serves the tests' MCP server over streamable HTTP on
+// loopback, for the tour; it returns its address and what stops it.
+func serveTestMCP() (string, func(), error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, err
+	}
+	server := mcptest.New(mcptest.Options{})
+	hs := &http.Server{Handler: sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return server }, nil)}
+	go hs.Serve(ln)
+	return "http://" + ln.Addr().String() + "/mcp", func() { hs.Close() }, nil
+}
+
 type mcpTestServerCmd struct{}
 
 func (mcpTestServerCmd) Run(ctx context.Context) error {
-	return mcptest.Serve(ctx, mcptest.Options{Dying: os.Getenv("MCPTEST_DYING") == "1"})
+	return mcptest.Serve(ctx, mcptest.Options{Process: os.Getenv("MCPTEST_PROCESS") == "1"})
 }

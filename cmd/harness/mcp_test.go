@@ -1,13 +1,7 @@
 package main
 
 import (
-	"net/http"
-	"net/http/httptest"
-
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/rogpeppe/go-internal/testscript"
-
-	"harness/mcp/mcptest"
 )
 
 // cmdMCPServe starts, for the rest of the script, the tests' MCP server
@@ -18,8 +12,8 @@ func cmdMCPServe(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: mcpserve VAR")
 	}
-	server := mcptest.New(mcptest.Options{})
-	srv := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return server }, nil))
-	ts.Defer(srv.Close)
-	ts.Setenv(args[0], srv.URL+"/mcp")
+	url, stop, err := serveTestMCP()
+	ts.Check(err)
+	ts.Defer(stop)
+	ts.Setenv(args[0], url)
 }

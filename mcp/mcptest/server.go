@@ -7,9 +7,9 @@
 //	join(words, sep?)     the words joined: an array argument
 //	fail(why)             an error result (isError)
 //	picture()             an image, which the harness describes in a line
-//	env()                 the names of the server's environment variables
 //	wait(seconds)         waits, for the tests of a server that hangs
-//	exit(code)            the server exits at once (only with Dying)
+//	env()                 the names of the server's environment variables (only with Process)
+//	exit(code)            the server exits at once (only with Process)
 package mcptest
 
 import (
@@ -25,9 +25,10 @@ import (
 
 // Options choose what the server has beside its usual tools.
 type Options struct {
-	// Dying adds the tool exit, which ends the process: only for a server
-	// that runs as a process of its own.
-	Dying bool
+	// Process adds the tools of a server that runs as a process of its
+	// own: env, which names the variables of the process's environment,
+	// and exit, which ends it.
+	Process bool
 }
 
 type echoIn struct {
@@ -85,15 +86,6 @@ func New(opts Options) *mcp.Server {
 		png := []byte("\x89PNG\r\n\x1a\n0123456789")
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "a picture:"}, &mcp.ImageContent{MIMEType: "image/png", Data: png}}}, nil, nil
 	})
-	mcp.AddTool(s, &mcp.Tool{Name: "env", Description: "Name the variables of the server's environment."}, func(_ context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
-		var names []string
-		for _, kv := range os.Environ() {
-			name, _, _ := strings.Cut(kv, "=")
-			names = append(names, name)
-		}
-		slices.Sort(names)
-		return text(strings.Join(names, "\n")), nil, nil
-	})
 	mcp.AddTool(s, &mcp.Tool{Name: "wait", Description: "Wait, then say so."}, func(ctx context.Context, _ *mcp.CallToolRequest, in waitIn) (*mcp.CallToolResult, any, error) {
 		select {
 		case <-time.After(time.Duration(in.Seconds * float64(time.Second))):
@@ -102,7 +94,16 @@ func New(opts Options) *mcp.Server {
 			return nil, nil, ctx.Err()
 		}
 	})
-	if opts.Dying {
+	if opts.Process {
+		mcp.AddTool(s, &mcp.Tool{Name: "env", Description: "Name the variables of the server's environment."}, func(_ context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+			var names []string
+			for _, kv := range os.Environ() {
+				name, _, _ := strings.Cut(kv, "=")
+				names = append(names, name)
+			}
+			slices.Sort(names)
+			return text(strings.Join(names, "\n")), nil, nil
+		})
 		mcp.AddTool(s, &mcp.Tool{Name: "exit", Description: "End the server at once."}, func(_ context.Context, _ *mcp.CallToolRequest, in exitIn) (*mcp.CallToolResult, any, error) {
 			os.Stderr.WriteString("exiting as asked\n")
 			os.Exit(in.Code)
