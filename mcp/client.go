@@ -73,6 +73,8 @@ type Status struct {
 // Servers are the MCP servers of a run. A nil *Servers has none.
 type Servers struct {
 	clients []*client
+	close   sync.Once
+	closed  error
 }
 
 // Start starts and connects to each of servers, at once, and lists their
@@ -115,19 +117,23 @@ func (ss *Servers) Tools() []tools.Tool {
 }
 
 // Close ends every session and stops the programs the servers run as.
+// Closing again does nothing more.
 func (ss *Servers) Close() error {
 	if ss == nil {
 		return nil
 	}
-	var errs []error
-	for _, c := range ss.clients {
-		if c.session != nil {
-			if err := c.session.Close(); err != nil && !c.stopped() {
-				errs = append(errs, fmt.Errorf("mcp server %s: %w", c.server.Name, err))
+	ss.close.Do(func() {
+		var errs []error
+		for _, c := range ss.clients {
+			if c.session != nil {
+				if err := c.session.Close(); err != nil && !c.stopped() {
+					errs = append(errs, fmt.Errorf("mcp server %s: %w", c.server.Name, err))
+				}
 			}
 		}
-	}
-	return errors.Join(errs...)
+		ss.closed = errors.Join(errs...)
+	})
+	return ss.closed
 }
 
 // client is the harness's side of one server.
@@ -172,6 +178,7 @@ func (c *client) connect(ctx context.Context) error {
 	} else {
 		cmd := exec.Command(c.server.Command, c.server.Args...)
 		cmd.Dir = c.server.Dir
+		cmd.SysProcAttr = procAttr()
 		cmd.Env = []string{} // not nil: nothing of the harness's environment
 		for _, k := range sortedKeys(c.server.Env) {
 			cmd.Env = append(cmd.Env, k+"="+c.server.Env[k])

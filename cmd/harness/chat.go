@@ -99,19 +99,24 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string, dirs xdg.
 	if err != nil {
 		return nil, &exitCodeError{code: exitUsage, err: err}
 	}
+	// The servers stop with the run (closeFiles), or here when there is
+	// no run.
+	wired := false
+	defer func() {
+		if !wired {
+			servers.Close()
+		}
+	}()
 	tb, err := c.tools(&c.safetyFlags, outputsDir(dirs, c.NoSession), servers)
 	if err != nil {
-		servers.Close()
 		return nil, &exitCodeError{code: exitUsage, err: err}
 	}
 	fb := &fallback{log: log}
 	if err := c.startSandbox(ctx, tb.box, fb); err != nil {
-		servers.Close()
 		return nil, err
 	}
 	model, provs, err := c.model(given, dirs)
 	if err != nil {
-		servers.Close()
 		return nil, &exitCodeError{code: exitUsage, err: err}
 	}
 	described := model.Describe()
@@ -260,6 +265,7 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string, dirs xdg.
 	// nothing else would end them.
 	closeRest := r.close
 	r.close = func() { tb.box.Close(); closeRest() }
+	wired = true
 	return r, nil
 }
 
