@@ -39,6 +39,7 @@
 // call in every mode but all, and [Subject] shows the call's arguments in
 // the question. A server's program runs outside the harness's sandbox,
 // started in the workspace with the environment its settings name and
-// nothing else. What a tool returns passes the gate's secret check, as a
+// nothing else, in a session of its own: the Ctrl-C that stops a turn
+// does not stop it. What a tool returns passes the gate's secret check, as a
 // command's output does.
 package mcp

@@ -24,6 +24,8 @@ import (
 type mcpFlags struct {
 	MCP   []string `name:"mcp" placeholder:"NAME" group:"MCP" help:"Use the MCP server NAME of config.toml in this run, and only the servers so named, enabled or not. Repeatable."`
 	NoMCP bool     `name:"no-mcp" group:"MCP" help:"Use no MCP server in this run."`
+
+	named string // what named the servers, for errors: "" for --mcp
 }
 
 // chosen returns the servers of the run as the flags and the settings
@@ -47,7 +49,11 @@ func (m *mcpFlags) chosen(dirs xdg.Dirs) ([]config.MCPServer, error) {
 			if len(names) > 0 {
 				known = "config.toml declares " + strings.Join(names, ", ")
 			}
-			return nil, fmt.Errorf("--mcp: no MCP server %q: %s (as [mcp.NAME])", n, known)
+			what := m.named
+			if what == "" {
+				what = "--mcp"
+			}
+			return nil, fmt.Errorf("%s: no MCP server %q: %s (as [mcp.NAME])", what, n, known)
 		}
 	}
 	for _, n := range names {
@@ -128,7 +134,7 @@ func (c *mcpListCmd) Run(ctx context.Context, std stdio, dirs xdg.Dirs) error {
 		fmt.Fprintln(std.out, "No MCP servers: declare them in config.toml as [mcp.NAME] (see the README).")
 		return nil
 	}
-	flags := mcpFlags{MCP: c.Names}
+	flags := mcpFlags{MCP: c.Names, named: "mcp list"}
 	ss, err := flags.startMCP(ctx, dirs, c.Workspace, io.Discard)
 	if err != nil {
 		return &exitCodeError{code: exitUsage, err: err}
