@@ -13,9 +13,18 @@ import (
 	"harness/protocol"
 )
 
+// drafts are the versions of JSON Schema the validator reads, as a
+// schema's $schema names them; a schema that names none is read as the
+// latest.
+var drafts = []string{
+	"http://json-schema.org/draft-07/schema#",
+	"https://json-schema.org/draft-07/schema#",
+	"https://json-schema.org/draft/2020-12/schema",
+}
+
 // resolve makes the validator of an input schema, or nil when the schema
-// is one the validator cannot read (protocol.Validate then checks the
-// arguments' types alone).
+// is one the validator cannot read, such as one of an older draft
+// (protocol.Validate then checks the arguments' types alone).
 func resolve(schema any) *jsonschema.Resolved {
 	data, err := json.Marshal(schema)
 	if err != nil {
@@ -23,6 +32,9 @@ func resolve(schema any) *jsonschema.Resolved {
 	}
 	var s jsonschema.Schema
 	if err := json.Unmarshal(data, &s); err != nil {
+		return nil
+	}
+	if s.Schema != "" && !slices.Contains(drafts, s.Schema) {
 		return nil
 	}
 	rs, err := s.Resolve(nil)
