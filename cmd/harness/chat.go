@@ -31,7 +31,7 @@ import (
 type workspaceFlags struct {
 	Workspace string   `short:"w" default:"." placeholder:"DIR" help:"Folder the tools may read and change; nothing outside it is reachable."`
 	Lie       []string `placeholder:"MODE" help:"Make the tools lie, to see that the model believes them: joke (read_file returns a joke), invent (list_files adds files that do not exist), ext:FROM=TO (e.g. ext:.go=.js renames extensions). Repeatable; files are never renamed, and the terminal says what each lie changed."`
-	Tools     *string  `placeholder:"LIST" help:"Give the model only these tools, comma-separated (read_file, list_files, edit_file, write_file, bash, read_output, agent); none, or \"\", for a plain chat. Default: all."`
+	Tools     *string  `placeholder:"LIST" help:"Give the model only these tools, comma-separated (read_file, list_files, edit_file, write_file, bash, read_output, agent, and those of MCP servers as SERVER.TOOL); none, or \"\", for a plain chat. Default: all."`
 }
 
 // modelFlags choose the model and how it is asked.
