@@ -148,7 +148,7 @@ type client struct {
 	stderr   *tail
 	cmd      *exec.Cmd
 	done     chan struct{} // closed when the session ends
-	ended    error         // why it ended, once done is closed
+	ended    error         // why it ended; read only once done is closed
 }
 
 // start connects to the server and lists its tools, within its timeout.
@@ -161,6 +161,7 @@ func (c *client) start(ctx context.Context) {
 	if err := c.list(ctx); err != nil {
 		c.session.Close()
 		c.status.Err = err
+		c.tools, c.status.Tools, c.resolved = nil, nil, nil
 	}
 }
 
@@ -212,8 +213,7 @@ func (c *client) list(ctx context.Context) error {
 		if err != nil {
 			return c.failure(ctx, "could not list its tools", err)
 		}
-		have[t.Name] = true
-		if !nameOK(t.Name) || c.server.Tools != nil && !slices.Contains(c.server.Tools, t.Name) {
+		if have[t.Name] || !nameOK(t.Name) || c.server.Tools != nil && !slices.Contains(c.server.Tools, t.Name) {
 			c.status.Left = append(c.status.Left, t.Name)
 			continue
 		}
@@ -226,6 +226,7 @@ func (c *client) list(ctx context.Context) error {
 		if spec.Description == "" {
 			spec.Description = "a tool of the MCP server " + c.server.Name
 		}
+		have[t.Name] = true
 		c.resolved[spec.Name] = resolve(t.InputSchema)
 		c.tools = append(c.tools, tools.Described(spec, c.caller(t.Name)))
 		c.status.Tools = append(c.status.Tools, spec)
@@ -306,8 +307,11 @@ var ErrStopped = errors.New("the MCP server stopped")
 
 func (c *client) stoppedError() error {
 	msg := fmt.Sprintf("the MCP server %s stopped", c.server.Name)
-	if c.cmd != nil && c.cmd.ProcessState != nil {
+	switch {
+	case c.cmd != nil && c.cmd.ProcessState != nil:
 		msg += " (" + c.cmd.ProcessState.String() + ")"
+	case c.ended != nil:
+		msg += " (" + fold(c.ended.Error()) + ")"
 	}
 	if last := c.lastWords(); last != "" {
 		msg += "; its last words on stderr:\n" + last + "\n"
