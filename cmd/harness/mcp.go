@@ -4,14 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"harness/config"
 	"harness/mcp"
@@ -150,58 +146,11 @@ func (c *mcpListCmd) Run(ctx context.Context, std stdio, dirs xdg.Dirs) error {
 			fmt.Fprintf(std.out, "%s: not started (enabled = false; harness mcp list %s starts it)\n\n", n, n)
 			continue
 		}
-		writeStatus(std.out, statuses[i])
-	}
-	return nil
-}
-
-// writeStatus shows a server as harness mcp list does: whether it
-// started, and its tools with their arguments as the prompt gives them.
-func writeStatus(w io.Writer, st mcp.Status) {
-	s := st.Server
-	if st.Err != nil {
-		fmt.Fprintf(w, "%s: did not start (%s): %v\n\n", s.Name, s.Where(), st.Err)
-		return
-	}
-	where := "streamable HTTP " + s.URL
-	if s.URL == "" {
-		where = "stdio, " + s.Where() + ", outside the sandbox"
-	}
-	fmt.Fprintf(w, "%s: started (%s), %d tools\n", s.Name, where, len(st.Tools))
-	for _, t := range st.Tools {
-		fmt.Fprintf(w, "  %s: %s\n", t.Name, t.Description)
-		for _, a := range t.Args {
-			req := "optional"
-			if a.Required {
-				req = "required"
-			}
-			fmt.Fprintf(w, "    %s (%s, %s)", a.Name, a.Type, req)
-			if a.Description != "" {
-				fmt.Fprint(w, ": "+a.Description)
-			}
-			fmt.Fprintln(w)
+		if err := statuses[i].Write(std.out); err != nil {
+			return err
 		}
 	}
-	if len(st.Left) > 0 {
-		fmt.Fprintf(w, "  left out by its tools setting: %s\n", strings.Join(st.Left, ", "))
-	}
-	if len(st.Missing) > 0 {
-		fmt.Fprintf(w, "  named by its tools setting but not offered: %s\n", strings.Join(st.Missing, ", "))
-	}
-	fmt.Fprintln(w)
-}
-
-// serveTestMCP serves the tests' MCP server over streamable HTTP on
-// loopback, for the tour; it returns its address and what stops it.
-func serveTestMCP() (string, func(), error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", nil, err
-	}
-	server := mcptest.New(mcptest.Options{})
-	hs := &http.Server{Handler: sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return server }, nil)}
-	go hs.Serve(ln)
-	return "http://" + ln.Addr().String() + "/mcp", func() { hs.Close() }, nil
+	return nil
 }
 
 type mcpTestServerCmd struct{}

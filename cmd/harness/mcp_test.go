@@ -2,6 +2,8 @@ package main
 
 import (
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"harness/mcp/mcptest"
 )
 
 // cmdMCPServe starts, for the rest of the script, the tests' MCP server
@@ -12,7 +14,7 @@ func cmdMCPServe(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: mcpserve VAR")
 	}
-	url, stop, err := serveTestMCP()
+	url, stop, err := mcptest.Listen(mcptest.Options{})
 	ts.Check(err)
 	ts.Defer(stop)
 	ts.Setenv(args[0], url)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/txtar"
 
+	"harness/mcp/mcptest"
 	"harness/xdg"
 )
 
@@ -182,7 +183,7 @@ func runStage(ctx context.Context, std stdio, n, of int, s stage, base []txtar.F
 	}
 
 	if s.mcp != "" {
-		url, stop, err := serveTestMCP()
+		url, stop, err := mcptest.Listen(mcptest.Options{})
 		if err != nil {
 			return err
 		}

@@ -14,6 +14,8 @@ package mcptest
 
 import (
 	"context"
+	"net"
+	"net/http"
 	"os"
 	"slices"
 	"strconv"
@@ -117,4 +119,17 @@ func New(opts Options) *mcp.Server {
 // closes its side or ctx ends.
 func Serve(ctx context.Context, opts Options) error {
 	return New(opts).Run(ctx, &mcp.StdioTransport{})
+}
+
+// Listen serves the server over streamable HTTP on loopback, at the path
+// /mcp, until stop is called; it returns the server's address.
+func Listen(opts Options) (url string, stop func(), err error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, err
+	}
+	server := New(opts)
+	hs := &http.Server{Handler: mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)}
+	go hs.Serve(ln)
+	return "http://" + ln.Addr().String() + "/mcp", func() { hs.Close() }, nil
 }
