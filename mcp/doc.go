@@ -36,7 +36,7 @@
 //
 // Every tool of a server counts as one that writes (ToolSpec.Writes), as
 // the harness cannot see what it does: the approval gate asks before each
-// call in every mode but all, and [Subject] shows the call's arguments in
+// call in every mode but all, and [Servers.Subject] shows the call's arguments in
 // the question. A server's program runs outside the harness's sandbox,
 // started in the workspace with the environment its settings name and
 // nothing else, in a session of its own: the Ctrl-C that stops a turn
