@@ -11,11 +11,13 @@
 // arguments are the properties of its input schema, required ones first in
 // the order the schema lists them, then the others by name, so that the
 // same server always gives the same system prompt. A property's JSON type
-// is its protocol.Type (a type given as a list with "null" in it is the
-// other type; no single type is protocol.Any); its enum, the type of an
-// array's items and its default are added to its description. White space
-// in descriptions is folded into single spaces and long ones are cut, so
-// that no server can lay out the prompt.
+// is its protocol.Type: of a list of types, the one that is not "null";
+// with no one type, protocol.Any. Its enum, the type of an array's items
+// and its default are added to its description. White space in
+// descriptions is folded into single spaces and long ones are cut, so that
+// no server can lay out the prompt. Server.Tools, when set, chooses the
+// tools offered; a tool whose name a result header could not carry is
+// left out.
 //
 // A call is checked twice before it is sent: by protocol.Validate, against
 // the JSON type of each argument, as every call is, and by [Servers.Check],
@@ -30,16 +32,18 @@
 // only structured content gets its JSON. A result the server marks isError
 // is an ERROR result. A server that does not answer within its timeout has
 // the call given up; a server that stopped is reported in the result of
-// every later call of its tools, with the last lines it wrote to stderr.
+// the call it stopped in and of every later call of its tools, with the
+// last lines it wrote to stderr. A call that was sent and then failed so
+// may have acted: its error wraps tools.ErrMayHaveChanged.
 //
 // # Safety
 //
 // Every tool of a server counts as one that writes (ToolSpec.Writes), as
 // the harness cannot see what it does: the approval gate asks before each
-// call in every mode but all, and [Servers.Subject] shows the call's arguments in
-// the question. A server's program runs outside the harness's sandbox,
-// started in the workspace with the environment its settings name and
-// nothing else, in a session of its own: the Ctrl-C that stops a turn
-// does not stop it. What a tool returns passes the gate's secret check, as a
-// command's output does.
+// call in modes auto, edits and ask, and [Servers.Subject] shows the
+// call's arguments in the question. A server's program runs outside the
+// harness's sandbox, started in the workspace with the environment its
+// settings name and nothing else, in a session of its own: the Ctrl-C
+// that stops a turn does not stop it. What a tool returns passes the
+// gate's secret check, as a command's output does.
 package mcp
