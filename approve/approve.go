@@ -341,6 +341,10 @@ type Config struct {
 	// Preview, when set, shows what call would do, for the question that
 	// asks whether to run it: the Question's Detail. "" shows nothing.
 	Preview func(protocol.Call) string
+	// Subject, when set, says what a call acts on for its question, such
+	// as the arguments of a tool the harness cannot see into; "" leaves
+	// the call's command or path, as for every other call.
+	Subject func(protocol.Call) string
 	// Reads, when set, names what a call would read: files by their path
 	// in the workspace, kept results by their reference; Text returns the
 	// whole text of one, or as much as is checked. With them the Gate
@@ -426,7 +430,7 @@ func (g *Gate) Run(ctx context.Context, call protocol.Call) protocol.Result {
 	if g.cfg.Warn != nil {
 		warn = g.cfg.Warn(call)
 	}
-	q := Question{Kind: Run, Tool: call.Name, Subject: subject(call), Why: joinWhy(secret, leakWhy, warn)}
+	q := Question{Kind: Run, Tool: call.Name, Subject: g.subject(call), Why: joinWhy(secret, leakWhy, warn)}
 	if g.needsAsk(call, secret != "" || leakWhy != "" || warn != "") {
 		if g.cfg.Preview != nil {
 			q.Detail = Visible(g.cfg.Preview(call))
@@ -734,8 +738,17 @@ func acts(r rune) bool {
 	return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0x200e || r == 0x200f
 }
 
-// subject returns what a call acts on, for questions: its command, else
-// its path.
+// subject returns what a call acts on, for questions: as Config.Subject
+// says, else its command, else its path.
+func (g *Gate) subject(call protocol.Call) string {
+	if g.cfg.Subject != nil {
+		if s := g.cfg.Subject(call); s != "" {
+			return s
+		}
+	}
+	return subject(call)
+}
+
 func subject(call protocol.Call) string {
 	for _, arg := range []string{"command", "path"} {
 		if s, ok := call.Args[arg].(string); ok {

@@ -669,3 +669,23 @@ func TestTooManyReadsAsked(t *testing.T) {
 		}
 	}
 }
+
+func TestSubject(t *testing.T) {
+	asker := &script{answers: []approve.Answer{approve.Yes, approve.Yes}}
+	g := approve.New(&fakeTools{}, approve.Config{
+		Mode:  approve.Auto,
+		Asker: asker,
+		Subject: func(c protocol.Call) string {
+			if c.Name != "write_file" {
+				return ""
+			}
+			return "text: two\nlines"
+		},
+	})
+	g.Run(context.Background(), call("write_file", "a.go"))
+	g.Run(context.Background(), call("bash", "go test"))
+	want := []string{"Run write_file (2 lines, 0 blank):\n1  text: two\n2  lines\nRun all 2 lines?", "Run bash: go test?"}
+	if !slices.Equal(asker.asked, want) {
+		t.Errorf("asked %q, want %q", asker.asked, want)
+	}
+}

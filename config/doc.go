@@ -29,6 +29,30 @@
 //	                       openai: the API's root, as http://host:port/v1 (required)
 //	  num_ctx              ollama only: the context window in tokens, fixed for a run
 //	  api_key_env          openai only: the environment variable holding the API key
+//	[mcp.NAME]             an MCP server (see MCP servers below)
+//
+// # MCP servers
+//
+// Each [mcp.NAME] table declares an MCP server whose tools the model may
+// call, as NAME.TOOL ([MCPServer]):
+//
+//	[mcp.files]
+//	command = "mcp-server-files"          # a program spoken to over stdin and stdout
+//	args = ["--root", "/home/me/notes"]
+//	env = { PATH = "/usr/bin:/bin" }      # its whole environment
+//	tools = ["read", "search"]            # only these tools (default: all)
+//	timeout = "30s"                       # its start, and each call
+//
+//	[mcp.web]
+//	url = "http://127.0.0.1:8080/mcp"     # streamable HTTP
+//	enabled = false                       # only when --mcp web asks for it
+//
+// A server has a command or a url, not both; args and env go with a
+// command. NAME is made of letters, digits, - and _. The program gets the
+// environment env names and nothing else; as the file holds no keys, a
+// variable named like a secret (fence.SecretVar), a value or an argument
+// that looks like one (fence.Leak), and a url with a user, a password or a
+// token in it are refused.
 //
 // Two providers are built in, and a file may redefine either (its type may
 // then be left out):

@@ -66,6 +66,8 @@ type File struct {
 	Model string
 	// Providers are the providers the file defines, by name.
 	Providers map[string]Provider
+	// MCP are the MCP servers the file declares, by name.
+	MCP map[string]MCPServer
 
 	lines map[string]int // the line of each key, by dotted path
 }
@@ -117,6 +119,7 @@ func Load(path string) (*File, error) {
 type raw struct {
 	Model     string                 `toml:"model"`
 	Providers map[string]rawProvider `toml:"providers"`
+	MCP       map[string]rawMCP      `toml:"mcp"`
 }
 
 type rawProvider struct {
@@ -198,6 +201,14 @@ func Parse(path string, data []byte) (*File, error) {
 			out.APIKeyEnv = *p.APIKeyEnv
 		}
 		f.Providers[name] = out
+	}
+	f.MCP = make(map[string]MCPServer, len(r.MCP))
+	for _, name := range sortedKeys(r.MCP) {
+		s, err := parseMCP(name, r.MCP[name], fail)
+		if err != nil {
+			return nil, err
+		}
+		f.MCP[name] = s
 	}
 	if f.Model != "" {
 		if _, _, err := f.splitModel(f.Model); err != nil {

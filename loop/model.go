@@ -18,7 +18,7 @@ type Model interface {
 }
 
 // Tools runs the calls the loop has accepted. Specs says what the model may
-// call; Run is only given calls that passed protocol.Check against Specs.
+// call; Run is only given calls that passed protocol.Validate against Specs.
 // A tool that fails reports it in the Result (OK false); Run has no error
 // of its own to return.
 type Tools interface {

@@ -34,7 +34,7 @@ func (t *turn) calls(ctx context.Context, calls []protocol.Call, cut bool, stop 
 		a.calls++
 		call.ID = protocol.CallID(a.calls)
 		j := &job{call: call}
-		switch err := protocol.Check(a.list, &j.call); {
+		switch err := protocol.Validate(a.list, &j.call); {
 		case cut:
 			j.res = cutOff(j.call)
 		case i >= a.cfg.MaxCallsPerReply:

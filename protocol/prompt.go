@@ -80,10 +80,14 @@ func exampleCall(specs []ToolSpec) string {
 		switch {
 		case a.Name == "path":
 			v = `"README.md"`
-		case a.Type == Integer:
+		case a.Type == Integer, a.Type == Number:
 			v = "1"
 		case a.Type == Boolean:
 			v = "true"
+		case a.Type == Array:
+			v = "[]"
+		case a.Type == Object:
+			v = "{}"
 		}
 		args = append(args, strconv.Quote(a.Name)+":"+v)
 	}

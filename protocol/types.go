@@ -64,6 +64,12 @@ const (
 	String  Type = "string"
 	Integer Type = "integer"
 	Boolean Type = "boolean"
+	// Number, Array, Object and Any are taken by the tools of MCP servers,
+	// whose arguments are described by a JSON Schema; Validate checks them.
+	Number Type = "number"
+	Array  Type = "array"
+	Object Type = "object"
+	Any    Type = "any" // any JSON value: the schema gives no one type
 )
 
 // Arg describes one argument of a tool.

@@ -52,7 +52,7 @@ func (s *Set) Specs() []protocol.ToolSpec {
 func (s *Set) Run(ctx context.Context, call protocol.Call) protocol.Result {
 	res := protocol.Result{CallID: call.ID, Tool: call.Name}
 	call.Args = maps.Clone(call.Args) // Check converts numbers in place
-	if err := protocol.Check(s.specs, &call); err != nil {
+	if err := protocol.Validate(s.specs, &call); err != nil {
 		return protocol.Rejected(call, err)
 	}
 	if ctx.Err() != nil {

@@ -24,7 +24,7 @@ func replTools(t *testing.T, flags safetyFlags, out *bytes.Buffer) (loop.Tools, 
 		t.Fatal(err)
 	}
 	w := &workspaceFlags{Workspace: dir}
-	tb, err := w.tools(&flags, "")
+	tb, err := w.tools(&flags, "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +128,7 @@ func TestSafetyFlagErrors(t *testing.T) {
 		{safetyFlags{BashBlock: []string{"a b"}}, "--bash-allow/--bash-block"},
 		{safetyFlags{SandboxWrite: []string{filepath.Join(dir, "missing")}}, "--sandbox-write"},
 	} {
-		_, err := (&workspaceFlags{Workspace: dir}).tools(&tt.flags, "")
+		_, err := (&workspaceFlags{Workspace: dir}).tools(&tt.flags, "", nil)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%+v: err = %v, want it to name %s", tt.flags, err, tt.want)
 		}

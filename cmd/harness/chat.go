@@ -16,6 +16,7 @@ import (
 	"harness/fakemodel"
 	"harness/guard"
 	"harness/loop"
+	"harness/mcp"
 	"harness/ollama"
 	"harness/openai"
 	"harness/protocol"
@@ -30,7 +31,7 @@ import (
 type workspaceFlags struct {
 	Workspace string   `short:"w" default:"." placeholder:"DIR" help:"Folder the tools may read and change; nothing outside it is reachable."`
 	Lie       []string `placeholder:"MODE" help:"Make the tools lie, to see that the model believes them: joke (read_file returns a joke), invent (list_files adds files that do not exist), ext:FROM=TO (e.g. ext:.go=.js renames extensions). Repeatable; files are never renamed, and the terminal says what each lie changed."`
-	Tools     *string  `placeholder:"LIST" help:"Give the model only these tools, comma-separated (read_file, list_files, edit_file, write_file, bash, read_output, agent); none, or \"\", for a plain chat. Default: all."`
+	Tools     *string  `placeholder:"LIST" help:"Give the model only these tools, comma-separated (read_file, list_files, edit_file, write_file, bash, read_output, agent, and those of MCP servers as SERVER.TOOL); none, or \"\", for a plain chat. Default: all."`
 }
 
 // modelFlags choose the model and how it is asked.
@@ -54,6 +55,7 @@ type chatCmd struct {
 	modelFlags     `embed:""`
 	budgetFlags    `embed:"" group:"Limits"`
 	safetyFlags    `embed:""`
+	mcpFlags       `embed:""`
 }
 
 // budgetFlags are the limits that stop a run the model would not stop, each
@@ -93,7 +95,19 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string, dirs xdg.
 	if inREPL {
 		log = std.out
 	}
-	tb, err := c.tools(&c.safetyFlags, outputsDir(dirs, c.NoSession))
+	servers, err := c.startMCP(ctx, dirs, c.Workspace, log)
+	if err != nil {
+		return nil, &exitCodeError{code: exitUsage, err: err}
+	}
+	// The servers stop with the run (closeFiles), or here when there is
+	// no run.
+	wired := false
+	defer func() {
+		if !wired {
+			servers.Close()
+		}
+	}()
+	tb, err := c.tools(&c.safetyFlags, outputsDir(dirs, c.NoSession), servers)
 	if err != nil {
 		return nil, &exitCodeError{code: exitUsage, err: err}
 	}
@@ -134,8 +148,9 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string, dirs xdg.
 	j := newJournal(tb.set, tb.ws, keep)
 	tb.set = j
 	// The files the run made go when it ends: the copies for /undo and
-	// the long outputs.
+	// the long outputs; and the MCP servers stop.
 	closeFiles := func() {
+		servers.Close()
 		j.close()
 		if tb.out != nil {
 			tb.out.Close()
@@ -245,10 +260,12 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string, dirs xdg.
 		return nil, err
 	}
 	r.attach = &attacher{ws: tb.ws, tools: gated}
+	r.mcp = servers
 	// Commands still running when the chat ends end with it: on macOS
 	// nothing else would end them.
 	closeRest := r.close
 	r.close = func() { tb.box.Close(); closeRest() }
+	wired = true
 	return r, nil
 }
 
@@ -377,12 +394,14 @@ type toolbox struct {
 	set    loop.Tools
 	src    *tools.Sources // what calls read, for the approval gate
 	out    *tools.Outputs // where long results are kept; nil when they are not
+	mcp    *mcp.Servers   // whose tools the set has; nil when there are none
 }
 
 // tools builds the tool set explicitly, its bash tool as safety says:
 // nothing registers itself. Long results are cut, and kept for
-// read_output in files in the folder outputs ("": a temporary one).
-func (w *workspaceFlags) tools(safety *safetyFlags, outputs string) (*toolbox, error) {
+// read_output in files in the folder outputs ("": a temporary one). The
+// tools of servers (nil: none) come after the built-in ones.
+func (w *workspaceFlags) tools(safety *safetyFlags, outputs string, servers *mcp.Servers) (*toolbox, error) {
 	ws, err := tools.NewWorkspace(w.Workspace)
 	if err != nil {
 		return nil, err
@@ -407,7 +426,7 @@ func (w *workspaceFlags) tools(safety *safetyFlags, outputs string) (*toolbox, e
 			ts[i] = lie.Apply(ts[i])
 		}
 	}
-	set, out, err := w.toolSet(ts, outputs)
+	set, out, err := w.toolSet(append(ts, servers.Tools()...), outputs)
 	if err != nil {
 		return nil, err
 	}
@@ -419,7 +438,7 @@ func (w *workspaceFlags) tools(safety *safetyFlags, outputs string) (*toolbox, e
 		box.Start(context.Background())
 		return box.Tier() == sandbox.None
 	})
-	return &toolbox{ws: ws, policy: policy, box: box, set: set, src: src, out: out}, nil
+	return &toolbox{ws: ws, policy: policy, box: box, set: set, src: src, out: out, mcp: servers}, nil
 }
 
 // backend is a model that says what it is and which settings it honours.
@@ -460,10 +479,16 @@ func (m *modelFlags) model(given []string, dirs xdg.Dirs) (backend, *providers, 
 
 type promptCmd struct {
 	workspaceFlags `embed:""`
+	mcpFlags       `embed:""`
 }
 
-func (c *promptCmd) Run(std stdio, dirs xdg.Dirs) error {
-	tb, err := c.tools(&safetyFlags{}, "")
+func (c *promptCmd) Run(ctx context.Context, std stdio, dirs xdg.Dirs) error {
+	servers, err := c.startMCP(ctx, dirs, c.Workspace, std.err)
+	if err != nil {
+		return &exitCodeError{code: exitUsage, err: err}
+	}
+	defer servers.Close()
+	tb, err := c.tools(&safetyFlags{}, "", servers)
 	if err != nil {
 		return &exitCodeError{code: exitUsage, err: err}
 	}

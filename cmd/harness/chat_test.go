@@ -59,7 +59,7 @@ func TestWiredPromptShowsTheWiredTools(t *testing.T) {
 		t.Error("the agent tool is not in the system prompt")
 	}
 	out.Reset()
-	if err := (&promptCmd{workspaceFlags: c.workspaceFlags}).Run(stdio{out: &out}, tempDirs(t)); err != nil {
+	if err := (&promptCmd{workspaceFlags: c.workspaceFlags}).Run(context.Background(), stdio{out: &out}, tempDirs(t)); err != nil {
 		t.Fatal(err)
 	}
 	if out.String() != r.cfg.System {

@@ -34,6 +34,7 @@ type cli struct {
 	Config     configCmd     `cmd:"" help:"Print the model settings a chat with the same flags would use, and where each came from (flag, environment, settings file or default), the API key redacted."`
 	FakeOllama fakeOllamaCmd `cmd:"" name:"fake-ollama" help:"Serve a fake-model script over Ollama's HTTP API, for tests and demos."`
 	Tour       tourCmd       `cmd:"" help:"Walk through how a harness is built, one layer a stage, offline: harness tour lists the stages, harness tour N runs one."`
+	MCP        mcpCmd        `cmd:"" name:"mcp" help:"Show the MCP servers config.toml declares, whether each starts, and their tools."`
 	TinyModel  tinyModelCmd  `cmd:"" name:"tiny-model" help:"Write a tiny model that speaks the tool protocol (a GGUF file and a Modelfile), to try the harness on a real Ollama."`
 }
 

@@ -219,7 +219,15 @@ func (r *runner) modelChanged(turn int, from string) error {
 // far: each part's tokens, the free space, the reply's reserve and the
 // compaction threshold. It changes nothing.
 func (c *console) context(context.Context, string) error {
-	return c.r.ctxview.show(c.out, c.agent.State(), c.r.instructions())
+	st := c.agent.State()
+	d := c.r.ctxview.measure(st, c.r.instructions())
+	if err := d.Render(c.out); err != nil {
+		return err
+	}
+	if n, tokens := c.r.mcpShare(d); n > 0 {
+		fmt.Fprintf(c.out, "the tools of MCP servers take %d of the system prompt's tokens (%d tools)\n", tokens, n)
+	}
+	return nil
 }
 
 // tools lists each tool with the first sentence of its description.

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 
@@ -117,7 +118,33 @@ func (v *ctxview) summaryHooks(hooks ...loop.Hook) []loop.Hook {
 // a small bar chart: the REPL's /context. instructions is the text of the
 // project instructions the conversation holds, "" for none.
 func (v *ctxview) show(w io.Writer, st loop.State, instructions string) error {
-	return window.Measure(st.Messages, st.Usage, v.comp.Counter(), v.comp.Budget(v.size), instructions).Render(w)
+	return v.measure(st, instructions).Render(w)
+}
+
+// measure is what the window holds for the conversation st, by part.
+func (v *ctxview) measure(st loop.State, instructions string) window.Breakdown {
+	return window.Measure(st.Messages, st.Usage, v.comp.Counter(), v.comp.Budget(v.size), instructions)
+}
+
+// mcpShare is how many of the main conversation's tools are those of MCP
+// servers, and their share of the system prompt's tokens in d: in
+// proportion to the bytes they add to the prompt the protocol builds.
+func (r *runner) mcpShare(d window.Breakdown) (n, tokens int) {
+	var names []string
+	for _, st := range r.mcp.Status() {
+		for _, t := range st.Tools {
+			names = append(names, t.Name)
+		}
+	}
+	specs := r.tools.Specs()
+	fixed := protocol.SystemPrompt(r.root, specs)
+	ours := slices.DeleteFunc(slices.Clone(specs), func(s protocol.ToolSpec) bool { return slices.Contains(names, s.Name) })
+	n = len(specs) - len(ours)
+	if n == 0 {
+		return 0, 0
+	}
+	added := len(fixed) - len(protocol.SystemPrompt(r.root, ours))
+	return n, d.Tokens[window.SystemPrompt] * added / len(fixed)
 }
 
 // instructions is the text the project instructions (AGENTS.md, SYSTEM.md)

@@ -92,6 +92,7 @@ func TestScript(t *testing.T) {
 			"reqsize":  cmdReqSize,
 			"waitfile": cmdWaitfile,
 			"capture":  cmdCapture,
+			"mcpserve": cmdMCPServe,
 			"tear":     cmdTear,
 		},
 	})

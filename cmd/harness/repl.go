@@ -12,6 +12,7 @@ import (
 
 	"harness/approve"
 	"harness/loop"
+	"harness/mcp"
 	"harness/ollama"
 	"harness/openai"
 	"harness/protocol"
@@ -41,6 +42,9 @@ type runner struct {
 	journal *journal
 	// attach reads what the @tags of an input name, through the gate.
 	attach *attacher
+	// mcp are the MCP servers of the run, whose tools the main
+	// conversation has; nil when there are none.
+	mcp *mcp.Servers
 	// windowFor is the context window of a conversation with model b,
 	// for the flags: warnings about it go to warn.
 	windowFor func(ctx context.Context, warn io.Writer, b backend) (int, error)

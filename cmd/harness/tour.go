@@ -13,6 +13,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/txtar"
 
+	"harness/mcp/mcptest"
 	"harness/xdg"
 )
 
@@ -44,6 +45,7 @@ type stage struct {
 	script string
 	want   []string
 	files  []txtar.File // added to the workspace, their names without ws/
+	mcp    string       // the name of the stage's MCP server, or ""
 	// then, input2 and script2 are the second run's, when then is set.
 	then    []string
 	input2  string
@@ -111,6 +113,8 @@ func parseStage(a *txtar.Archive) (stage, error) {
 			s.args = strings.Fields(value)
 		case "then":
 			s.then = strings.Fields(value)
+		case "mcp":
+			s.mcp = strings.TrimSpace(value)
 		}
 	}
 	for _, f := range a.Files {
@@ -178,6 +182,20 @@ func runStage(ctx context.Context, std stdio, n, of int, s stage, base []txtar.F
 		}
 	}
 
+	if s.mcp != "" {
+		url, stop, err := mcptest.Listen(mcptest.Options{})
+		if err != nil {
+			return err
+		}
+		defer stop()
+		settings := filepath.Join(dir, "config", "harness", "config.toml")
+		if err := os.MkdirAll(filepath.Dir(settings), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(settings, fmt.Appendf(nil, "[mcp.%s]\nurl = %q\n", s.mcp, url), 0o644); err != nil {
+			return err
+		}
+	}
 	out := std.out
 	fmt.Fprintf(out, "Stage %d of %d: %s\n\n%s\n", n, of, s.title, s.intro)
 	fmt.Fprintf(out, "Running, in %s, whose folder ws holds %s:\n\n", dir, strings.Join(names, ", "))

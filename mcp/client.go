@@ -1,0 +1,381 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os/exec"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"harness/protocol"
+	"harness/tools"
+)
+
+// DefaultTimeout bounds a server's start, and each call of its tools, when
+// its settings give no timeout.
+const DefaultTimeout = time.Minute
+
+// Server is what the harness needs to know to reach one MCP server: a
+// program (Command, Args, Env) or an address (URL).
+type Server struct {
+	Name    string
+	Command string
+	Args    []string
+	Env     map[string]string // the program's whole environment
+	URL     string
+	// Tools, when not nil, are the only tools of the server that are
+	// offered.
+	Tools   []string
+	Timeout time.Duration // 0: DefaultTimeout
+	// Dir is the folder the program starts in: the workspace.
+	Dir string
+}
+
+// Where says how the server is reached, for the user: its command line
+// or its address.
+func (s Server) Where() string {
+	if s.URL != "" {
+		return s.URL
+	}
+	return strings.Join(append([]string{s.Command}, s.Args...), " ")
+}
+
+func (s Server) timeout() time.Duration {
+	if s.Timeout > 0 {
+		return s.Timeout
+	}
+	return DefaultTimeout
+}
+
+// Status is what became of one server.
+type Status struct {
+	Server Server
+	// Err says why the server could not be used; nil when it started.
+	Err error
+	// Tools are the specs of the tools the model is given, sorted by name.
+	Tools []protocol.ToolSpec
+	// Left are the tools the server has that were left out: not in
+	// Server.Tools, or with a name the protocol cannot carry.
+	Left []string
+	// Missing are the tools Server.Tools names that the server does not
+	// have.
+	Missing []string
+}
+
+// Servers are the MCP servers of a run. A nil *Servers has none.
+type Servers struct {
+	clients []*client
+	close   sync.Once
+	closed  error
+}
+
+// Start starts and connects to each of servers, at once, and lists their
+// tools. A server that cannot be started or listed is no error of Start's:
+// its Status says why, and it gives no tools.
+func Start(ctx context.Context, servers []Server) *Servers {
+	ss := &Servers{clients: make([]*client, len(servers))}
+	var wg sync.WaitGroup
+	for i, s := range servers {
+		c := &client{server: s, done: make(chan struct{})}
+		ss.clients[i] = c
+		wg.Go(func() { c.start(ctx) })
+	}
+	wg.Wait()
+	return ss
+}
+
+// Status says, in the order the servers were given, what became of each.
+func (ss *Servers) Status() []Status {
+	if ss == nil {
+		return nil
+	}
+	out := make([]Status, len(ss.clients))
+	for i, c := range ss.clients {
+		out[i] = c.status
+	}
+	return out
+}
+
+// Tools are the tools of the servers that started, to add to a tool set.
+func (ss *Servers) Tools() []tools.Tool {
+	if ss == nil {
+		return nil
+	}
+	var out []tools.Tool
+	for _, c := range ss.clients {
+		out = append(out, c.tools...)
+	}
+	return out
+}
+
+// Close ends every session and stops the programs the servers run as.
+// Closing again does nothing more.
+func (ss *Servers) Close() error {
+	if ss == nil {
+		return nil
+	}
+	ss.close.Do(func() {
+		var errs []error
+		for _, c := range ss.clients {
+			if c.session != nil {
+				if err := c.session.Close(); err != nil && !c.stopped() {
+					errs = append(errs, fmt.Errorf("mcp server %s: %w", c.server.Name, err))
+				}
+			}
+		}
+		ss.closed = errors.Join(errs...)
+	})
+	return ss.closed
+}
+
+// client is the harness's side of one server.
+type client struct {
+	server  Server
+	status  Status
+	session *sdk.ClientSession
+	tools   []tools.Tool
+	// resolved holds the validator of each tool's input schema, by the
+	// tool's name as the model calls it; nil for a schema it cannot read.
+	resolved map[string]*jsonschema.Resolved
+	stderr   *tail
+	cmd      *exec.Cmd
+	done     chan struct{} // closed when the session ends
+	ended    error         // why it ended; read only once done is closed
+}
+
+// start connects to the server and lists its tools, within its timeout.
+func (c *client) start(ctx context.Context) {
+	c.status.Server = c.server
+	if err := c.connect(ctx); err != nil {
+		c.status.Err = err
+		return
+	}
+	if err := c.list(ctx); err != nil {
+		c.session.Close()
+		c.status.Err = err
+		c.tools, c.status.Tools, c.resolved = nil, nil, nil
+	}
+}
+
+func (c *client) connect(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, c.server.timeout())
+	defer cancel()
+	var transport sdk.Transport
+	if c.server.URL != "" {
+		transport = &sdk.StreamableClientTransport{
+			Endpoint:             c.server.URL,
+			HTTPClient:           &http.Client{},
+			MaxRetries:           -1,
+			DisableStandaloneSSE: true,
+		}
+	} else {
+		cmd := exec.Command(c.server.Command, c.server.Args...)
+		cmd.Dir = c.server.Dir
+		cmd.SysProcAttr = procAttr()
+		cmd.Env = []string{} // not nil: nothing of the harness's environment
+		for _, k := range sortedKeys(c.server.Env) {
+			cmd.Env = append(cmd.Env, k+"="+c.server.Env[k])
+		}
+		c.stderr = &tail{max: 2048}
+		cmd.Stderr = c.stderr
+		c.cmd = cmd
+		transport = &sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}
+	}
+	client := sdk.NewClient(&sdk.Implementation{Name: "harness", Version: "1"}, nil)
+	session, err := client.Connect(ctx, transport, nil)
+	if err != nil {
+		return c.failure(ctx, "could not start", err)
+	}
+	c.session = session
+	go func() {
+		err := session.Wait()
+		c.ended = err
+		close(c.done)
+	}()
+	return nil
+}
+
+// list lists the server's tools and makes the ones offered.
+func (c *client) list(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, c.server.timeout())
+	defer cancel()
+	have := map[string]bool{}
+	c.resolved = map[string]*jsonschema.Resolved{}
+	for t, err := range c.session.Tools(ctx, nil) {
+		if err != nil {
+			return c.failure(ctx, "could not list its tools", err)
+		}
+		if have[t.Name] || !nameOK(t.Name) || c.server.Tools != nil && !slices.Contains(c.server.Tools, t.Name) {
+			c.status.Left = append(c.status.Left, t.Name)
+			continue
+		}
+		spec := protocol.ToolSpec{
+			Name:        c.server.Name + "." + t.Name,
+			Description: cut(fold(t.Description)),
+			Args:        args(t.InputSchema),
+			Writes:      true,
+		}
+		if spec.Description == "" {
+			spec.Description = "a tool of the MCP server " + c.server.Name
+		}
+		have[t.Name] = true
+		c.resolved[spec.Name] = resolve(t.InputSchema)
+		c.tools = append(c.tools, tools.Described(spec, c.caller(t.Name)))
+		c.status.Tools = append(c.status.Tools, spec)
+	}
+	for _, name := range c.server.Tools {
+		if !have[name] {
+			c.status.Missing = append(c.status.Missing, name)
+		}
+	}
+	slices.SortFunc(c.status.Tools, func(a, b protocol.ToolSpec) int { return strings.Compare(a.Name, b.Name) })
+	slices.Sort(c.status.Left)
+	return nil
+}
+
+// nameOK reports whether a tool's name can be carried by the protocol: a
+// word of printable characters, since a result's header holds it.
+func nameOK(name string) bool {
+	return name != "" && len(name) <= 128 && !strings.ContainsFunc(name, func(r rune) bool {
+		return r <= ' ' || r == 0x7f || r == '"' || r == '\\' || r > 0x7e
+	})
+}
+
+// caller returns what runs the server's tool name.
+func (c *client) caller(name string) func(context.Context, map[string]any) (string, error) {
+	return func(ctx context.Context, args map[string]any) (string, error) {
+		if c.stopped() {
+			return "", c.stoppedError()
+		}
+		callCtx, cancel := context.WithTimeout(ctx, c.server.timeout())
+		defer cancel()
+		res, err := c.session.CallTool(callCtx, &sdk.CallToolParams{Name: name, Arguments: args})
+		// Once sent, a call may have acted whatever became of it: its
+		// errors say so (tools.ErrMayHaveChanged), but for one the server
+		// itself reports.
+		switch {
+		case err != nil && ctx.Err() != nil:
+			return "", mayHaveActed{ctx.Err()}
+		case err != nil && callCtx.Err() != nil:
+			return "", mayHaveActed{fmt.Errorf("the MCP server %s did not answer within %s, so the call was given up; it may still have acted", c.server.Name, c.server.timeout())}
+		case err != nil:
+			select {
+			case <-c.done:
+				return "", mayHaveActed{c.stoppedError()}
+			case <-time.After(time.Second):
+			}
+			return "", mayHaveActed{fmt.Errorf("the MCP server %s failed: %v", c.server.Name, err)}
+		}
+		text := body(res)
+		if res.IsError {
+			if strings.TrimSpace(text) == "" {
+				text = "the tool reported an error and said nothing more"
+			}
+			return "", errors.New(text)
+		}
+		return text, nil
+	}
+}
+
+// mayHaveActed is the error of a call that was sent and then failed: its
+// text is err's, and it also wraps tools.ErrMayHaveChanged.
+type mayHaveActed struct{ error }
+
+func (e mayHaveActed) Unwrap() []error { return []error{e.error, tools.ErrMayHaveChanged} }
+
+// stopped reports whether the session has ended: the program exited, or
+// the connection closed.
+func (c *client) stopped() bool {
+	select {
+	case <-c.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// ErrStopped is wrapped by the error of a call of a server that stopped.
+var ErrStopped = errors.New("the MCP server stopped")
+
+func (c *client) stoppedError() error {
+	msg := fmt.Sprintf("the MCP server %s stopped", c.server.Name)
+	switch {
+	case c.cmd != nil && c.cmd.ProcessState != nil:
+		msg += " (" + c.cmd.ProcessState.String() + ")"
+	case c.ended != nil:
+		msg += " (" + fold(c.ended.Error()) + ")"
+	}
+	if last := c.lastWords(); last != "" {
+		msg += "; its last words on stderr:\n" + last + "\n"
+	} else {
+		msg += "; "
+	}
+	return &stoppedErr{msg: msg + "its tools do not work for the rest of this run"}
+}
+
+type stoppedErr struct{ msg string }
+
+func (e *stoppedErr) Error() string { return e.msg }
+func (e *stoppedErr) Unwrap() error { return ErrStopped }
+
+// failure is the error of a start that failed: why, with the timeout
+// when it ran out and the last words of the program.
+func (c *client) failure(ctx context.Context, what string, err error) error {
+	if ctx.Err() == context.DeadlineExceeded {
+		err = fmt.Errorf("no answer within %s", c.server.timeout())
+	}
+	if last := c.lastWords(); last != "" {
+		return fmt.Errorf("%s: %w; its last words on stderr: %s", what, err, fold(last))
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}
+
+func (c *client) lastWords() string {
+	if c.stderr == nil {
+		return ""
+	}
+	return strings.TrimSpace(c.stderr.String())
+}
+
+// tail keeps the last max bytes written to it.
+type tail struct {
+	mu  sync.Mutex
+	max int
+	buf []byte
+}
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if over := len(t.buf) - t.max; over > 0 {
+		t.buf = t.buf[over:]
+		if i := bytes.IndexByte(t.buf, '\n'); i >= 0 {
+			t.buf = t.buf[i+1:]
+		}
+	}
+	return len(p), nil
+}
+
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.buf)
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

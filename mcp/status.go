@@ -1,0 +1,48 @@
+package mcp
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Write shows st as harness mcp list does: whether the server started,
+// how it is reached, and its tools with their arguments in the lines the
+// system prompt gives them, then a blank line.
+func (st Status) Write(w io.Writer) error {
+	var b strings.Builder
+	s := st.Server
+	if st.Err != nil {
+		fmt.Fprintf(&b, "%s: did not start (%s): %v\n\n", s.Name, s.Where(), st.Err)
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
+	where := "streamable HTTP " + s.URL
+	if s.URL == "" {
+		where = "stdio, " + s.Where() + ", outside the sandbox"
+	}
+	fmt.Fprintf(&b, "%s: started (%s), %d tools\n", s.Name, where, len(st.Tools))
+	for _, t := range st.Tools {
+		fmt.Fprintf(&b, "  %s: %s\n", t.Name, t.Description)
+		for _, a := range t.Args {
+			req := "optional"
+			if a.Required {
+				req = "required"
+			}
+			fmt.Fprintf(&b, "    %s (%s, %s)", a.Name, a.Type, req)
+			if a.Description != "" {
+				b.WriteString(": " + a.Description)
+			}
+			b.WriteByte('\n')
+		}
+	}
+	if len(st.Left) > 0 {
+		fmt.Fprintf(&b, "  left out by its tools setting: %s\n", strings.Join(st.Left, ", "))
+	}
+	if len(st.Missing) > 0 {
+		fmt.Fprintf(&b, "  named by its tools setting but not offered: %s\n", strings.Join(st.Missing, ", "))
+	}
+	b.WriteByte('\n')
+	_, err := io.WriteString(w, b.String())
+	return err
+}
