@@ -1,7 +1,6 @@
 package protocol
 
 import (
-	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -27,8 +26,7 @@ func outcome(c Call) string {
 	if err := Check(harnessTools, &c); err != nil {
 		return "error"
 	}
-	b, _ := json.Marshal(c.Args) // map keys come sorted
-	return c.Name + " " + string(b)
+	return c.Name + " " + compact(c.Args) // map keys come sorted
 }
 
 // TestCorpus reads the replies in testdata/replies, each in a shape a real

@@ -82,13 +82,14 @@
 // # Repairs
 //
 // JSON that encoding/json refuses is read again, forgiving the slips that
-// have one clear reading: a trailing comma; strings in single quotes or in
-// curly quotes (“...”); // and /* */ comments; Python's True, False and
-// None; and one closing brace missing at the very end of the call, when
-// the JSON ends after a complete value. A number with a leading zero, a
-// string that runs past the end of its line, an escape JSON does not have
-// and anything else stay errors, each said with its line and column and
-// what to write instead. When the tool is checked (Check), an integer
+// have one clear reading: a trailing comma; strings in single quotes (in
+// which \' is a quote) or in curly quotes (“...”); // and /* */
+// comments; Python's True, False and None; and one closing brace or
+// bracket missing at the very end of the call, when the JSON ends after a
+// complete value. A number with a leading zero, a string that runs past
+// the end of its line, an escape JSON does not have (\' in double quotes
+// among them) and anything else stay errors, each said with its line and
+// column and what to write instead. When the tool is checked (Check), an integer
 // written as a string of digits ("20") is that integer, "true" and "false"
 // are booleans where a boolean is wanted, and null for an optional
 // argument leaves it out.
@@ -126,6 +127,14 @@
 //	python-tag = "<|python_tag|>" ( call-objects | NAME ".call(" kwargs ")" ) .
 //	mistral    = "[TOOL_CALLS]" ( call-objects | NAME [ "[CALL_ID]" ID ]
 //	             "[ARGS]" OBJECT | NAME OBJECT ) { "[TOOL_CALLS]" ... } .
+//	gemma4     = "<|tool_call>call:" NAME ( "{" KEY ":" VALUE { "," KEY ":"
+//	             VALUE } "}" | "(" kwargs ")" ) [ "<tool_call|>" ] . A
+//	             string VALUE is written between <|"|> tokens .
+//	harmony    = ... "to=functions." NAME ... "<|message|>" OBJECT
+//	             [ "<|call|>" ] . (gpt-oss)
+//	react      = "Action:" NAME, then on the next line that is not blank
+//	             "Action Input:" ( OBJECT | TEXT ) . TEXT is the value
+//	             of the tool's one required argument, when it has one .
 //	python     = "[" NAME "(" kwargs ")" { "," NAME "(" kwargs ")" } "]" .
 //	             Also after <|python_start|>; and, inside a fence whose
 //	             info string is tool_code or tool_call, one NAME(kwargs)
@@ -134,7 +143,10 @@
 //	             is no tool's makes the line text .
 //	bare       = call-objects, outside a fence or in one whose info
 //	             string is empty, json, jsonc, tool_call or tool_code,
-//	             whose every object names a known tool . Telling a bare
+//	             one of which names a known tool; or, outside a fence,
+//	             call objects alone, with their arguments, naming tools
+//	             the harness has not (an attempt the model is told of) .
+//	             Telling a bare
 //	             call from other JSON reads ahead; the reading ahead of
 //	             one reply is bounded (to about eight times its length),
 //	             after which lines that start with JSON are text .
@@ -142,14 +154,25 @@
 // call-objects are call objects (see Call objects), or JSON arrays of
 // them, one after another, separated by white space, commas or
 // semicolons; special tokens that end a call (<|eom_id|>, <|eot_id|>,
-// <|python_end|>) are ignored after them.
+// <|python_end|>) are ignored after them, and a closing tag or token
+// (</... or <|...) ends the JSON where it stands, as the end of the text
+// would (so one missing brace before it is added).
+//
+// <tool_call>, [TOOL_CALLS] and <|python_tag|> may also follow text on
+// their line, when a call's start follows them: the text before is text.
+//
+// In Qwen3-Coder's shape a value with no line break is trimmed of spaces,
+// a </parameter> misspelt with more letters before its > is taken, and a
+// <parameter=KEY=VALUE</parameter> that lost its > is read as KEY and
+// VALUE.
 //
 // # Attempts
 //
 // Some formats are recognised only to be refused: DeepSeek's tool-call
-// markers (and its DSML), Phi-4's functools[...], Qwen-Agent's
-// ✿FUNCTION✿, <function_call>, <invoke ...>, and an XML tag named after a
-// known tool (<read_file><path>...</path></read_file>, as Cline-style
+// markers (and its DSML, and the <|tool_call_begin|> of models trained
+// like it), Phi-4's functools[...], Qwen-Agent's ✿FUNCTION✿,
+// <function_call>, <invoke ...>, <function name=...>, and an XML tag named
+// after a known tool (<read_file><path>...</path></read_file>, as Cline-style
 // prompts teach). Such a line starts a malformed call, which takes the
 // lines up to the format's closing token; its error shows the call
 // rewritten in the documented format when the tool and its arguments can

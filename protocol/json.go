@@ -379,7 +379,7 @@ func (p *lenient) str() (any, error) {
 		case c < 0x20 && c != '\t':
 			return nil, p.fail("a string holds the control character %s; write it escaped", strconv.QuoteRune(rune(c)))
 		case c == '\\':
-			if err := p.escape(&b); err != nil {
+			if err := p.escape(&b, closer == "'"); err != nil {
 				return nil, err
 			}
 		default:
@@ -390,27 +390,31 @@ func (p *lenient) str() (any, error) {
 	}
 }
 
-func (p *lenient) escape(b *strings.Builder) error {
+// escape reads an escape; \' is one only in a string in single quotes.
+func (p *lenient) escape(b *strings.Builder, single bool) error {
 	p.i++
 	if p.i >= len(p.s) {
 		return p.eof()
 	}
 	c := p.s[p.i]
 	p.i++
-	switch c {
-	case '"', '\\', '/', '\'':
+	switch {
+	case c == '\'' && !single:
+		p.i--
+		return p.fail(`\' is not an escape JSON knows: inside double quotes a ' needs none; send text with quotes as a block, "<<EOF"`)
+	case c == '"' || c == '\\' || c == '/' || c == '\'':
 		b.WriteByte(c)
-	case 'b':
+	case c == 'b':
 		b.WriteByte('\b')
-	case 'f':
+	case c == 'f':
 		b.WriteByte('\f')
-	case 'n':
+	case c == 'n':
 		b.WriteByte('\n')
-	case 'r':
+	case c == 'r':
 		b.WriteByte('\r')
-	case 't':
+	case c == 't':
 		b.WriteByte('\t')
-	case 'u':
+	case c == 'u':
 		r, ok := p.hex4()
 		if !ok {
 			return p.fail(`\u must be followed by four hex digits`)

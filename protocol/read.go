@@ -97,6 +97,7 @@ type read struct {
 	calls []pending
 	next  int
 	tail  string
+	head  string // text before the call on its first line
 }
 
 type pending struct {
@@ -144,6 +145,9 @@ func (r *Reader) Parse(reply string) Parsed {
 				if call.Err != nil && next == len(lines) {
 					break
 				}
+			}
+			if head := strings.TrimSpace(rd.head); head != "" {
+				kept = append(kept, textLine{at: i, line: head})
 			}
 			if tail := strings.TrimSpace(rd.tail); tail != "" {
 				kept = append(kept, textLine{at: rd.next - 1, line: tail})
@@ -330,15 +334,35 @@ func (r *Reader) callAt(x *text, i int, line, t string, inFence bool, info strin
 	// end is where t ends in the reply: a suffix of t, rest, starts at
 	// end-len(rest).
 	end := x.starts[i] + strings.Index(line, t) + len(t)
+	if rd, ok := r.afterText(x, i, line, t, inFence, info); ok {
+		return rd, true
+	}
 	switch {
+	case strings.HasPrefix(t, "<|tool_call>"):
+		return r.gemma4(x, i, end-len(t[len("<|tool_call>"):])), true
+	case strings.Contains(t, "to=functions."):
+		if rd, ok := r.harmony(x, i, end-len(t[strings.Index(t, "to=functions.")+len("to=functions."):])); ok {
+			return rd, true
+		}
+	case hasPrefixFold(undress(t), "Action:"):
+		if rd, ok := r.react(x, i, undress(t)); ok {
+			return rd, true
+		}
 	case hasPrefixFold(t, "<tool_call>"):
 		return r.tagged(x, i, end-len(t[len("<tool_call>"):]), "<tool_call>", "Hermes <tool_call>"), true
 	case hasPrefixFold(t, "<tools>"):
 		return r.tagged(x, i, end-len(t[len("<tools>"):]), "<tools>", "<tools>"), true
 	case strings.HasPrefix(t, "<|tool_call|>"):
 		return r.tagged(x, i, end-len(t[len("<|tool_call|>"):]), "<|tool_call|>", "<|tool_call|>"), true
-	case strings.HasPrefix(t, "<|python_start|>") && r.names != nil:
-		if rd, ok := r.python(x, i, end-len(strings.TrimLeft(t[len("<|python_start|>"):], " ")), "Llama 4 <|python_start|>", true); ok {
+	case strings.HasPrefix(t, "<|python_start|>"):
+		rest := strings.TrimLeft(t[len("<|python_start|>"):], " ")
+		if strings.HasPrefix(rest, "{") {
+			return r.values(x, i, end-len(rest), "Llama 4 <|python_start|>", true), true
+		}
+		if r.names == nil {
+			break
+		}
+		if rd, ok := r.python(x, i, end-len(rest), "Llama 4 <|python_start|>", true); ok {
 			return rd, true
 		}
 	case strings.HasPrefix(t, "[TOOL_CALLS]"):
@@ -401,7 +425,7 @@ func (r *Reader) callAt(x *text, i int, line, t string, inFence bool, info strin
 		}
 	}
 	if (strings.HasPrefix(t, "{") || strings.HasPrefix(t, "[")) && (!inFence || info == "" || info == "json" || info == "jsonc" || info == "tool_call" || info == "tool_code") {
-		return r.bare(x, i, end-len(t))
+		return r.bare(x, i, end-len(t), inFence)
 	}
 	return read{}, false
 }
@@ -553,11 +577,20 @@ func (r *Reader) json(x *text, off int) (any, int, []string, error) {
 			v, end, repairs, err = readLenient(x.s[:stop], off)
 		}
 	}
+	if errors.As(err, &je) && !je.EOF && (strings.HasPrefix(x.s[je.Off:], "</") || strings.HasPrefix(x.s[je.Off:], "<|")) {
+		// A closing tag or token where the JSON goes on: the JSON ended.
+		stop = je.Off
+		v, end, repairs, err = readLenient(x.s[:stop], off)
+	}
 	last := strings.TrimRight(x.s[off:stop], " \t\r\n")
-	if errors.As(err, &je) && je.EOF && !je.inString && len(je.open) == 1 && je.open[0] == '{' && !strings.HasSuffix(last, ",") && !strings.HasSuffix(last, ":") {
-		v2, end2, repairs2, err2 := readLenient(x.s[off:stop]+"}", 0)
+	if errors.As(err, &je) && je.EOF && !je.inString && len(je.open) == 1 && !strings.HasSuffix(last, ",") && !strings.HasSuffix(last, ":") {
+		closer := "}"
+		if je.open[0] == '[' {
+			closer = "]"
+		}
+		v2, end2, repairs2, err2 := readLenient(x.s[off:stop]+closer, 0)
 		if err2 == nil {
-			return v2, min(off+end2, stop), append(repairs2, "a missing } at the end"), nil
+			return v2, min(off+end2, stop), append(repairs2, "a missing "+closer+" at the end"), nil
 		}
 	}
 	return v, end, repairs, err
@@ -606,47 +639,39 @@ func (r *Reader) unreadable(x *text, line, off int, err error, shape string) Cal
 
 // bare reads a line that starts with a JSON object or array: a call only
 // when every value names one of the tools. Prose about JSON stays text.
-func (r *Reader) bare(x *text, i, off int) (read, bool) {
+func (r *Reader) bare(x *text, i, off int, inFence bool) (read, bool) {
 	if x.guess <= 0 {
 		return read{}, false
 	}
-	v, end, _, err := r.json(x, off)
+	_, end, _, err := r.json(x, off)
 	x.guess -= end - off
 	if err != nil {
 		// Unreadable JSON that starts like a call of one of the tools is
 		// an attempt, and the model is told; anything else is text.
 		head := x.s[off:min(len(x.s), off+120)]
+		attempt := strings.Contains(head, `"name"`) && !inFence && strings.Contains(head, `"arguments"`)
 		for name := range r.names {
-			if strings.Contains(head, `"name"`) && strings.Contains(head, `"`+name+`"`) {
-				return read{calls: []pending{{call: r.unreadable(x, i, off, err, "JSON object")}}, next: i + 1}, true
-			}
+			attempt = attempt || strings.Contains(head, `"name"`) && strings.Contains(head, `"`+name+`"`)
+		}
+		if attempt {
+			return read{calls: []pending{{call: r.unreadable(x, i, off, err, "JSON object")}}, next: x.next(end)}, true
 		}
 		return read{}, false
 	}
-	items, _ := callItems(v)
-	if len(items) == 0 {
-		return read{}, false
+	rd := r.values(x, i, off, "JSON object", true)
+	known, calls := false, true
+	for _, pc := range rd.calls {
+		known = known || r.known(pc.call.Name)
+		calls = calls && pc.call.Err == nil && pc.call.Name != ""
 	}
-	for _, item := range items {
-		o, ok := item.(*object)
-		if !ok {
-			return read{}, false
-		}
-		if f, ok := o.vals["function"].(*object); ok {
-			o = f
-		}
-		name := ""
-		for _, k := range []string{"name", "tool", "tool_name", "function"} {
-			if s, ok := o.vals[k].(string); ok {
-				name = s
-				break
-			}
-		}
-		if !r.known(name) {
-			return read{}, false
-		}
+	// A call of a tool the harness has is a call. So is, outside a fence,
+	// JSON that is nothing but call objects with their arguments: a call
+	// of a tool it has not, which the model is told of.
+	src := x.s[off:min(end, len(x.s))]
+	if known || calls && !inFence && (strings.Contains(src, `"arguments"`) || strings.Contains(src, `"parameters"`)) {
+		return rd, true
 	}
-	return r.values(x, i, off, "JSON object", true), true
+	return read{}, false
 }
 
 // hasPrefixFold reports whether s starts with prefix, in any ASCII case.

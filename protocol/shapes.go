@@ -167,27 +167,48 @@ func (r *Reader) function(x *text, i, off int) read {
 				break
 			}
 			gt := strings.IndexByte(s[j:], '>')
-			if gt < 0 {
+			cl := strings.Index(s[j:], "</parameter")
+			var key string
+			vs := 0
+			switch {
+			case cl >= 0 && (gt < 0 || cl < gt) && strings.Contains(s[j+len("<parameter="):j+cl], "="):
+				// <parameter=KEY=VALUE</parameter>: the tag lost its >.
+				key, _, _ = strings.Cut(s[j+len("<parameter="):j+cl], "=")
+				vs = j + len("<parameter=") + len(key) + 1
+				call.Repairs = appendNew(call.Repairs, "a <parameter= tag without its >")
+			case gt < 0:
+				return r.failed(x, i, off, call.Shape, "a <parameter= tag is not closed with >")
+			default:
+				key = s[j+len("<parameter=") : j+gt]
+				vs = j + gt + 1
+			}
+			key = strings.Trim(key, `"' `)
+			if key == "" || strings.ContainsAny(key, "<=>\n") {
 				return r.failed(x, i, off, call.Shape, "a <parameter= tag is not closed with >")
 			}
-			key := strings.Trim(s[j+len("<parameter="):j+gt], `"' `)
-			if strings.ContainsAny(key, "<=\n") {
-				return r.failed(x, i, off, call.Shape, "a <parameter= tag is not closed with >")
+			ve := strings.Index(s[vs:], "</parameter")
+			close := -1
+			if ve >= 0 {
+				close = strings.IndexByte(s[vs+ve:], '>')
 			}
-			vs := j + gt + 1
-			ve := strings.Index(s[vs:], "</parameter>")
-			if ve < 0 {
+			if ve < 0 || close < 0 || strings.ContainsAny(s[vs+ve+2:vs+ve+close], " \n<") {
 				return r.failed(x, i, off, call.Shape, fmt.Sprintf("the <parameter=%s> is never closed by </parameter>", key))
+			}
+			if close != len("</parameter") {
+				call.Repairs = appendNew(call.Repairs, "a misspelt </parameter>")
 			}
 			val := s[vs : vs+ve]
 			val = strings.TrimPrefix(strings.TrimPrefix(val, "\r"), "\n")
 			val = strings.TrimSuffix(strings.TrimSuffix(val, "\n"), "\r")
+			if !strings.Contains(val, "\n") {
+				val = strings.TrimSpace(val) // <parameter=path> a.txt </parameter>
+			}
 			if _, dup := call.Args[key]; dup {
 				return r.failed(x, i, off, call.Shape, fmt.Sprintf("argument %q is given twice", key))
 			}
 			call.Args[key] = val
 			order = append(order, key)
-			j = vs + ve + len("</parameter>")
+			j = vs + ve + close + 1
 		}
 	}
 	for j < len(s) && strings.ContainsRune(" \t\r\n", rune(s[j])) {
@@ -453,6 +474,8 @@ func (r *Reader) attempt(x *text, i int, t string) (read, bool) {
 		format, close = "<function_call>", "</function_call>"
 	case hasPrefixFold(t, "<invoke"):
 		format, close = "<invoke>", "</invoke>"
+	case hasPrefixFold(t, "<function name="):
+		format, close = "<function name=...>", "</function>"
 	default:
 		if r.names == nil || !strings.HasPrefix(t, "<") {
 			return read{}, false
@@ -532,10 +555,13 @@ func (r *Reader) guess(body, format string) (string, map[string]any, []string) {
 		}
 		tag := rest[:gt]
 		key := tag
-		if strings.HasPrefix(tag, "parameter name=") {
-			key, _, _ = strings.Cut(tag[len("parameter name="):], " ")
-			key = strings.Trim(key, `"'`)
-			tag = "parameter"
+		for _, p := range []string{"parameter", "param"} {
+			if strings.HasPrefix(tag, p+" name=") {
+				key, _, _ = strings.Cut(tag[len(p+" name="):], " ")
+				key = strings.Trim(key, `"'`)
+				tag = p
+				break
+			}
 		}
 		if strings.HasPrefix(tag, "/") || strings.ContainsAny(key, " =/") || key == name {
 			rest = rest[gt+1:]
@@ -575,4 +601,199 @@ func blocks(lines []string, from int, call *Call, order []string) int {
 		end = next
 	}
 	return end
+}
+
+// afterText reads a call that starts with a special token after text on
+// its line ("Let me look.<tool_call>{...}"): the text is text, and the
+// call is read as if its token started the line. Only tokens no prose
+// holds qualify, and only when what follows them is the start of a call.
+func (r *Reader) afterText(x *text, i int, line, t string, inFence bool, info string) (read, bool) {
+	for _, tok := range []string{"<tool_call>", "[TOOL_CALLS]", "<|python_tag|>"} {
+		k := strings.Index(t, tok)
+		if k <= 0 {
+			continue
+		}
+		rest := strings.TrimLeft(t[k+len(tok):], " \t")
+		if !strings.HasPrefix(rest, "{") && !strings.HasPrefix(rest, "[") && !strings.HasPrefix(rest, "<function=") &&
+			!(tok == "[TOOL_CALLS]" && strings.Contains(rest, "[ARGS]")) {
+			continue
+		}
+		rd, ok := r.callAt(x, i, line, t[k:], inFence, info)
+		if ok {
+			rd.head = t[:k]
+		}
+		return rd, ok
+	}
+	return read{}, false
+}
+
+// gemma4 reads Gemma 4's call, after its <|tool_call> token at offset
+// off: call:NAME{KEY:VALUE,...} with strings between <|"|> tokens, or
+// call:NAME(KEY=VALUE, ...); then <tool_call|>.
+func (r *Reader) gemma4(x *text, i, off int) read {
+	const shape = "Gemma 4 <|tool_call>"
+	s := x.s
+	j := off
+	for j < len(s) && (s[j] == ' ' || s[j] == '\t') {
+		j++
+	}
+	if !strings.HasPrefix(s[j:], "call:") {
+		return r.failed(x, i, off, shape, "<|tool_call> is not followed by call:NAME")
+	}
+	j += len("call:")
+	p := &pyReader{s: s, i: j}
+	name := p.ident()
+	call := Call{Line: i + 1, Name: name, Args: map[string]any{}, Shape: shape}
+	var order []string
+	var err error
+	switch {
+	case strings.HasPrefix(s[p.i:], "("):
+		order, err = p.args(call.Args)
+		j = p.i
+	case strings.HasPrefix(s[p.i:], "{"):
+		order, j, err = gemmaArgs(s, p.i, call.Args)
+	default:
+		err = errors.New("call:NAME is followed neither by {...} nor by (...)")
+	}
+	if err != nil {
+		return r.failed(x, i, off, shape, "the call cannot be read: "+err.Error())
+	}
+	j += len(prefixOf(s[j:], "<tool_call|>"))
+	call.Text = strings.TrimSpace(s[off-len("<|tool_call>") : j])
+	li, tail := x.after(j)
+	return read{calls: []pending{{call: call, order: order}}, next: li + 1, tail: tail}
+}
+
+// gemmaArgs reads {KEY:VALUE,...} at offset i of s into args, a string
+// VALUE written <|"|>...<|"|>, and returns the keys in order and the
+// offset after the closing brace.
+func gemmaArgs(s string, i int, args map[string]any) ([]string, int, error) {
+	const q = `<|"|>`
+	var order []string
+	i++ // {
+	for {
+		for i < len(s) && strings.ContainsRune(" \t\r\n,", rune(s[i])) {
+			i++
+		}
+		if i >= len(s) {
+			return nil, i, errors.New("the arguments are not closed with }")
+		}
+		if s[i] == '}' {
+			return order, i + 1, nil
+		}
+		p := &pyReader{s: s, i: i}
+		key := p.ident()
+		if key == "" || !strings.HasPrefix(s[p.i:], ":") {
+			return nil, i, fmt.Errorf("expected KEY: at %q", clip(s[i:], 20))
+		}
+		i = p.i + 1
+		var v any
+		if strings.HasPrefix(s[i:], q) {
+			end := strings.Index(s[i+len(q):], q)
+			if end < 0 {
+				return nil, i, fmt.Errorf("the string of %q is never closed by %s", key, q)
+			}
+			v = s[i+len(q) : i+len(q)+end]
+			i += 2*len(q) + end
+		} else {
+			l := &lenient{s: s, i: i}
+			val, err := l.value()
+			if err != nil {
+				return nil, i, err
+			}
+			v, i = plain(val), l.i
+		}
+		if _, dup := args[key]; dup {
+			return nil, i, fmt.Errorf("argument %q is given twice", key)
+		}
+		args[key] = v
+		order = append(order, key)
+	}
+}
+
+// harmony reads gpt-oss's call in its Harmony format, whose tool's name
+// starts at offset off, after "to=functions.": the arguments follow
+// <|message|> as a JSON object.
+func (r *Reader) harmony(x *text, i, off int) (read, bool) {
+	const shape = "gpt-oss Harmony to=functions.NAME"
+	p := &pyReader{s: x.s, i: off}
+	name := p.ident()
+	msg := strings.Index(x.s[p.i:x.end(i)], "<|message|>")
+	if name == "" || msg < 0 {
+		return read{}, false
+	}
+	at := p.i + msg + len("<|message|>")
+	v, end, repairs, err := r.json(x, at)
+	if err != nil {
+		return read{calls: []pending{{call: r.unreadable(x, i, at, err, shape)}}, next: x.next(end)}, true
+	}
+	o, ok := v.(*object)
+	if !ok {
+		return r.failed(x, i, at, shape, "the arguments after <|message|> must be a JSON object"), true
+	}
+	call := Call{Line: i + 1, Name: name, Args: map[string]any{}, Shape: shape, Repairs: repairs, Text: strings.TrimSpace(x.s[x.starts[i]:end])}
+	for _, k := range o.keys {
+		call.Args[k] = plain(o.vals[k])
+	}
+	if o.dup != "" {
+		call.Err = &CallError{Line: i + 1, Reason: fmt.Sprintf("argument %q is given twice", o.dup)}
+	}
+	end += len(prefixOf(x.s[end:], "<|call|>"))
+	li, tail := x.after(end)
+	return read{calls: []pending{{call: call, order: o.keys}}, next: li + 1, tail: tail}, true
+}
+
+// react reads a ReAct call: a line "Action: NAME", then a line "Action
+// Input: INPUT", INPUT a JSON object of arguments, or the value of the
+// tool's one required argument.
+func (r *Reader) react(x *text, i int, t string) (read, bool) {
+	const shape = "ReAct Action/Action Input"
+	name := strings.Trim(strings.TrimSpace(t[len("Action:"):]), "`*\"'")
+	j := i + 1
+	for j < len(x.lines) && strings.TrimSpace(x.lines[j]) == "" {
+		j++
+	}
+	if j == len(x.lines) {
+		return read{}, false
+	}
+	in := undress(strings.TrimSpace(x.lines[j]))
+	if !hasPrefixFold(in, "Action Input:") || name == "" || strings.ContainsAny(name, " \t") {
+		return read{}, false
+	}
+	input := strings.TrimSpace(in[len("Action Input:"):])
+	call := Call{Line: i + 1, Name: name, Args: map[string]any{}, Shape: shape}
+	var order []string
+	next := j + 1
+	if strings.HasPrefix(input, "{") {
+		at := x.starts[j] + strings.Index(x.lines[j], input)
+		v, end, repairs, err := r.json(x, at)
+		if err != nil {
+			return read{calls: []pending{{call: r.unreadable(x, j, at, err, shape)}}, next: x.next(end)}, true
+		}
+		o, ok := v.(*object)
+		if !ok || o.dup != "" {
+			return r.failed(x, j, at, shape, "Action Input must be one JSON object of the tool's arguments"), true
+		}
+		for _, k := range o.keys {
+			call.Args[k] = plain(o.vals[k])
+		}
+		order, call.Repairs, next = o.keys, repairs, x.next(end)
+	} else if spec, ok := find(r.specs, name); ok {
+		var required []Arg
+		for _, a := range spec.Args {
+			if a.Required {
+				required = append(required, a)
+			}
+		}
+		if len(required) != 1 || required[0].Type != String {
+			call.Err = &CallError{Line: i + 1, Reason: fmt.Sprintf("the Action Input of %s is not a JSON object of its arguments", name),
+				Hint: `Write it as TOOL_CALL {"name":"` + name + `","arguments":{...}} on a line of its own`}
+		} else {
+			call.Args[required[0].Name] = strings.Trim(input, "\"'`")
+			order = []string{required[0].Name}
+			call.Repairs = []string{"Action Input as the value of " + required[0].Name}
+		}
+	}
+	call.Text = strings.TrimSpace(strings.Join(x.lines[i:min(next, len(x.lines))], "\n"))
+	return read{calls: []pending{{call: call, order: order}}, next: next}, true
 }
