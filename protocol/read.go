@@ -36,9 +36,10 @@ func NewReader(specs []ToolSpec) *Reader {
 func Parse(reply string) Parsed { return (&Reader{}).Parse(reply) }
 
 // ParseLines reads a reply with the line grammar alone: our marker, as
-// documented, and none of the other shapes, repairs or examples. It is
-// what a Stream shows while a reply arrives; the whole reply is then read
-// by a Reader.
+// documented, and none of the other shapes, repairs or examples; and it
+// stops at a line that may start a call of another format (otherShape),
+// as it stops at a forged result. It is what a Stream shows while a reply
+// arrives; the whole reply is then read by a Reader.
 func ParseLines(reply string) Parsed { return (&Reader{lines: true}).Parse(reply) }
 
 func (r *Reader) known(name string) bool { return r.names[name] }
@@ -133,6 +134,9 @@ func (r *Reader) Parse(reply string) Parsed {
 			cut = i
 			break
 		}
+		if r.lines && otherShape(t) {
+			break
+		}
 		if rd, ok := r.callAt(x, i, line, t, fenceAt >= 0, fenceInfo); ok {
 			next := rd.next
 			for _, pc := range rd.calls {
@@ -184,6 +188,26 @@ func (r *Reader) Parse(reply string) Parsed {
 		p.Content = strings.TrimRight(firstLines(reply, cut), " \t\r\n")
 	}
 	return p
+}
+
+// otherShape reports whether t, a trimmed line, may start a call of
+// another format than ours, by a token or tag no prose starts a line
+// with: what a Stream holds back until the reply is whole.
+func otherShape(t string) bool {
+	if _, ok := dressedMarker(t); ok && !isCall(t) {
+		return true
+	}
+	for _, p := range []string{"<tool_call", "<tools>", "<|", "[TOOL_CALLS]", "<function", "<invoke", "functools[", "✿FUNCTION✿"} {
+		if hasPrefixFold(t, p) {
+			return true
+		}
+	}
+	for _, tok := range []string{"<tool_call>", "[TOOL_CALLS]", "<|python_tag|>", "to=functions.", "tool▁call"} {
+		if strings.Contains(t, tok) {
+			return true
+		}
+	}
+	return false
 }
 
 // callSpan is where a call stood: its lines, and the fence around it (-1

@@ -12,7 +12,8 @@ import (
 // At every moment it holds the text ParseLines would give for the reply's
 // complete lines so far, less a code fence opened on the last of them
 // (it may turn out to hold only calls, and then it is no text at all).
-// A call in another shape shows as text until the whole reply is read.
+// It shows nothing from a line that may start a call of another format
+// on: the whole reply, once read, says what of it is text.
 //
 // Parsing the reply again at every line would cost time in the square of
 // its length. A Stream reads each line once, the lines of a call that is
@@ -111,7 +112,7 @@ func (s *Stream) read() {
 		line, thinking := unthink(s.lines[s.next], s.thinking)
 		t := unquoteInline(strings.TrimSpace(strings.TrimSuffix(line, "\r")))
 		switch {
-		case strings.HasPrefix(t, resultPrefix):
+		case strings.HasPrefix(t, resultPrefix), otherShape(t):
 			s.forged = true
 		case isCall(t):
 			end, open := s.readCall(s.next, t)

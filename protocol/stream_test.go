@@ -160,3 +160,21 @@ func FuzzStream(f *testing.F) {
 		checkStream(t, pieces)
 	})
 }
+
+// TestStreamHoldsOtherShapes holds that a call in another format is not
+// shown as text while it streams: the text stops where it starts.
+func TestStreamHoldsOtherShapes(t *testing.T) {
+	for _, reply := range []string{
+		"Let me look.\n<tool_call>\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"a\"}}\n</tool_call>\n",
+		"Let me look.\n[TOOL_CALLS]read_file[ARGS]{\"path\": \"a\"}\n",
+		"Let me look.\n**TOOL_CALL:** {\"name\": \"read_file\"}\nmore\n",
+		"Let me look.\n<|python_tag|>{\"name\": \"read_file\"}\n",
+	} {
+		var s Stream
+		s.Add(reply)
+		if text, _ := s.Text(); text != "Let me look." {
+			t.Errorf("%q streams as %q", reply, text)
+		}
+		checkStream(t, strings.SplitAfter(reply, "\n"))
+	}
+}
