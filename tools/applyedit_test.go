@@ -21,6 +21,11 @@ func TestApplyEdit(t *testing.T) {
 		{"overlapping matches", "aaa\n", "aa", "b", "", ErrManyMatches},
 		{"an empty old text matches nowhere", "a\n", "", "b", "", ErrNoMatch},
 		{"an empty text", "", "a", "b", "", ErrNoMatch},
+		{"a block of a fragment of a line", "x := wrold()\n", "wrold\n", "world\n", "x := world()\n", nil},
+		{"a fragment block keeps a replacement without a line break", "x := wrold()\n", "wrold\n", "world", "x := world()\n", nil},
+		{"a block that matches as a line is taken whole", "wrold\nx := wrold()\n", "wrold\n", "world\n", "world\nx := wrold()\n", nil},
+		{"a fragment block found twice", "wrold(wrold)\n", "wrold\n", "world\n", "", ErrManyMatches},
+		{"a line break alone is not a fragment", "ab\n", "x\n\n", "y", "", ErrNoMatch},
 	}
 	for _, tt := range tests {
 		got, err := ApplyEdit(tt.text, tt.old, tt.repl)

@@ -59,15 +59,27 @@ func editFile(ctx context.Context, ws *Workspace, a editArgs) (string, error) {
 	e := replaceOnce(string(data), a.OldText, a.NewText)
 	switch len(e.at) {
 	case 0:
-		return "", fmt.Errorf("old_text was not found in %s (0 matches); nothing was written. %s", name, closest(e.matched, a.OldText))
+		why := "old_text was not found in %s (0 matches); nothing was written. %s"
+		if strings.HasSuffix(a.OldText, "\n") {
+			why = "old_text was not found in %s (0 matches), with its last line break or without it; nothing was written. %s"
+		}
+		return "", fmt.Errorf(why, name, closest(e.matched, a.OldText))
 	case 1:
 	default:
-		return "", fmt.Errorf("old_text matches %d times in %s (at lines %s); nothing was written. Add nearby lines to old_text so that it matches exactly once", len(e.at), name, lineNumbers(e.matched, e.at))
+		without := ""
+		if e.unended {
+			without = ", without its last line break,"
+		}
+		return "", fmt.Errorf("old_text%s matches %d times in %s (at lines %s); nothing was written. Add nearby lines to old_text so that it matches exactly once", without, len(e.at), name, lineNumbers(e.matched, e.at))
 	}
 	if err := save(ctx, ws, path, name, []byte(e.out), fi.Mode().Perm()); err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("edited %s: replaced 1 match (%s -> %s)", name, count(lines(a.OldText), "line"), count(lines(a.NewText), "line")), nil
+	done := fmt.Sprintf("edited %s: replaced 1 match (%s -> %s)", name, count(lines(a.OldText), "line"), count(lines(a.NewText), "line"))
+	if e.unended {
+		done += "; old_text matched without its last line break, as a fragment of a line"
+	}
+	return done, nil
 }
 
 var (
@@ -81,7 +93,9 @@ var (
 
 // ApplyEdit returns text with old replaced by repl, as edit_file replaces
 // it in a file: old is matched as if text ended in a newline (text given
-// as a block always does), and must match exactly once, overlapping
+// as a block always does), and, when it ends with a line break and is not
+// found, without that line break (a block of a fragment of a line); it
+// must match exactly once, overlapping
 // matches counted; the result keeps the text's own ending. When old
 // matches nowhere, or in several places, the error wraps ErrNoMatch or
 // ErrManyMatches. An empty old matches nowhere: with it, edit_file
@@ -102,10 +116,16 @@ type replacement struct {
 	matched string // the file's text as matched: ending in a newline
 	at      []int  // where the old text matched in it
 	out     string // the new text of the file, when it matched once
+	// unended is true when old matched only without its last line break,
+	// which a block always gives (a fragment of a line, sent as a block).
+	unended bool
 }
 
 // replaceOnce replaces old by repl in text, as edit_file does (see
-// ApplyEdit), when old matches exactly once.
+// ApplyEdit), when old matches exactly once. An old text that ends with
+// a line break and is not found is looked for without it, as the end of
+// a block that held a fragment of a line (repl then loses its last line
+// break too).
 func replaceOnce(text, old, repl string) replacement {
 	noEOL := text != "" && !strings.HasSuffix(text, "\n")
 	if noEOL {
@@ -116,6 +136,12 @@ func replaceOnce(text, old, repl string) replacement {
 		return r
 	}
 	r.at = matches(text, old)
+	if short := strings.TrimSuffix(old, "\n"); len(r.at) == 0 && short != old && short != "" {
+		if at := matches(text, short); len(at) > 0 {
+			r.at, r.unended = at, true
+			old, repl = short, strings.TrimSuffix(repl, "\n")
+		}
+	}
 	if len(r.at) == 1 {
 		r.out = text[:r.at[0]] + repl + text[r.at[0]+len(old):]
 		if noEOL {
