@@ -25,8 +25,20 @@ type Breakdown struct {
 // the rest of the message as what the message is. Measure changes nothing,
 // c included.
 func Measure(msgs []protocol.Message, u protocol.Usage, c *Counter, b Budget, instructions string) Breakdown {
+	return measure(msgs, u, c, b, instructions, protocol.Parse)
+}
+
+// Measure is the package's Measure of msgs in a window of size tokens,
+// with the compactor's counter, and its replies read as the compactor
+// reads them (Config.Parse): a call in another format than ours is a call,
+// and its result a result.
+func (c *Compactor) Measure(msgs []protocol.Message, u protocol.Usage, size int, instructions string) Breakdown {
+	return measure(msgs, u, c.Counter(), c.Budget(size), instructions, c.cfg.Parse)
+}
+
+func measure(msgs []protocol.Message, u protocol.Usage, c *Counter, b Budget, instructions string, parse func(string) protocol.Parsed) Breakdown {
 	d := Breakdown{Budget: b}
-	ps := Parts(msgs)
+	ps := parts(msgs, parse)
 	sent, ok := measured(msgs, u)
 	if ok {
 		d.Tokens = share(u.PromptTokens, sizes(sent, ps, instructions))

@@ -96,3 +96,23 @@ func ExampleBreakdown_Render() {
 	//   reply reserve   2.0k  13%  ###
 	// compaction above 13k (79%), down to 7.2k (44%)
 }
+
+// TestCompactorMeasure holds that a compactor measures a conversation
+// with its replies read as its Parse reads them: the result of a call in
+// another format (bare JSON, which only a Reader that knows the tool
+// reads) counts as a tool result, not as the user's words.
+func TestCompactorMeasure(t *testing.T) {
+	specs := []protocol.ToolSpec{{Name: "read_file", Args: []protocol.Arg{{Name: "path", Type: protocol.String, Required: true}}}}
+	msgs := []protocol.Message{
+		sys("system"),
+		user("read it"),
+		{Role: protocol.Assistant, Content: "{\"name\": \"read_file\", \"arguments\": {\"path\": \"a\"}}"},
+		result("call_1", true, n(4000)),
+	}
+	c := window.New(window.Config{Parse: protocol.NewReader(specs).Parse})
+	d := c.Measure(msgs, protocol.Usage{}, 16384, "")
+	if d.Tokens[window.Results] == 0 || d.Tokens[window.Inputs] > 100 {
+		t.Errorf("tool results %d, user messages %d tokens: the result was not told from the user's words", d.Tokens[window.Results], d.Tokens[window.Inputs])
+	}
+}
+

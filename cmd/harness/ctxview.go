@@ -123,7 +123,7 @@ func (v *ctxview) show(w io.Writer, st loop.State, instructions string) error {
 
 // measure is what the window holds for the conversation st, by part.
 func (v *ctxview) measure(st loop.State, instructions string) window.Breakdown {
-	return window.Measure(st.Messages, st.Usage, v.comp.Counter(), v.comp.Budget(v.size), instructions)
+	return v.comp.Measure(st.Messages, st.Usage, v.size, instructions)
 }
 
 // mcpShare is how many of the main conversation's tools are those of MCP
