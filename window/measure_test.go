@@ -115,4 +115,3 @@ func TestCompactorMeasure(t *testing.T) {
 		t.Errorf("tool results %d, user messages %d tokens: the result was not told from the user's words", d.Tokens[window.Results], d.Tokens[window.Inputs])
 	}
 }
-
