@@ -48,6 +48,10 @@ type Server struct {
 
 	mu sync.Mutex
 	n  int // chat requests received
+
+	// made is when the server was made, the time its one model was last
+	// modified, as a real server lists it.
+	made time.Time
 }
 
 // Option configures a Server.
@@ -66,7 +70,7 @@ func WithLog(w io.Writer) Option {
 
 // NewServer returns a server whose chat replies come from s.
 func NewServer(s *Script, opts ...Option) *Server {
-	srv := &Server{model: New(s), name: DefaultModelName}
+	srv := &Server{model: New(s), name: DefaultModelName, made: time.Now().UTC().Truncate(time.Second)}
 	for _, o := range opts {
 		o(srv)
 	}
@@ -288,10 +292,11 @@ func (s *Server) tags(w http.ResponseWriter, r *http.Request) {
 func (s *Server) list() api.ListResponse {
 	name := withTag(s.name)
 	return api.ListResponse{Models: []api.ListModelResponse{{
-		Name:    name,
-		Model:   name,
-		Digest:  s.digest(),
-		Details: s.details(),
+		Name:       name,
+		Model:      name,
+		ModifiedAt: s.made,
+		Digest:     s.digest(),
+		Details:    s.details(),
 	}}}
 }
 

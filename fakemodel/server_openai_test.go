@@ -263,12 +263,15 @@ func TestServerOpenAIModels(t *testing.T) {
 	var list struct {
 		Object string `json:"object"`
 		Data   []struct {
-			ID     string `json:"id"`
-			Object string `json:"object"`
+			ID      string `json:"id"`
+			Object  string `json:"object"`
+			Created int64  `json:"created"`
 		} `json:"data"`
 	}
+	// created is a time in Unix seconds, as a real server gives, not the
+	// zero time's -62135596800.
 	if code := get("/v1/models", &list); code != http.StatusOK || list.Object != "list" || len(list.Data) != 1 ||
-		list.Data[0].ID != "qwen2.5-coder:7b" || list.Data[0].Object != "model" {
+		list.Data[0].ID != "qwen2.5-coder:7b" || list.Data[0].Object != "model" || list.Data[0].Created <= 0 {
 		t.Errorf("HTTP %d, list %+v", code, list)
 	}
 	var m struct {

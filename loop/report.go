@@ -46,7 +46,7 @@ func (r *Report) Verdict() string {
 	case !r.TestsPassed:
 		return "the last test run failed"
 	case len(r.Changed) == 0:
-		return "tests passed; nothing was changed"
+		return "tests passed"
 	}
 	return "verified after last edit"
 }

@@ -112,8 +112,38 @@ func runIn(ctx context.Context, dirs xdg.Dirs, args []string, stdin io.Reader, s
 }
 
 func version() string {
-	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" && info.Main.Version != "(devel)" {
-		return info.Main.Version
+	info, _ := debug.ReadBuildInfo()
+	return versionOf(info)
+}
+
+// versionOf says which harness info describes: the module's version when
+// it was built as one (go install harness@v1.2.3), else "dev" and the
+// commit it was built from, when the build recorded it.
+func versionOf(info *debug.BuildInfo) string {
+	if info == nil {
+		return "dev"
 	}
-	return "dev"
+	if v := info.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	var rev, at, modified string
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value[:min(len(s.Value), 12)]
+		case "vcs.time":
+			at = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				modified = ", with changes not committed"
+			}
+		}
+	}
+	if rev == "" {
+		return "dev"
+	}
+	if at != "" {
+		at = " of " + at
+	}
+	return fmt.Sprintf("dev (commit %s%s%s)", rev, at, modified)
 }

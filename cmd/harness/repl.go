@@ -133,13 +133,17 @@ func (r *runner) oneTurn(ctx context.Context, std stdio, prompt string) error {
 	ctx, cancel := r.budget.Start(ctx)
 	defer cancel()
 	answer, err := agent.Turn(ctx, prompt)
-	if err != nil {
+	if err != nil && !errors.Is(err, loop.ErrCutOff) {
 		return err
 	}
 	if interactive(std.out) { // a pipe or a file gets the answer exactly
 		answer = approve.Visible(answer)
 	}
-	_, err = fmt.Fprintln(std.out, answer)
+	if _, werr := fmt.Fprintln(std.out, answer); werr != nil {
+		return werr
+	}
+	// An answer cut off by the output limit is printed, and the exit code
+	// says it is incomplete.
 	return err
 }
 
