@@ -63,6 +63,8 @@ func Check(specs []ToolSpec, call *Call) error {
 		reason := fmt.Sprintf("unknown tool %q", call.Name)
 		if call.Name == "" {
 			reason = `the call has no "name"`
+		} else if near := nearest(names, call.Name); near != "" {
+			reason += fmt.Sprintf(" (did you mean %s?)", near)
 		}
 		hint := "Valid tools: " + strings.Join(names, ", ")
 		if len(names) == 0 {
@@ -218,3 +220,50 @@ func quoteAll(names []string) string {
 	}
 	return strings.Join(q, ", ")
 }
+
+// nearest returns the name of names that name most likely misspells: the
+// same in another letter case, or with hyphens, spaces or dots for
+// underscores, or at most two letters apart (one, for a name of five
+// letters or fewer). "" when none is.
+func nearest(names []string, name string) string {
+	norm := func(s string) string {
+		return strings.NewReplacer("-", "_", " ", "_", ".", "_").Replace(strings.ToLower(s))
+	}
+	best, bestD := "", 3
+	for _, n := range names {
+		if norm(n) == norm(name) {
+			return n
+		}
+		limit := 2
+		if len(n) <= 5 {
+			limit = 1
+		}
+		if d := distance(norm(n), norm(name)); d <= limit && d < bestD {
+			best, bestD = n, d
+		}
+	}
+	return best
+}
+
+// distance is the edit distance between a and b, by bytes: insertions,
+// deletions and substitutions.
+func distance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+

@@ -182,3 +182,29 @@ func TestRejectedRewrite(t *testing.T) {
 		t.Errorf("the rewrite reads back as %+v", back.Calls)
 	}
 }
+
+func TestUnknownToolDidYouMean(t *testing.T) {
+	tests := []struct{ name, want string }{
+		{"Read_File", "read_file"},
+		{"read-file", "read_file"},
+		{"readfile", "read_file"},
+		{"read_fil", "read_file"},
+		{"bsh", "bash"},
+		{"web_search", ""},
+		{"list", ""},
+	}
+	for _, tt := range tests {
+		c := Call{Name: tt.name, Args: map[string]any{}}
+		err := Check(harnessTools, &c)
+		hint := "(did you mean " + tt.want + "?)"
+		switch {
+		case err == nil:
+			t.Errorf("%s: no error", tt.name)
+		case tt.want != "" && !strings.Contains(err.Error(), hint):
+			t.Errorf("%s: %v; want it to hold %q", tt.name, err, hint)
+		case tt.want == "" && strings.Contains(err.Error(), "did you mean"):
+			t.Errorf("%s: %v; want no guess", tt.name, err)
+		}
+	}
+}
+
