@@ -66,8 +66,8 @@
 // # Call objects
 //
 // Where a call object is expected, these are read as one too:
-//   - "parameters", "args" or "input" for "arguments", and "tool" or
-//     "tool_name" for "name";
+//   - "parameters", "args" or "input" for "arguments", and "tool",
+//     "tool_name" or "action" for "name";
 //   - "arguments" given as a string that holds a JSON object;
 //   - OpenAI's {"type": "function", "function": {"name": ..., "arguments":
 //     ...}}, and {"function": NAME, ...};
@@ -84,7 +84,9 @@
 // JSON that encoding/json refuses is read again, forgiving the slips that
 // have one clear reading: a trailing comma; strings in single quotes (in
 // which \' is a quote) or in curly quotes (“...”); // and /* */
-// comments; Python's True, False and None; and one closing brace or
+// comments; Python's True, False and None; \_, Markdown's escape of an
+// underscore, for _; the ▁ a tokenizer leaves for a space, between
+// tokens; and one closing brace or
 // bracket missing at the very end of the call, when the JSON ends after a
 // complete value. A number with a leading zero, a string that runs past
 // the end of its line, an escape JSON does not have (\' in double quotes
@@ -133,8 +135,13 @@
 //	harmony    = ... "to=functions." NAME ... "<|message|>" OBJECT
 //	             [ "<|call|>" ] . (gpt-oss)
 //	react      = "Action:" NAME, then on the next line that is not blank
-//	             "Action Input:" ( OBJECT | TEXT ) . TEXT is the value
-//	             of the tool's one required argument, when it has one .
+//	             "Action Input:" ( OBJECT | TEXT ) . TEXT, less quotes
+//	             around it, is the value of the tool's one required
+//	             argument, when it has one; \_ in NAME is _. An Action of
+//	             more than a word before an Action Input, or of anything
+//	             before an Observation line, is an attempt .
+//	lfm        = "<|tool_call_start|>" python [ "<|tool_call_end|>" ] .
+//	paren-json = NAME "(" OBJECT ")" outside a fence, NAME a known tool .
 //	python     = "[" NAME "(" kwargs ")" { "," NAME "(" kwargs ")" } "]" .
 //	             Also after <|python_start|>; and, inside a fence whose
 //	             info string is tool_code or tool_call, one NAME(kwargs)
@@ -143,9 +150,10 @@
 //	             is no tool's makes the line text .
 //	bare       = call-objects, outside a fence or in one whose info
 //	             string is empty, json, jsonc, tool_call or tool_code,
-//	             one of which names a known tool; or, outside a fence,
-//	             call objects alone, with their arguments, naming tools
-//	             the harness has not (an attempt the model is told of) .
+//	             one of which names a known tool; or, outside a fence or
+//	             in one that is all the reply holds, call objects alone,
+//	             with their arguments, naming tools the harness has not
+//	             (an attempt the model is told of) .
 //	             Telling a bare
 //	             call from other JSON reads ahead; the reading ahead of
 //	             one reply is bounded (to about eight times its length),
@@ -162,17 +170,19 @@
 // their line, when a call's start follows them: the text before is text.
 //
 // In Qwen3-Coder's shape a value with no line break is trimmed of spaces,
-// a </parameter> misspelt with more letters before its > is taken, and a
+// a </parameter> misspelt with more letters before its > is taken, a
 // <parameter=KEY=VALUE</parameter> that lost its > is read as KEY and
-// VALUE.
+// VALUE, and a value with no </parameter> ends where the next
+// <parameter=, </function> or the reply does. In Llama's, quotes strayed
+// between the arguments and </function> are dropped.
 //
 // # Attempts
 //
 // Some formats are recognised only to be refused: DeepSeek's tool-call
 // markers (and its DSML, and the <|tool_call_begin|> of models trained
 // like it), Phi-4's functools[...], Qwen-Agent's ✿FUNCTION✿,
-// <function_call>, <invoke ...>, <function name=...>, and an XML tag named
-// after a known tool (<read_file><path>...</path></read_file>, as Cline-style
+// <function_call>, <invoke ...>, <function name=...>, <function-name>,
+// and an XML tag named after a known tool (<read_file><path>...</path></read_file>, as Cline-style
 // prompts teach). Such a line starts a malformed call, which takes the
 // lines up to the format's closing token; its error shows the call
 // rewritten in the documented format when the tool and its arguments can

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -132,8 +133,11 @@ func (p *lenient) space() {
 	}
 }
 
+// isSpace reports whether r, not ASCII, is white space between JSON's
+// tokens: Unicode's spaces, and the ▁ with which a tokenizer marks one
+// and a server may leave in the text.
 func isSpace(r rune) bool {
-	return r == '\u00a0' || r == '\u2003' || r == '\u3000' || r == '\u2002' || r == '\u202f'
+	return r == '\u2581' || unicode.IsSpace(r)
 }
 
 // found describes the character at p.i for an error message: a
@@ -399,6 +403,11 @@ func (p *lenient) escape(b *strings.Builder, single bool) error {
 	c := p.s[p.i]
 	p.i++
 	switch {
+	case c == '_':
+		// \_ is Markdown's escape of an underscore, which models carry
+		// into JSON: it means _.
+		p.repair("a Markdown-escaped _")
+		b.WriteByte('_')
 	case c == '\'' && !single:
 		p.i--
 		return p.fail(`\' is not an escape JSON knows: inside double quotes a ' needs none; send text with quotes as a block, "<<EOF"`)

@@ -12,7 +12,7 @@ import (
 var argKeys = []string{"arguments", "parameters", "args", "input"}
 
 // nameKeys are the keys a call object may name its tool with.
-var nameKeys = []string{"name", "tool", "tool_name"}
+var nameKeys = []string{"name", "tool", "tool_name", "action"}
 
 // callOf reads a call object that the forgiving JSON reader returned, in
 // any of the dialects "Call objects" in doc.go lists. specs, when not nil,

@@ -378,6 +378,12 @@ func (r *Reader) callAt(x *text, i int, line, t string, inFence bool, info strin
 		return r.tagged(x, i, end-len(t[len("<tools>"):]), "<tools>", "<tools>"), true
 	case strings.HasPrefix(t, "<|tool_call|>"):
 		return r.tagged(x, i, end-len(t[len("<|tool_call|>"):]), "<|tool_call|>", "<|tool_call|>"), true
+	case strings.HasPrefix(t, "<|tool_call_start|>"):
+		rest := strings.TrimLeft(t[len("<|tool_call_start|>"):], " ")
+		if rd, ok := r.python(x, i, end-len(rest), "LFM <|tool_call_start|>", true, true); ok {
+			return rd, true
+		}
+		return r.values(x, i, end-len(rest), "LFM <|tool_call_start|>", true), true
 	case strings.HasPrefix(t, "<|python_start|>"):
 		rest := strings.TrimLeft(t[len("<|python_start|>"):], " ")
 		if strings.HasPrefix(rest, "{") {
@@ -386,7 +392,7 @@ func (r *Reader) callAt(x *text, i int, line, t string, inFence bool, info strin
 		if r.names == nil {
 			break
 		}
-		if rd, ok := r.python(x, i, end-len(rest), "Llama 4 <|python_start|>", true); ok {
+		if rd, ok := r.python(x, i, end-len(rest), "Llama 4 <|python_start|>", true, true); ok {
 			return rd, true
 		}
 	case strings.HasPrefix(t, "[TOOL_CALLS]"):
@@ -395,7 +401,7 @@ func (r *Reader) callAt(x *text, i int, line, t string, inFence bool, info strin
 		rest := strings.TrimLeft(t[len("<|python_tag|>"):], " ")
 		if !strings.HasPrefix(rest, "{") && !strings.HasPrefix(rest, "[") {
 			// Llama's built-in tools: NAME.call(KEY=VALUE).
-			if rd, ok := r.python(x, i, end-len(rest), "Llama <|python_tag|> NAME.call()", false); ok {
+			if rd, ok := r.python(x, i, end-len(rest), "Llama <|python_tag|> NAME.call()", false, false); ok {
 				return rd, true
 			}
 		}
@@ -439,12 +445,17 @@ func (r *Reader) callAt(x *text, i int, line, t string, inFence bool, info strin
 		return read{}, false
 	}
 	if inFence && (info == "tool_code" || info == "tool_call") {
-		if rd, ok := r.python(x, i, end-len(t), "Gemma tool_code", false); ok {
+		if rd, ok := r.python(x, i, end-len(t), "Gemma tool_code", false, false); ok {
 			return rd, true
 		}
 	}
 	if strings.HasPrefix(t, "[") {
-		if rd, ok := r.python(x, i, end-len(t), "Python call list", true); ok {
+		if rd, ok := r.python(x, i, end-len(t), "Python call list", true, false); ok {
+			return rd, true
+		}
+	}
+	if k := strings.Index(t, "({"); k > 0 && r.known(t[:k]) && !inFence {
+		if rd, ok := r.python(x, i, end-len(t), "NAME({...})", false, false); ok {
 			return rd, true
 		}
 	}
@@ -474,7 +485,7 @@ func (r *Reader) marked(x *text, i int, t string) (read, bool) {
 
 // endTokens are the special tokens that end a call in the formats that
 // have them; a server may leave them in the text.
-var endTokens = []string{"<|eom_id|>", "<|eot_id|>", "<|python_end|>"}
+var endTokens = []string{"<|eom_id|>", "<|eot_id|>", "<|python_end|>", "<|tool_call_end|>"}
 
 // values reads the JSON call objects (or arrays of them) that start at
 // offset off, one after another on a line, separated by white space,
@@ -572,6 +583,7 @@ func (r *Reader) pendingOf(item any, line int, src, shape string, repairs []stri
 	}
 	obj, more, err := callOf(item, r.specs)
 	if err != nil {
+		call.Name = obj.name // for the error, and to tell an attempt
 		call.Err = &CallError{Line: line + 1, Reason: "the call cannot be read: " + err.Error(), Hint: `Write it as TOOL_CALL {"name":"TOOL","arguments":{...}} on one line`}
 		return pending{call: call}
 	}
@@ -688,14 +700,33 @@ func (r *Reader) bare(x *text, i, off int, inFence bool) (read, bool) {
 		known = known || r.known(pc.call.Name)
 		calls = calls && pc.call.Err == nil && pc.call.Name != ""
 	}
-	// A call of a tool the harness has is a call. So is, outside a fence,
-	// JSON that is nothing but call objects with their arguments: a call
-	// of a tool it has not, which the model is told of.
+	// A call of a tool the harness has is a call. So is JSON that is
+	// nothing but call objects with their arguments, outside a fence, or
+	// in a fence that is all the reply holds: a call of a tool it has
+	// not, which the model is told of.
 	src := x.s[off:min(end, len(x.s))]
-	if known || calls && !inFence && (strings.Contains(src, `"arguments"`) || strings.Contains(src, `"parameters"`)) {
+	withArgs := false
+	for _, k := range argKeys {
+		withArgs = withArgs || strings.Contains(src, `"`+k+`"`)
+	}
+	if known || calls && withArgs && (!inFence || alone(x, i, rd.next)) {
 		return rd, true
 	}
 	return read{}, false
+}
+
+// alone reports whether lines from up to to are all the text of x: the
+// lines around them are blank or fences.
+func alone(x *text, from, to int) bool {
+	for k, l := range x.lines {
+		if k >= from && k < to {
+			continue
+		}
+		if t := strings.TrimSpace(l); t != "" && !fence(t) {
+			return false
+		}
+	}
+	return true
 }
 
 // hasPrefixFold reports whether s starts with prefix, in any ASCII case.

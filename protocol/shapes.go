@@ -192,9 +192,21 @@ func (r *Reader) function(x *text, i, off int) read {
 				close = strings.IndexByte(s[vs+ve:], '>')
 			}
 			if ve < 0 || close < 0 || strings.ContainsAny(s[vs+ve+2:vs+ve+close], " \n<") {
-				return r.failed(x, i, off, call.Shape, fmt.Sprintf("the <parameter=%s> is never closed by </parameter>", key))
+				// No </parameter>: the value ends where the next
+				// parameter, the end of the function or the reply starts.
+				ve = len(s) - vs
+				for _, end := range []string{"<parameter=", "</function>", "</tool_call>"} {
+					if k := strings.Index(s[vs:], end); k >= 0 && k < ve {
+						ve = k
+					}
+				}
+				if ve < len(s)-vs && !strings.HasPrefix(s[vs+ve:], "<parameter=") && len(order) == 0 && strings.Contains(s[vs:vs+ve], "</parameter") {
+					return r.failed(x, i, off, call.Shape, fmt.Sprintf("the <parameter=%s> is never closed by </parameter>", key))
+				}
+				close = 0
+				call.Repairs = appendNew(call.Repairs, "a missing </parameter>")
 			}
-			if close != len("</parameter") {
+			if close > 0 && close != len("</parameter") {
 				call.Repairs = appendNew(call.Repairs, "a misspelt </parameter>")
 			}
 			val := s[vs : vs+ve]
@@ -208,11 +220,19 @@ func (r *Reader) function(x *text, i, off int) read {
 			}
 			call.Args[key] = val
 			order = append(order, key)
-			j = vs + ve + close + 1
+			j = vs + ve
+			if close > 0 {
+				j += close + 1
+			}
 		}
 	}
 	for j < len(s) && strings.ContainsRune(" \t\r\n", rune(s[j])) {
 		j++
+	}
+	if k := strings.Index(s[j:], "</function>"); k > 0 && strings.Trim(s[j:j+k], "\"'` \t\r\n") == "" {
+		// A stray quote between the arguments and the closing tag.
+		call.Repairs = appendNew(call.Repairs, "stray quotes before </function>")
+		j += k
 	}
 	if hasPrefixFold(s[j:], "</function>") {
 		j += len("</function>")
@@ -240,8 +260,12 @@ func (r *Reader) mistral(x *text, i, off int) read {
 	const shape = "Mistral [TOOL_CALLS]"
 	var all read
 	for {
-		for off < len(x.s) && (x.s[off] == ' ' || x.s[off] == '\t') {
-			off++
+		for off < len(x.s) && (x.s[off] == ' ' || x.s[off] == '\t' || strings.HasPrefix(x.s[off:], "▁")) {
+			if x.s[off] == ' ' || x.s[off] == '\t' {
+				off++
+			} else {
+				off += len("▁") // a tokenizer's space, left in the text
+			}
 		}
 		if strings.HasPrefix(x.s[off:], "[") || strings.HasPrefix(x.s[off:], "{") {
 			rd := r.values(x, i, off, shape, true)
@@ -302,7 +326,10 @@ func (r *Reader) mistral(x *text, i, off int) read {
 // as Llama 3.2 and 4 write, or one, as Gemma writes in a tool_code fence
 // (maybe as print(default_api.f(a=1))). It reads nothing unless every
 // function named is a tool's.
-func (r *Reader) python(x *text, i, off int, shape string, list bool) (read, bool) {
+//
+// After a token that marks a call (marked), a name that is no tool's is
+// read too, as a call the model is then told is unknown.
+func (r *Reader) python(x *text, i, off int, shape string, list, marked bool) (read, bool) {
 	p := &pyReader{s: x.s, i: off}
 	var calls []pending
 	if list {
@@ -326,7 +353,7 @@ func (r *Reader) python(x *text, i, off int, shape string, list bool) (read, boo
 			// call was meant, so the name is not needed to tell.
 			p.i += len(".call")
 		}
-		if !builtin && !r.known(name) || !strings.HasPrefix(p.s[p.i:], "(") {
+		if name == "" || !builtin && !marked && !r.known(name) || !strings.HasPrefix(p.s[p.i:], "(") {
 			return read{}, false
 		}
 		start := p.i - len(name)
@@ -395,9 +422,31 @@ func (p *pyReader) ident() string {
 }
 
 // args reads (KEY=VALUE, ...) into args and returns the keys in order.
+// ({...}), one JSON object and nothing else, is read as the arguments.
 func (p *pyReader) args(args map[string]any) ([]string, error) {
 	p.i++ // (
 	var order []string
+	if p.space(); strings.HasPrefix(p.s[p.i:], "{") {
+		l := &lenient{s: p.s, i: p.i}
+		v, err := l.value()
+		if err != nil {
+			return nil, err
+		}
+		o, ok := v.(*object)
+		if !ok || o.dup != "" {
+			return nil, errors.New("the arguments in ({...}) are not one JSON object")
+		}
+		p.i = l.i
+		if p.space(); !strings.HasPrefix(p.s[p.i:], ")") {
+			return nil, errors.New("({...}) is not closed with )")
+		}
+		p.i++
+		for _, k := range o.keys {
+			args[k] = plain(o.vals[k])
+		}
+		p.repairs = append(p.repairs, l.repairs...)
+		return o.keys, nil
+	}
 	for {
 		p.space()
 		if p.i >= len(p.s) {
@@ -460,22 +509,25 @@ func (p *pyReader) value() (any, error) {
 // model meant a call, and is told how to write it (see "Attempts" in
 // doc.go). It takes the lines up to the format's closing token.
 func (r *Reader) attempt(x *text, i int, t string) (read, bool) {
-	var format, close string
+	var format string
+	var close []string
 	switch {
 	case strings.Contains(t, "tool▁call") || hasPrefixFold(t, "<|tool_calls_begin|>") || hasPrefixFold(t, "<|tool_call_begin|>"):
-		format, close = "DeepSeek's tool-call markers", "tool▁calls▁end"
+		format, close = "DeepSeek's tool-call markers", []string{"tool▁calls▁end"}
 	case strings.Contains(t, "｜DSML｜"):
-		format, close = "DeepSeek's DSML markup", "</｜DSML｜function_calls>"
+		format, close = "DeepSeek's DSML markup", []string{"</｜DSML｜function_calls>", "</｜DSML｜tool_calls>"}
 	case hasPrefixFold(t, "functools["):
 		format = "Phi-4's functools[...]"
 	case strings.HasPrefix(t, "✿FUNCTION✿"):
-		format, close = "Qwen-Agent's ✿FUNCTION✿", "✿ARGS✿"
+		format, close = "Qwen-Agent's ✿FUNCTION✿", []string{"✿ARGS✿"}
 	case hasPrefixFold(t, "<function_call>"):
-		format, close = "<function_call>", "</function_call>"
+		format, close = "<function_call>", []string{"</function_call>"}
 	case hasPrefixFold(t, "<invoke"):
-		format, close = "<invoke>", "</invoke>"
+		format, close = "<invoke>", []string{"</invoke>"}
 	case hasPrefixFold(t, "<function name="):
-		format, close = "<function name=...>", "</function>"
+		format, close = "<function name=...>", []string{"</function>"}
+	case hasPrefixFold(t, "<function-name>"):
+		format, close = "<function-name>", []string{"</arguments>"}
 	default:
 		if r.names == nil || !strings.HasPrefix(t, "<") {
 			return read{}, false
@@ -487,14 +539,17 @@ func (r *Reader) attempt(x *text, i int, t string) (read, bool) {
 		if !r.known(tag) || !strings.HasPrefix(t, "<"+tag+">") {
 			return read{}, false
 		}
-		format, close = "an XML tag named after the tool", "</"+tag+">"
+		format, close = "an XML tag named after the tool", []string{"</" + tag + ">"}
 	}
 	next := i + 1
-	if close != "" {
+	if len(close) > 0 {
+	scan:
 		for k := i; k < len(x.lines) && k < i+maxCallLines; k++ {
-			if strings.Contains(x.lines[k], close) {
-				next = k + 1
-				break
+			for _, c := range close {
+				if strings.Contains(x.lines[k], c) {
+					next = k + 1
+					break scan
+				}
 			}
 		}
 	}
@@ -748,7 +803,8 @@ func (r *Reader) harmony(x *text, i, off int) (read, bool) {
 // tool's one required argument.
 func (r *Reader) react(x *text, i int, t string) (read, bool) {
 	const shape = "ReAct Action/Action Input"
-	name := strings.Trim(strings.TrimSpace(t[len("Action:"):]), "`*\"'")
+	// A tool's name has no backslash: \_ is Markdown's escape of _.
+	name := strings.ReplaceAll(strings.Trim(strings.TrimSpace(t[len("Action:"):]), "`*\"'"), `\_`, "_")
 	j := i + 1
 	for j < len(x.lines) && strings.TrimSpace(x.lines[j]) == "" {
 		j++
@@ -757,8 +813,16 @@ func (r *Reader) react(x *text, i int, t string) (read, bool) {
 		return read{}, false
 	}
 	in := undress(strings.TrimSpace(x.lines[j]))
-	if !hasPrefixFold(in, "Action Input:") || name == "" || strings.ContainsAny(name, " \t") {
+	if !hasPrefixFold(in, "Action Input:") {
+		if strings.HasPrefix(in, "Observation:") && name != "" {
+			// An action whose result the model wrote itself: an attempt,
+			// whatever it names.
+			return r.failed(x, i, x.starts[i], shape, "the Action line names no tool, and the Observation after it was written by the model"), true
+		}
 		return read{}, false
+	}
+	if name == "" || strings.ContainsAny(name, " \t") {
+		return r.failed(x, i, x.starts[i], shape, "the Action line must name one tool, such as read_file, and nothing else"), true
 	}
 	input := strings.TrimSpace(in[len("Action Input:"):])
 	call := Call{Line: i + 1, Name: name, Args: map[string]any{}, Shape: shape}
@@ -789,11 +853,20 @@ func (r *Reader) react(x *text, i int, t string) (read, bool) {
 			call.Err = &CallError{Line: i + 1, Reason: fmt.Sprintf("the Action Input of %s is not a JSON object of its arguments", name),
 				Hint: `Write it as TOOL_CALL {"name":"` + name + `","arguments":{...}} on a line of its own`}
 		} else {
-			call.Args[required[0].Name] = strings.Trim(input, "\"'`")
+			call.Args[required[0].Name] = unquote(input)
 			order = []string{required[0].Name}
 			call.Repairs = []string{"Action Input as the value of " + required[0].Name}
 		}
 	}
 	call.Text = strings.TrimSpace(strings.Join(x.lines[i:min(next, len(x.lines))], "\n"))
 	return read{calls: []pending{{call: call, order: order}}, next: next}, true
+}
+
+// unquote takes off the quotes around s, when it starts and ends with the
+// same one.
+func unquote(s string) string {
+	if len(s) >= 2 && strings.ContainsRune("\"'`", rune(s[0])) && s[len(s)-1] == s[0] {
+		return s[1 : len(s)-1]
+	}
+	return s
 }

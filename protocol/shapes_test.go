@@ -91,7 +91,8 @@ func TestDocShapes(t *testing.T) {
 		{claim: "bare JSON in a json fence", reply: "```json\n{\"name\": \"read_file\", \"parameters\": {\"path\": \"a\"}}\n```", want: []string{read}},
 		{claim: "bare JSON naming no tool is text", reply: `{"name": "demo", "version": "1.0.0"}`, text: `{"name": "demo", "version": "1.0.0"}`},
 		{claim: "a bare call of an unknown tool is an attempt", reply: `{"name": "search_web", "arguments": {"q": "go"}}`, want: []string{"error"}},
-		{claim: "in a json fence it is text", reply: "```json\n{\"name\": \"search_web\", \"arguments\": {\"q\": \"go\"}}\n```", text: "```json\n{\"name\": \"search_web\", \"arguments\": {\"q\": \"go\"}}\n```"},
+		{claim: "in a json fence after text it is text", reply: "Like this:\n```json\n{\"name\": \"search_web\", \"arguments\": {\"q\": \"go\"}}\n```", text: "Like this:\n```json\n{\"name\": \"search_web\", \"arguments\": {\"q\": \"go\"}}\n```"},
+		{claim: "in a json fence that is the whole reply it is an attempt", reply: "```json\n{\"name\": \"search_web\", \"arguments\": {\"q\": \"go\"}}\n```", want: []string{"error"}},
 		{claim: "one known among unknown ones", reply: `{"name": "slugify", "parameters": {}}; {"name": "read_file", "parameters": {"path": "a"}}`, want: []string{"error", read}},
 		{claim: "bare JSON in a go fence is code", reply: "```go\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"a\"}}\n```", text: "```go\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"a\"}}\n```"},
 
@@ -114,7 +115,22 @@ func TestDocShapes(t *testing.T) {
 		{claim: "an escaped single quote in double quotes is an error", reply: `TOOL_CALL {"name":"read_file","arguments":{"path":"a\'"}}`, want: []string{"error"}},
 		{claim: "an escaped single quote in single quotes is one", reply: `TOOL_CALL {'name':'read_file','arguments':{'path':'\'a'}}`, want: []string{`read_file {"path":"'a"}`}},
 
+		{claim: "action for name", reply: `{"action": "read_file", "args": {"path": "a"}}`, want: []string{read}},
+		{claim: "a Markdown-escaped underscore", reply: `TOOL_CALL {"name":"read_file","arguments":{"path":"a\_b"}}`, want: []string{`read_file {"path":"a_b"}`}},
+		{claim: "a tokenizer's space", reply: `[TOOL_CALLS]▁[{"name":▁"read_file",▁"arguments":▁{"path":▁"a"}}]`, want: []string{read}},
+		{claim: "lfm", reply: `<|tool_call_start|>[read_file(path="a")]<|tool_call_end|>`, want: []string{read}},
+		{claim: "lfm naming an unknown tool is an error", reply: `<|tool_call_start|>[search(q="a")]<|tool_call_end|>`, want: []string{"error"}},
+		{claim: "NAME({...})", reply: "Reading.\n" + `read_file({"path": "a"})`, want: []string{read}, text: "Reading."},
+		{claim: "NAME({...}) of no tool is text", reply: `print({"a": 1})`, text: `print({"a": 1})`},
+		{claim: "a stray quote before </function>", reply: `<function=read_file>{"path": "a"}"</function>`, want: []string{read}},
+		{claim: "qwen3-coder parameters never closed", reply: "<function=write_file>\n<parameter=path> a\n<parameter=content> x", want: []string{`write_file {"content":"x","path":"a"}`}},
+		{claim: "react with prose for a name is an attempt", reply: "Action: Read the notes.\nAction Input: a", want: []string{"error"}},
+		{claim: "react with an invented observation is an attempt", reply: "Action: I will use bash\nObservation: done", want: []string{"error"}, forged: 2},
+		{claim: "react drops only matching quotes", reply: "Action: bash\nAction Input: ls \"a b\"", want: []string{`bash {"command":"ls \"a b\""}`}},
+		{claim: "react escaped name", reply: "Action: read\\_file\nAction Input: a", want: []string{read}},
+
 		// Attempts.
+		{claim: "function-name tags", reply: "<function-name>read_file</function-name>\n<arguments>{\"path\": \"a\"}</arguments>", want: []string{"error"}},
 		{claim: "a function tag with a name attribute", reply: `<function name="read_file"><param name="path">a</param></function>`, want: []string{"error"}},
 		{claim: "deepseek", reply: "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>read_file\n```json\n{\"path\": \"a\"}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>", want: []string{"error"}},
 		{claim: "phi-4", reply: `functools[{"name": "read_file", "arguments": {"path": "a"}}]`, want: []string{"error"}},
