@@ -266,4 +266,3 @@ func distance(a, b string) int {
 	}
 	return prev[len(b)]
 }
-

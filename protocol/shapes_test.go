@@ -223,4 +223,3 @@ func TestUnknownToolDidYouMean(t *testing.T) {
 		}
 	}
 }
-
