@@ -114,10 +114,15 @@ func (w *Workspace) checkRead(ctx context.Context, abs, name string) error {
 
 // checkWrite refuses writes into .git and into the git directory
 // wherever .git points: a hook or a configuration written there would run
-// outside any sandbox, the next time anyone uses git.
+// outside any sandbox, the next time anyone uses git. It refuses as well
+// a write that would give a folder the shape of a git directory, or that
+// goes into one (gitdir.Planted): git would take it for a repository.
 func (w *Workspace) checkWrite(abs, name string) error {
 	if w.InGit(abs) {
 		return fail(ErrProtected, "%s is in the repository's git directory (.git, or where it points), which is %s: git runs the hooks and configuration kept there. Nothing was written", name, ErrProtected)
+	}
+	if dir, ok := gitdir.Planted(w.root, abs); ok {
+		return fail(ErrProtected, "writing %s would leave %s shaped like a git directory (a HEAD beside objects, refs or commondir), or writes into one: git would take it for a repository and use it, with whatever configuration is in it, when anyone runs git there, so that is %s. Nothing was written; keep git's files in .git", name, w.Rel(dir), ErrProtected)
 	}
 	return nil
 }
