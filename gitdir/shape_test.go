@@ -1,7 +1,9 @@
 package gitdir
 
 import (
+	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -49,5 +51,47 @@ func TestPlantedOutside(t *testing.T) {
 	root := tree(t, map[string]string{"ws/": "", "HEAD": "", "refs/": ""})
 	if dir, ok := Planted(filepath.Join(root, "ws"), filepath.Join(root, "x")); ok {
 		t.Errorf("Planted of a path outside the root = %q", dir)
+	}
+}
+
+// A command that gives a folder the shape of a git directory has what it
+// added taken out; a folder that had the shape before is left as it is.
+func TestRestoreTakesOutAPlantedRepository(t *testing.T) {
+	root := tree(t, map[string]string{
+		".git/HEAD": "ref: refs/heads/main\n", ".git/objects/": "", ".git/refs/": "",
+		"docs/objects/info/packs": "",
+		"fixture/HEAD":            "ref: refs/heads/main\n", "fixture/refs/": "",
+	})
+	s := Snap(root)
+	write(t, root, map[string]string{
+		"docs/HEAD":        "ref: refs/heads/main\n",
+		"docs/refs/heads/": "",
+		"docs/config":      "[core]\n\tfsmonitor = id\n",
+		"a/b/HEAD":         "ref: refs/heads/main\n",
+		"a/b/commondir":    "../../.git\n",
+		"fixture/objects/": "",
+		"other/HEAD":       "",
+	})
+	changes, err := s.Restore()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range changes {
+		got = append(got, c.String())
+	}
+	want := []string{"a/b/HEAD (made a repository)", "a/b/commondir (made a repository)", "docs/HEAD (made a repository)", "docs/refs (made a repository)"}
+	if !slices.Equal(got, want) {
+		t.Errorf("changes = %q, want %q", got, want)
+	}
+	for _, p := range []string{"docs/HEAD", "docs/refs", "a/b/HEAD", "a/b/commondir"} {
+		if _, err := os.Lstat(filepath.Join(root, p)); err == nil {
+			t.Errorf("%s is still there", p)
+		}
+	}
+	for _, p := range []string{"docs/objects/info/packs", "docs/config", "fixture/HEAD", "fixture/objects", "other/HEAD", ".git/HEAD"} {
+		if _, err := os.Lstat(filepath.Join(root, p)); err != nil {
+			t.Errorf("%s was taken out: %v", p, err)
+		}
 	}
 }

@@ -40,7 +40,8 @@ type Shell interface {
 // configuration without credentials (where sh can do that), and
 // afterwards .git, the configuration, commondir and hooks are checked:
 // what the command changed there is put back, and the result is an ERROR
-// that names it.
+// that names it. So is a folder the command gave the shape of a git
+// directory: what gave it is taken out (gitdir.Snap).
 func Bash(ws *Workspace, policy *guard.Policy, sh Shell) Tool {
 	return readsWhen(commandReads, New(bashName, strings.TrimSpace(bashDescription), true, func(ctx context.Context, a bashArgs) (string, error) {
 		if err := checkCommand(ctx, ws, policy, a.Command); err != nil {
@@ -176,8 +177,11 @@ func gitChanged(res sandbox.Result, out *spool, changes []gitdir.Change, restore
 		names[i] = c.String()
 	}
 	msg := fmt.Sprintf("%s\nThe command changed the repository's git directory, which no command may change, since git runs what it finds there: %s.", text, strings.Join(names, ", "))
+	if !slices.ContainsFunc(changes, func(c gitdir.Change) bool { return c.Kind != gitdir.Repository }) {
+		msg = fmt.Sprintf("%s\nThe command gave a folder the shape of a git directory (a HEAD beside objects, refs or commondir), which git would take for a repository and run what its configuration names; no command may make one: %s.", text, strings.Join(names, ", "))
+	}
 	if restoreErr != nil {
-		msg += fmt.Sprintf(" Not everything could be put back (%v): tell the user to look at .git before running git.", restoreErr)
+		msg += fmt.Sprintf(" Not everything could be put back (%v): tell the user to look at .git, and the folders named, before running git.", restoreErr)
 	} else {
 		msg += " It was put back as it was; do not try again."
 	}
