@@ -60,6 +60,9 @@ func Bash(ws *Workspace, policy *guard.Policy, sh Shell) Tool {
 			ReadOnly: append(layout.Paths(), outer.Paths()...),
 			Replace:  redactedConfigs(layout, outer),
 		}
+		if outer.Git != "" {
+			c.Git = sandbox.Repository{Dir: outer.Git, WorkTree: filepath.Dir(outer.Dot)}
+		}
 		out := spoolFrom(ctx)
 		if out != nil {
 			c.Output = out // the output streams to where long outputs are kept
