@@ -355,7 +355,11 @@ func TestSecretRead(t *testing.T) {
 		{protocol.Call{Name: "list_files", Args: map[string]any{"path": "build"}}, true},
 		{protocol.Call{Name: "read_file", Args: map[string]any{"path": "main.go"}}, false},
 		{protocol.Call{Name: "list_files", Args: map[string]any{}}, false},
-		{protocol.Call{Name: "write_file", Args: map[string]any{"path": ".env"}}, false},
+		// Replacing a protected file is asked about as editing it is
+		// (hole 7 of the third security round).
+		{protocol.Call{Name: "write_file", Args: map[string]any{"path": ".env"}}, true},
+		{protocol.Call{Name: "write_file", Args: map[string]any{"path": "app.log"}}, true},
+		{protocol.Call{Name: "write_file", Args: map[string]any{"path": "main.go"}}, false},
 		{protocol.Call{Name: "read_file", Args: map[string]any{"path": "../x"}}, false},
 	}
 	for _, tt := range tests {
