@@ -57,7 +57,7 @@ func Bash(ws *Workspace, policy *guard.Policy, sh Shell) Tool {
 		c := sandbox.Command{
 			Script:   a.Command,
 			Hide:     hide,
-			ReadOnly: append(layout.Paths(), outer.Paths()...),
+			ReadOnly: slices.Concat(layout.Paths(), outer.Paths(), ws.ownPaths()),
 			Replace:  redactedConfigs(layout, outer),
 		}
 		if outer.Git != "" {
@@ -253,6 +253,9 @@ func (p commandPaths) CheckPath(path string, write bool) error {
 			return fail(ErrSecret, "%s is %s: %s", name, ErrSecret, why)
 		}
 		return nil
+	}
+	if err := p.ws.checkOwn(abs, name); err != nil {
+		return err
 	}
 	if p.ws.InGit(abs) { // read or not: what is made there, git runs
 		return fail(ErrSecret, "%s is in the repository's git directory (.git, or where it points), which is %s; use git commands such as git log or git show", name, ErrSecret)
