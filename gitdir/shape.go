@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"harness/fence"
 )
@@ -23,14 +24,14 @@ var shapeNames = []string{"objects", "refs", "commondir"}
 // made later completes the shape: a HEAD beside any one of the other
 // three, whatever their kind and content, names compared without case (a
 // file system that ignores case finds "head" for HEAD). What cannot be
-// looked at counts as there.
+// looked at counts as there, but for what is under a file, not a folder.
 func Shaped(dir, adding string) bool {
 	has := func(name string) bool {
 		if adding != "" && strings.EqualFold(name, adding) {
 			return true
 		}
 		_, err := os.Lstat(filepath.Join(dir, name))
-		return err == nil || !errors.Is(err, fs.ErrNotExist)
+		return err == nil || !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR)
 	}
 	if !has("HEAD") {
 		return false

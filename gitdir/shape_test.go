@@ -95,3 +95,11 @@ func TestRestoreTakesOutAPlantedRepository(t *testing.T) {
 		}
 	}
 }
+
+// A path under a file is no shape: the write fails for what it is.
+func TestPlantedUnderAFile(t *testing.T) {
+	root := tree(t, map[string]string{"a": "x"})
+	if dir, ok := Planted(root, filepath.Join(root, "a", "HEAD")); ok {
+		t.Errorf("Planted(a/HEAD) under a file = %q", dir)
+	}
+}
