@@ -54,13 +54,15 @@ func TestPlantedOutside(t *testing.T) {
 	}
 }
 
-// A command that gives a folder the shape of a git directory has what it
-// added taken out; a folder that had the shape before is left as it is.
+// A command that gives a folder the shape of a git directory, or a .git,
+// has what it added taken out; a folder that was a repository before is
+// left as it is.
 func TestRestoreTakesOutAPlantedRepository(t *testing.T) {
 	root := tree(t, map[string]string{
 		".git/HEAD": "ref: refs/heads/main\n", ".git/objects/": "", ".git/refs/": "",
 		"docs/objects/info/packs": "",
 		"fixture/HEAD":            "ref: refs/heads/main\n", "fixture/refs/": "",
+		"kept/.git/HEAD": "ref: refs/heads/main\n",
 	})
 	s := Snap(root)
 	write(t, root, map[string]string{
@@ -71,6 +73,9 @@ func TestRestoreTakesOutAPlantedRepository(t *testing.T) {
 		"a/b/commondir":    "../../.git\n",
 		"fixture/objects/": "",
 		"other/HEAD":       "",
+		"nested/.git/HEAD": "ref: refs/heads/main\n",
+		"pointer/.git":     "gitdir: ../docs\n",
+		"kept/.git/":       "",
 	})
 	changes, err := s.Restore()
 	if err != nil {
@@ -80,16 +85,17 @@ func TestRestoreTakesOutAPlantedRepository(t *testing.T) {
 	for _, c := range changes {
 		got = append(got, c.String())
 	}
-	want := []string{"a/b/HEAD (made a repository)", "a/b/commondir (made a repository)", "docs/HEAD (made a repository)", "docs/refs (made a repository)"}
+	want := []string{"a/b/HEAD (made a repository)", "a/b/commondir (made a repository)", "docs/HEAD (made a repository)", "docs/refs (made a repository)",
+		"nested/.git (made a repository)", "pointer/.git (made a repository)"}
 	if !slices.Equal(got, want) {
 		t.Errorf("changes = %q, want %q", got, want)
 	}
-	for _, p := range []string{"docs/HEAD", "docs/refs", "a/b/HEAD", "a/b/commondir"} {
+	for _, p := range []string{"docs/HEAD", "docs/refs", "a/b/HEAD", "a/b/commondir", "nested/.git", "pointer/.git"} {
 		if _, err := os.Lstat(filepath.Join(root, p)); err == nil {
 			t.Errorf("%s is still there", p)
 		}
 	}
-	for _, p := range []string{"docs/objects/info/packs", "docs/config", "fixture/HEAD", "fixture/objects", "other/HEAD", ".git/HEAD"} {
+	for _, p := range []string{"docs/objects/info/packs", "docs/config", "fixture/HEAD", "fixture/objects", "other/HEAD", ".git/HEAD", "kept/.git/HEAD"} {
 		if _, err := os.Lstat(filepath.Join(root, p)); err != nil {
 			t.Errorf("%s was taken out: %v", p, err)
 		}

@@ -21,8 +21,8 @@ const maxSurvey = 100_000
 var errNotLooked = errors.New("the folder was past what was looked at before the command")
 
 // survey is what the folders of a workspace held of the shape of a git
-// directory (see Shaped): for each folder that held any of its entries,
-// their names as the folder spells them.
+// directory (see Shaped), or of a .git below the root: for each folder
+// that held any of those entries, their names as the folder spells them.
 type survey struct {
 	parts   map[string][]string // by absolute folder
 	visited map[string]bool     // the folders looked at
@@ -36,8 +36,12 @@ func isShapeName(name string) bool {
 }
 
 // shaped reports whether names, those of a folder's entries that are
-// shape names, make the shape of a git directory.
+// shape names or .git, make it a repository to git: a .git in it, or the
+// shape of a git directory.
 func shaped(names []string) bool {
+	if slices.ContainsFunc(names, fence.GitName) {
+		return true
+	}
 	head := slices.ContainsFunc(names, func(n string) bool { return strings.EqualFold(n, "HEAD") })
 	return head && slices.ContainsFunc(names, func(n string) bool { return !strings.EqualFold(n, "HEAD") })
 }
@@ -65,7 +69,9 @@ func surveyed(root string, skip []string) survey {
 		slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
 		for _, e := range entries {
 			name := e.Name()
-			if isShapeName(name) {
+			// The root's .git is Snap's to watch; one in a folder below
+			// makes that folder a repository of its own.
+			if isShapeName(name) || fence.GitName(name) && dir != root {
 				s.parts[dir] = append(s.parts[dir], name)
 			}
 			p := filepath.Join(dir, name)
@@ -77,10 +83,10 @@ func surveyed(root string, skip []string) survey {
 	return s
 }
 
-// undoShapes compares the workspace with what before held, and takes
-// out, from each folder that has the shape of a git directory now but
-// did not before, the entries of the shape it did not hold: the folder
-// is then no repository to git. A folder that Snap did not look at is
+// undoShapes compares the workspace with what Snap saw, and takes out,
+// from each folder that is a repository to git now (a .git in it, or the
+// shape of a git directory) but was not then, the entries of the shape or
+// the .git it did not hold: the folder is then no repository to git. A folder that Snap did not look at is
 // only reported, lest what the user keeps there be removed. Each entry
 // goes to note, with the error that kept it from being taken out.
 func (s *Snapshot) undoShapes(note func(path string, k Kind, err error)) {
