@@ -40,8 +40,9 @@ type Shell interface {
 // configuration without credentials (where sh can do that), and
 // afterwards .git, the configuration, commondir and hooks are checked:
 // what the command changed there is put back, and the result is an ERROR
-// that names it. So is a folder the command gave the shape of a git
-// directory: what gave it is taken out (gitdir.Snap).
+// that names it. So is a folder the command made a repository of, with a
+// .git or the shape of a git directory: what made it one is taken out
+// (gitdir.Snap).
 func Bash(ws *Workspace, policy *guard.Policy, sh Shell) Tool {
 	return readsWhen(commandReads, New(bashName, strings.TrimSpace(bashDescription), true, func(ctx context.Context, a bashArgs) (string, error) {
 		if err := checkCommand(ctx, ws, policy, a.Command); err != nil {
@@ -181,7 +182,7 @@ func gitChanged(res sandbox.Result, out *spool, changes []gitdir.Change, restore
 	}
 	msg := fmt.Sprintf("%s\nThe command changed the repository's git directory, which no command may change, since git runs what it finds there: %s.", text, strings.Join(names, ", "))
 	if !slices.ContainsFunc(changes, func(c gitdir.Change) bool { return c.Kind != gitdir.Repository }) {
-		msg = fmt.Sprintf("%s\nThe command gave a folder the shape of a git directory (a HEAD beside objects, refs or commondir), which git would take for a repository and run what its configuration names; no command may make one: %s.", text, strings.Join(names, ", "))
+		msg = fmt.Sprintf("%s\nThe command made a folder a repository of its own (a .git in it, or a HEAD beside objects, refs or commondir), which git would use, running what its configuration names; no command may make one: %s.", text, strings.Join(names, ", "))
 	}
 	if restoreErr != nil {
 		msg += fmt.Sprintf(" Not everything could be put back (%v): tell the user to look at .git, and the folders named, before running git.", restoreErr)
