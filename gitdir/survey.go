@@ -86,9 +86,10 @@ func surveyed(root string, skip []string) survey {
 // undoShapes compares the workspace with what Snap saw, and takes out,
 // from each folder that is a repository to git now (a .git in it, or the
 // shape of a git directory) but was not then, the entries of the shape or
-// the .git it did not hold: the folder is then no repository to git. A folder that Snap did not look at is
-// only reported, lest what the user keeps there be removed. Each entry
-// goes to note, with the error that kept it from being taken out.
+// the .git it did not hold: the folder is then no repository to git. A
+// folder that Snap did not look at is only reported, lest what the user
+// keeps there be removed. Each entry goes to note, with the error that
+// kept it from being taken out.
 func (s *Snapshot) undoShapes(note func(path string, k Kind, err error)) {
 	now := surveyed(s.root, s.layout.Paths())
 	dirs := make([]string, 0, len(now.parts))
