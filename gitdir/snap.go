@@ -28,10 +28,11 @@ const maxKept = 4 << 20
 type Kind int
 
 const (
-	Created Kind = iota + 1 // it was not there
-	Changed                 // its content, mode or kind changed
-	Removed                 // it is gone
-	Moved                   // the git directory was moved away, and a pointer or another folder left at .git
+	Created    Kind = iota + 1 // it was not there
+	Changed                    // its content, mode or kind changed
+	Removed                    // it is gone
+	Moved                      // the git directory was moved away, and a pointer or another folder left at .git
+	Repository                 // it gave a folder the shape of a git directory, and was taken out
 )
 
 func (k Kind) String() string {
@@ -44,6 +45,8 @@ func (k Kind) String() string {
 		return "removed"
 	case Moved:
 		return "moved"
+	case Repository:
+		return "made a repository"
 	}
 	return fmt.Sprintf("Kind(%d)", int(k))
 }
@@ -92,13 +95,19 @@ type Snapshot struct {
 	dot    entry
 	dirs   []dirState
 	budget int // bytes left to keep
+	// shapes is what the workspace's folders held of the shape of a git
+	// directory (Shaped).
+	shapes survey
 }
 
 // Snap records .git in root, and in its git and common directories the
 // configuration, worktree configuration, commondir pointer and hooks
-// (the folder and each entry). It reads a few small files.
+// (the folder and each entry). It reads a few small files, and the names
+// in root's folders, to find later a folder given the shape of a git
+// directory (Shaped), which git would take for a repository.
 func Snap(root string) *Snapshot {
 	s := &Snapshot{root: root, layout: Find(root), budget: maxKept}
+	s.shapes = surveyed(root, s.layout.Paths())
 	s.dot = s.record(s.layout.Dot)
 	for _, d := range []string{s.layout.Git, s.layout.Common} {
 		if d == "" || slices.ContainsFunc(s.dirs, func(x dirState) bool { return x.dir == d }) {
@@ -213,8 +222,9 @@ func (e entry) same() bool {
 }
 
 // Restore compares .git and the watched files with what Snap recorded,
-// puts back each that changed, and returns the changes, in the order it
-// met them. The error, wrapping ErrNotRestored, names what it could not
+// puts back each that changed, takes out what gave a folder the shape of
+// a git directory that it did not have (Repository), and returns the
+// changes, in the order it met them. The error, wrapping ErrNotRestored, names what it could not
 // put back; the changes still list it.
 func (s *Snapshot) Restore() ([]Change, error) {
 	var changes []Change
@@ -242,6 +252,7 @@ func (s *Snapshot) Restore() ([]Change, error) {
 		}
 		s.restoreHooks(d, note)
 	}
+	s.undoShapes(note)
 	if len(failed) > 0 {
 		return changes, fmt.Errorf("%w: %s", ErrNotRestored, strings.Join(failed, "; "))
 	}

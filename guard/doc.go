@@ -37,8 +37,10 @@
 //   - for git: a secret named in REV:path, :path or a pathspec (git show
 //     HEAD:.env, git log -p -- .env), a pathspec pattern aimed at secrets,
 //     git add of the whole tree or a folder (-A, ., -u, -f), git stash -u,
-//     and git init inside a repository or with --separate-git-dir,
-//     --template or --bare;
+//     git init inside a repository or with --separate-git-dir,
+//     --template or --bare, and git push, fetch, pull and ls-remote of a
+//     repository named by its path (./docs, /tmp/x, file://...), for
+//     which git drops the protections the harness gives it;
 //   - a variable assignment other than a short list of harmless build
 //     settings (GOFLAGS, CGO_ENABLED, RUST_BACKTRACE, ...); each field of
 //     GOFLAGS is checked as the same flag on the command line;

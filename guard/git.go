@@ -61,6 +61,9 @@ func (c *checker) git(ce *syntax.CallExpr, args []string, text map[int]bool) *Re
 			}
 		}
 	}
+	if repo, ok := c.localRemote(sub, args[i+1:]); ok {
+		return c.refuse(ce, fmt.Sprintf("git %s %s names a repository by its path, and git drops the protections the harness gives it (no hooks, no file-system monitor) when it talks to a repository on this machine, running what that one's configuration names; use a remote by its name (git remote -v lists them), or ask the user", sub, repo))
+	}
 	return nil
 }
 
@@ -150,4 +153,55 @@ func rewritesTree(name string, args []string) bool {
 		return len(rest) == 0 || (rest[0] != "list" && rest[0] != "show")
 	}
 	return false
+}
+
+// remoteValued are the options of git push, fetch, pull and ls-remote
+// that take the next argument as their value.
+var remoteValued = []string{"--depth", "--shallow-since", "--shallow-exclude", "-j", "--jobs", "-o", "--push-option", "--server-option",
+	"--negotiation-tip", "--refmap", "--recurse-submodules-default", "--repo", "-s", "--strategy", "-X", "--strategy-option", "--sort", "--filter"}
+
+// localRemote returns the repository that args, the arguments of git
+// subcommand sub, name by its path, if any: the repository of push,
+// fetch, pull and ls-remote (or push's --repo). Git reads such a
+// repository as a folder on this machine (url_is_local_not_ssh in git's
+// connect.c): a file: URL, or text with no "://" and no ":" before its
+// first "/". A plain name is a remote's, unless a file or folder of the
+// workspace has it, where git looks when no remote does.
+func (c *checker) localRemote(sub string, args []string) (string, bool) {
+	var repos []string
+	if slices.Contains([]string{"push", "fetch", "pull", "ls-remote"}, sub) {
+		if i := firstOperand(args, remoteValued...); i >= 0 {
+			repos = append(repos, args[i])
+		}
+		for i, a := range args {
+			if v, ok := strings.CutPrefix(a, "--repo="); ok {
+				repos = append(repos, v)
+			} else if a == "--repo" && i+1 < len(args) {
+				repos = append(repos, args[i+1])
+			}
+		}
+	}
+	for _, r := range repos {
+		if localPath(r) || !strings.ContainsAny(r, ":/") && c.exists(r) {
+			return r, true
+		}
+	}
+	return "", false
+}
+
+// localPath reports whether git takes repo, a repository's URL, for a
+// path on this machine by its form alone: a file: URL, or a path with a
+// "/" (or starting with "." or "~") and no ":" before it.
+func localPath(repo string) bool {
+	if len(repo) >= len("file:") && strings.EqualFold(repo[:len("file:")], "file:") {
+		return true
+	}
+	if strings.Contains(repo, "://") {
+		return false
+	}
+	colon, slash := strings.IndexByte(repo, ':'), strings.IndexByte(repo, '/')
+	if colon >= 0 && (slash < 0 || colon < slash) {
+		return false // host:path, as ssh takes it
+	}
+	return slash >= 0 || strings.HasPrefix(repo, ".") || strings.HasPrefix(repo, "~")
 }

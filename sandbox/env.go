@@ -36,14 +36,18 @@ var windowsVars = map[string]bool{
 	"MSYSTEM": true, // which environment Git for Windows' bash is
 }
 
-// fixedVars keep tools from waiting for a terminal, and keep git from
+// fixedVars keep tools from waiting for a terminal, keep git from
 // running hooks or a file-system monitor that a repository's configuration
-// names.
+// names, and from taking a folder shaped like a git directory for a
+// repository (safe.bareRepository=explicit: a bare repository is used
+// only when named, which GIT_DIR does for the workspace's own; see
+// Command.Git).
 var fixedVars = []string{
 	"TERM=dumb", "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0", "GIT_ASKPASS=", "SSH_ASKPASS=",
-	"GIT_CONFIG_COUNT=2",
+	"GIT_CONFIG_COUNT=3",
 	"GIT_CONFIG_KEY_0=core.fsmonitor", "GIT_CONFIG_VALUE_0=false",
 	"GIT_CONFIG_KEY_1=core.hooksPath", "GIT_CONFIG_VALUE_1=/dev/null",
+	"GIT_CONFIG_KEY_2=safe.bareRepository", "GIT_CONFIG_VALUE_2=explicit",
 }
 
 // Env returns the environment commands run with, made from environ (as

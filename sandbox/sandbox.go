@@ -45,6 +45,7 @@ package sandbox
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -61,6 +62,7 @@ import (
 	"time"
 
 	"harness/fence"
+	"harness/gitdir"
 )
 
 // Mode says which sandbox commands run in.
@@ -165,11 +167,26 @@ type Command struct {
 	// Ignored without bwrap: neither Landlock nor Seatbelt can show a file
 	// other than it is.
 	Replace []File
+	// Git is the repository git uses in this command. Empty, it is the
+	// workspace's own: the git directory wherever Dir's .git points, or
+	// Dir's .git where there is none (where git init makes one). See
+	// Repository.
+	Git Repository
 	// Output, when not nil, is given the whole output as it comes, stdout
 	// and stderr interleaved, until it floods, and Result.Output is left
 	// empty: nothing of it is kept in memory. An error of Output's does
 	// not stop the command; Output keeps what to say of it.
 	Output io.Writer
+}
+
+// Repository is a git directory and its work tree. Every command gets
+// them as GIT_DIR and GIT_WORK_TREE, and the folder above the work tree
+// as GIT_CEILING_DIRECTORIES: git then uses that repository, wherever
+// in the workspace it runs, and never looks for another (a folder made
+// to look like a git directory, or a repository above the workspace),
+// whose configuration could name programs to run.
+type Repository struct {
+	Dir, WorkTree string
 }
 
 // File is a path and the content a command sees there.
@@ -529,6 +546,7 @@ func (s *Sandbox) Run(ctx context.Context, c Command) (Result, error) {
 		return Result{}, fmt.Errorf("sandbox: cannot set the command up: %w", err)
 	}
 	defer cleanup()
+	cmd.Env = append(cmd.Env, s.gitVars(c.Git)...)
 	out := newCapture(s.cfg.MaxOutput, s.cfg.Flood)
 	out.to = c.Output
 	cmd.Stdout, cmd.Stderr = out, out
@@ -648,6 +666,16 @@ func (s *Sandbox) env(tier Mode, tmp string) []string {
 		}
 	}
 	return append(out, more...)
+}
+
+// gitVars returns the variables that give git the repository r, or the
+// workspace's own when r is empty.
+func (s *Sandbox) gitVars(r Repository) []string {
+	if r.Dir == "" {
+		l := gitdir.Find(s.cfg.Dir)
+		r = Repository{Dir: cmp.Or(l.Git, l.Dot), WorkTree: s.cfg.Dir}
+	}
+	return []string{"GIT_DIR=" + r.Dir, "GIT_WORK_TREE=" + r.WorkTree, "GIT_CEILING_DIRECTORIES=" + filepath.Dir(r.WorkTree)}
 }
 
 // tmpSize bounds, in bytes, the /tmp that bwrap gives a command, which

@@ -933,3 +933,47 @@ func TestBwrapWriteUnhides(t *testing.T) {
 		t.Errorf("a hidden file outside target was shown: %q", res.Output)
 	}
 }
+
+// Git uses the workspace's own repository wherever it runs in it, or none,
+// never a folder shaped like a git directory that a command left, whose
+// configuration names programs to run (hole 2 of the third security
+// round), under every tier.
+func TestGitUsesTheWorkspaceRepositoryOnly(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("needs git")
+	}
+	for _, mode := range []Mode{None, Bwrap, Landlock} {
+		t.Run(string(mode), func(t *testing.T) {
+			ws, _ := dirs(t)
+			bare := filepath.Join(ws, "docs")
+			for _, args := range [][]string{{"init", "-q", "--bare", bare}, {"--git-dir", bare, "config", "alias.x", "!touch ran"}} {
+				if out, err := exec.Command("git", args...).CombinedOutput(); err != nil {
+					t.Fatalf("git %q: %v\n%s", args, err, out)
+				}
+			}
+			var s *Sandbox
+			switch mode {
+			case Bwrap:
+				s = isolated(t, Config{Dir: ws})
+			case Landlock:
+				s = landlocked(t, Config{Dir: ws})
+			default:
+				s = newSandbox(t, Config{Mode: None, Dir: ws})
+			}
+			res := run(t, s, "cd docs && git x; git rev-parse --git-dir")
+			if _, err := os.Lstat(filepath.Join(bare, "ran")); err == nil {
+				t.Errorf("git ran the alias of a repository in the workspace:\n%s", res.Output)
+			}
+			if !strings.Contains(res.Output, "not a git repository: '"+filepath.Join(ws, ".git")+"'") {
+				t.Errorf("git did not look for the workspace's own repository alone:\n%s", res.Output)
+			}
+			if out, err := exec.Command("git", "init", "-q", ws).CombinedOutput(); err != nil {
+				t.Fatalf("git init: %v\n%s", err, out)
+			}
+			res = run(t, s, "cd docs && git rev-parse --absolute-git-dir")
+			if got := strings.TrimSpace(res.Output); got != filepath.Join(ws, ".git") {
+				t.Errorf("in docs, git's repository is %q, want the workspace's", got)
+			}
+		})
+	}
+}

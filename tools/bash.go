@@ -40,7 +40,9 @@ type Shell interface {
 // configuration without credentials (where sh can do that), and
 // afterwards .git, the configuration, commondir and hooks are checked:
 // what the command changed there is put back, and the result is an ERROR
-// that names it.
+// that names it. So is a folder the command made a repository of, with a
+// .git or the shape of a git directory: what made it one is taken out
+// (gitdir.Snap).
 func Bash(ws *Workspace, policy *guard.Policy, sh Shell) Tool {
 	return readsWhen(commandReads, New(bashName, strings.TrimSpace(bashDescription), true, func(ctx context.Context, a bashArgs) (string, error) {
 		if err := checkCommand(ctx, ws, policy, a.Command); err != nil {
@@ -56,8 +58,11 @@ func Bash(ws *Workspace, policy *guard.Policy, sh Shell) Tool {
 		c := sandbox.Command{
 			Script:   a.Command,
 			Hide:     hide,
-			ReadOnly: append(layout.Paths(), outer.Paths()...),
+			ReadOnly: slices.Concat(layout.Paths(), outer.Paths(), ws.ownPaths()),
 			Replace:  redactedConfigs(layout, outer),
+		}
+		if outer.Git != "" {
+			c.Git = sandbox.Repository{Dir: outer.Git, WorkTree: filepath.Dir(outer.Dot)}
 		}
 		out := spoolFrom(ctx)
 		if out != nil {
@@ -176,8 +181,11 @@ func gitChanged(res sandbox.Result, out *spool, changes []gitdir.Change, restore
 		names[i] = c.String()
 	}
 	msg := fmt.Sprintf("%s\nThe command changed the repository's git directory, which no command may change, since git runs what it finds there: %s.", text, strings.Join(names, ", "))
+	if !slices.ContainsFunc(changes, func(c gitdir.Change) bool { return c.Kind != gitdir.Repository }) {
+		msg = fmt.Sprintf("%s\nThe command made a folder a repository of its own (a .git in it, or a HEAD beside objects, refs or commondir), which git would use, running what its configuration names; no command may make one: %s.", text, strings.Join(names, ", "))
+	}
 	if restoreErr != nil {
-		msg += fmt.Sprintf(" Not everything could be put back (%v): tell the user to look at .git before running git.", restoreErr)
+		msg += fmt.Sprintf(" Not everything could be put back (%v): tell the user to look at .git, and the folders named, before running git.", restoreErr)
 	} else {
 		msg += " It was put back as it was; do not try again."
 	}
@@ -246,6 +254,9 @@ func (p commandPaths) CheckPath(path string, write bool) error {
 			return fail(ErrSecret, "%s is %s: %s", name, ErrSecret, why)
 		}
 		return nil
+	}
+	if err := p.ws.checkOwn(abs, name); err != nil {
+		return err
 	}
 	if p.ws.InGit(abs) { // read or not: what is made there, git runs
 		return fail(ErrSecret, "%s is in the repository's git directory (.git, or where it points), which is %s; use git commands such as git log or git show", name, ErrSecret)

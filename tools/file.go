@@ -54,7 +54,12 @@ func statRegular(path, name, missing string) (fs.FileInfo, error) {
 // opens through the workspace root, so that a folder or file swapped for a
 // symlink out of the workspace after Resolve checked it is refused, and
 // without blocking, then checks again, so a named pipe swapped in at the
-// last moment can neither make it hang nor be read.
+// last moment can neither make it hang nor be read. A file with more than
+// one name (hard links) is not opened: another name may be outside the
+// workspace or in .git, and finding it would mean searching the disk. A
+// link made in the run to a protected file is known by its identity
+// (Workspace.Secret); one made before is not. Writes replace a file
+// rather than write through it, so they never reach the other names.
 func openRegular(ws *Workspace, path, name string) (*os.File, error) {
 	root, rel, err := ws.within(path)
 	if err != nil {
@@ -68,9 +73,14 @@ func openRegular(ws *Workspace, path, name string) (*os.File, error) {
 		}
 		return nil, fail(err, "cannot open %s: %v", name, reason(err))
 	}
-	if _, err := regular(f); err != nil {
+	fi, err := regular(f)
+	if err != nil {
 		f.Close()
 		return nil, fail(ErrNotRegular, "%s is not a regular file; only regular files can be read or changed", name)
+	}
+	if n := links(fi); n > 1 {
+		f.Close()
+		return nil, fail(ErrProtected, "%s has %d names (hard links), and the others may be files outside the workspace or in .git, which cannot be told from here, so it is %s and not read; ask the user for what you need from it", name, n, ErrProtected)
 	}
 	return f, nil
 }

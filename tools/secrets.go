@@ -101,8 +101,12 @@ func secretError(name, why string) error {
 }
 
 // checkRead returns an error when ctx does not allow reading abs, shown to
-// the model as name, because it is secret.
+// the model as name, because it is secret, or when it is one of the
+// places no tool reads (ownPlaces), whatever ctx allows.
 func (w *Workspace) checkRead(ctx context.Context, abs, name string) error {
+	if err := w.checkOwn(abs, name); err != nil {
+		return err
+	}
 	if secretsAllowed(ctx) {
 		return nil
 	}
@@ -114,10 +118,20 @@ func (w *Workspace) checkRead(ctx context.Context, abs, name string) error {
 
 // checkWrite refuses writes into .git and into the git directory
 // wherever .git points: a hook or a configuration written there would run
-// outside any sandbox, the next time anyone uses git.
+// outside any sandbox, the next time anyone uses git. It refuses as well
+// a write that would give a folder the shape of a git directory, or that
+// goes into one (gitdir.Planted): git would take it for a repository;
+// and writes to the harness's own settings and state and to what git and
+// the shells run at start (ownPlaces), whatever the workspace holds.
 func (w *Workspace) checkWrite(abs, name string) error {
 	if w.InGit(abs) {
 		return fail(ErrProtected, "%s is in the repository's git directory (.git, or where it points), which is %s: git runs the hooks and configuration kept there. Nothing was written", name, ErrProtected)
+	}
+	if err := w.checkOwn(abs, name); err != nil {
+		return err
+	}
+	if dir, ok := gitdir.Planted(w.root, abs); ok {
+		return fail(ErrProtected, "writing %s would leave %s shaped like a git directory (a HEAD beside objects, refs or commondir), or writes into one: git would take it for a repository and use it, with whatever configuration is in it, when anyone runs git there, so that is %s. Nothing was written; keep git's files in .git", name, w.Rel(dir), ErrProtected)
 	}
 	return nil
 }
@@ -140,12 +154,14 @@ func inGit(rel string) bool {
 }
 
 // SecretRead returns why call, a call of read_file, list_files or
-// edit_file, would read a path the workspace keeps from the model, or ""
-// when it would not (or is no such call). The approval step asks the user
-// about such calls before running them with WithSecrets.
+// edit_file, would read a path the workspace keeps from the model, or of
+// write_file would replace or make one, or "" when it would not (or is no
+// such call). The approval step asks the user about such calls before
+// running them with WithSecrets, in every mode that asks at all: a
+// secret written over is lost as surely as one edited.
 func (w *Workspace) SecretRead(call protocol.Call) string {
 	switch call.Name {
-	case readName, listName, editName:
+	case readName, listName, editName, writeName:
 	default:
 		return ""
 	}

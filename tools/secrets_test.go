@@ -264,6 +264,38 @@ func TestWritesIntoGitRefused(t *testing.T) {
 	}
 }
 
+// A repository planted with the file tools, in a folder with no .git in
+// its path, is one the user's own git would use later, running what its
+// configuration names (hole 1 of the third security round): the write
+// that completes the shape, and every write into it, is refused.
+func TestPlantingARepositoryRefused(t *testing.T) {
+	for _, dir := range []string{"docs/", ""} {
+		ws := newWorkspace(t, map[string]string{"README.md": "hi\n"})
+		write, edit := WriteFile(ws), EditFile(ws)
+		ctx := WithSecrets(context.Background())
+		if _, err := write.run(ctx, map[string]any{"path": dir + "objects/info/packs", "content": "\n"}); err != nil {
+			t.Fatalf("%sobjects/info/packs: %v", dir, err)
+		}
+		for _, tt := range []struct {
+			tool Tool
+			args map[string]any
+		}{
+			{write, map[string]any{"path": dir + "HEAD", "content": "ref: refs/heads/main\n"}},
+			{edit, map[string]any{"path": dir + "HEAD", "old_text": "", "new_text": "ref: refs/heads/main\n"}},
+			{write, map[string]any{"path": dir + "./HEAD", "content": "ref: refs/heads/main\n"}},
+		} {
+			_, err := tt.tool.run(ctx, tt.args)
+			checkErr(t, err, ErrProtected)
+		}
+		if _, err := os.Lstat(filepath.Join(ws.Root(), dir, "HEAD")); err == nil {
+			t.Errorf("%sHEAD was written", dir)
+		}
+	}
+	ws := newWorkspace(t, map[string]string{"d/HEAD": "ref: refs/heads/main\n", "d/refs/heads/x": ""})
+	_, err := WriteFile(ws).run(context.Background(), map[string]any{"path": "d/config", "content": "[core]\n\tfsmonitor = id\n"})
+	checkErr(t, err, ErrProtected)
+}
+
 // The git directory is protected wherever .git points: here to gd, as
 // git init --separate-git-dir leaves it, and through a commondir file to
 // a folder of the workspace (hole 1b of the second security round).
@@ -323,7 +355,11 @@ func TestSecretRead(t *testing.T) {
 		{protocol.Call{Name: "list_files", Args: map[string]any{"path": "build"}}, true},
 		{protocol.Call{Name: "read_file", Args: map[string]any{"path": "main.go"}}, false},
 		{protocol.Call{Name: "list_files", Args: map[string]any{}}, false},
-		{protocol.Call{Name: "write_file", Args: map[string]any{"path": ".env"}}, false},
+		// Replacing a protected file is asked about as editing it is
+		// (hole 7 of the third security round).
+		{protocol.Call{Name: "write_file", Args: map[string]any{"path": ".env"}}, true},
+		{protocol.Call{Name: "write_file", Args: map[string]any{"path": "app.log"}}, true},
+		{protocol.Call{Name: "write_file", Args: map[string]any{"path": "main.go"}}, false},
 		{protocol.Call{Name: "read_file", Args: map[string]any{"path": "../x"}}, false},
 	}
 	for _, tt := range tests {

@@ -27,6 +27,7 @@ type Workspace struct {
 	start  *ignores    // the ignore rules when the run started
 	hidden *hiddenList // what commands must not see
 	files  *ruleFiles  // the rules of the ignore files, as last read
+	places []place     // the harness's own and the shells' places in it
 }
 
 // NewWorkspace returns the workspace rooted at root, an existing directory.
@@ -50,7 +51,7 @@ func NewWorkspace(root string) (*Workspace, error) {
 	if real, err = realPath(real, 0); err != nil { // spelt as the disk has it
 		return nil, fmt.Errorf("workspace %s: %w", root, err)
 	}
-	return &Workspace{root: real, start: startIgnores(real, maxSecretScan), hidden: new(hiddenList), files: new(ruleFiles)}, nil
+	return &Workspace{root: real, start: startIgnores(real, maxSecretScan), hidden: new(hiddenList), files: new(ruleFiles), places: ownPlaces(real)}, nil
 }
 
 // ignores returns the ignore rules of the workspace as they are now, read

@@ -1,0 +1,126 @@
+package gitdir
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"harness/fence"
+)
+
+// maxSurvey bounds the entries a survey of the workspace looks at. Past
+// it, the folders not reached are not looked at: a shape made there is
+// neither found nor undone.
+const maxSurvey = 100_000
+
+// errNotLooked is why a shape is left in a folder that Snap did not look
+// at, in a workspace larger than it looks at.
+var errNotLooked = errors.New("the folder was past what was looked at before the command")
+
+// survey is what the folders of a workspace held of the shape of a git
+// directory (see Shaped), or of a .git below the root: for each folder
+// that held any of those entries, their names as the folder spells them.
+type survey struct {
+	parts   map[string][]string // by absolute folder
+	visited map[string]bool     // the folders looked at
+	cut     bool                // some were not, for maxSurvey
+}
+
+// isShapeName reports whether name, taken without case, is one of the
+// entries that make the shape of a git directory.
+func isShapeName(name string) bool {
+	return strings.EqualFold(name, "HEAD") || slices.ContainsFunc(shapeNames, func(n string) bool { return strings.EqualFold(n, name) })
+}
+
+// shaped reports whether names, those of a folder's entries that are
+// shape names or .git, make it a repository to git: a .git in it, or the
+// shape of a git directory.
+func shaped(names []string) bool {
+	if slices.ContainsFunc(names, fence.GitName) {
+		return true
+	}
+	head := slices.ContainsFunc(names, func(n string) bool { return strings.EqualFold(n, "HEAD") })
+	return head && slices.ContainsFunc(names, func(n string) bool { return !strings.EqualFold(n, "HEAD") })
+}
+
+// surveyed looks at every folder in root, breadth first, but the .git
+// folders and the repository's own git directories (skip), without
+// following links, up to maxSurvey entries.
+func surveyed(root string, skip []string) survey {
+	s := survey{parts: make(map[string][]string), visited: make(map[string]bool)}
+	queue, seen := []string{root}, 0
+	for len(queue) > 0 && seen < maxSurvey {
+		dir := queue[0]
+		queue = queue[1:]
+		f, err := os.Open(dir)
+		if err != nil {
+			continue
+		}
+		entries, _ := f.ReadDir(maxSurvey - seen)
+		f.Close()
+		seen += len(entries)
+		s.visited[dir] = true
+		if seen >= maxSurvey {
+			s.cut = true
+		}
+		slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+		for _, e := range entries {
+			name := e.Name()
+			// The root's .git is Snap's to watch; one in a folder below
+			// makes that folder a repository of its own.
+			if isShapeName(name) || fence.GitName(name) && dir != root {
+				s.parts[dir] = append(s.parts[dir], name)
+			}
+			p := filepath.Join(dir, name)
+			if e.IsDir() && !fence.GitName(name) && !slices.Contains(skip, p) {
+				queue = append(queue, p)
+			}
+		}
+	}
+	return s
+}
+
+// undoShapes compares the workspace with what Snap saw, and takes out,
+// from each folder that is a repository to git now (a .git in it, or the
+// shape of a git directory) but was not then, the entries of the shape or
+// the .git it did not hold: the folder is then no repository to git. A
+// folder that Snap did not look at is only reported, lest what the user
+// keeps there be removed. Each entry goes to note, with the error that
+// kept it from being taken out.
+func (s *Snapshot) undoShapes(note func(path string, k Kind, err error)) {
+	now := surveyed(s.root, s.layout.Paths())
+	dirs := make([]string, 0, len(now.parts))
+	for dir := range now.parts {
+		dirs = append(dirs, dir)
+	}
+	slices.Sort(dirs)
+	root, err := os.OpenRoot(s.root)
+	if err == nil {
+		defer root.Close()
+	}
+	for _, dir := range dirs {
+		names, was := now.parts[dir], s.shapes.parts[dir]
+		if !shaped(names) || shaped(was) {
+			continue
+		}
+		for _, name := range names {
+			if slices.Contains(was, name) {
+				continue
+			}
+			p := filepath.Join(dir, name)
+			switch rel, relErr := filepath.Rel(s.root, p); {
+			case s.shapes.cut && !s.shapes.visited[dir]:
+				note(p, Repository, errNotLooked)
+			case err != nil:
+				note(p, Repository, err)
+			case relErr != nil:
+				note(p, Repository, relErr)
+			default:
+				note(p, Repository, root.RemoveAll(rel))
+			}
+		}
+	}
+}
