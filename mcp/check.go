@@ -70,7 +70,7 @@ func (ss *Servers) Check(_ context.Context, call protocol.Call) error {
 		}
 		i := slices.IndexFunc(c.status.Tools, func(s protocol.ToolSpec) bool { return s.Name == call.Name })
 		reason := fmt.Sprintf("the arguments do not fit the input schema of %s: %s", call.Name, schemaError(err))
-		ce := &protocol.CallError{Reason: reason, Hint: "Arguments of " + call.Name + ": " + argNames(c.status.Tools[i])}
+		ce := &protocol.CallError{Reason: reason, Hint: "Arguments of " + call.Name + ": " + c.status.Tools[i].Arguments()}
 		return errors.New(protocol.Rejected(call, ce).Body)
 	}
 	return nil
@@ -111,21 +111,6 @@ func schemaError(err error) string {
 		return "at " + where + ": " + msg
 	}
 	return msg
-}
-
-func argNames(spec protocol.ToolSpec) string {
-	if len(spec.Args) == 0 {
-		return "none"
-	}
-	parts := make([]string, len(spec.Args))
-	for i, a := range spec.Args {
-		req := "optional"
-		if a.Required {
-			req = "required"
-		}
-		parts[i] = fmt.Sprintf("%s (%s, %s)", a.Name, a.Type, req)
-	}
-	return strings.Join(parts, ", ")
 }
 
 // Subject is what the approval question shows of a call of a server's

@@ -25,11 +25,7 @@ func (st Status) Write(w io.Writer) error {
 	for _, t := range st.Tools {
 		fmt.Fprintf(&b, "  %s: %s\n", t.Name, t.Description)
 		for _, a := range t.Args {
-			req := "optional"
-			if a.Required {
-				req = "required"
-			}
-			fmt.Fprintf(&b, "    %s (%s, %s)", a.Name, a.Type, req)
+			b.WriteString("    " + a.String())
 			if a.Description != "" {
 				b.WriteString(": " + a.Description)
 			}

@@ -72,7 +72,7 @@ func Check(specs []ToolSpec, call *Call) error {
 		}
 		return &CallError{Line: call.Line, Reason: reason, Hint: hint}
 	}
-	hint := "Arguments of " + spec.Name + ": " + argList(spec)
+	hint := "Arguments of " + spec.Name + ": " + spec.Arguments()
 	var unknown []string
 	for name := range call.Args {
 		if _, ok := spec.Arg(name); !ok {
@@ -173,9 +173,13 @@ func convert(t Type, v any) (any, bool) {
 	return nil, false
 }
 
+// article is the type t with its article: "an integer", "a string".
 func article(t Type) string {
-	if t == Integer {
-		return "an integer"
+	switch t {
+	case Integer, Array, Object:
+		return "an " + string(t)
+	case Any:
+		return "a JSON value"
 	}
 	return "a " + string(t)
 }
@@ -196,21 +200,6 @@ func describe(v any) string {
 		return "an object"
 	}
 	return fmt.Sprintf("%T", v)
-}
-
-func argList(spec ToolSpec) string {
-	if len(spec.Args) == 0 {
-		return "none"
-	}
-	parts := make([]string, len(spec.Args))
-	for i, a := range spec.Args {
-		req := "optional"
-		if a.Required {
-			req = "required"
-		}
-		parts[i] = fmt.Sprintf("%s (%s, %s)", a.Name, a.Type, req)
-	}
-	return strings.Join(parts, ", ")
 }
 
 func quoteAll(names []string) string {

@@ -27,11 +27,7 @@ func SystemPrompt(root string, specs []ToolSpec) string {
 	for _, s := range sorted {
 		fmt.Fprintf(&b, "\n%s: %s\n", s.Name, s.Description)
 		for _, a := range s.Args {
-			req := "optional"
-			if a.Required {
-				req = "required"
-			}
-			fmt.Fprintf(&b, "  %s (%s, %s)", a.Name, a.Type, req)
+			b.WriteString("  " + a.String())
 			if a.Description != "" {
 				b.WriteString(": " + a.Description)
 			}

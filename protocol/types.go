@@ -1,6 +1,10 @@
 package protocol
 
-import "time"
+import (
+	"fmt"
+	"strings"
+	"time"
+)
 
 // Role says who wrote a message.
 type Role string
@@ -80,6 +84,16 @@ type Arg struct {
 	Description string
 }
 
+// String is the argument as the model is told of it, without its
+// description: "path (string, required)".
+func (a Arg) String() string {
+	req := "optional"
+	if a.Required {
+		req = "required"
+	}
+	return fmt.Sprintf("%s (%s, %s)", a.Name, a.Type, req)
+}
+
 // ToolSpec is what the model is told about a tool.
 type ToolSpec struct {
 	Name        string
@@ -87,6 +101,19 @@ type ToolSpec struct {
 	Args        []Arg
 	// Writes is true when the tool can change the workspace.
 	Writes bool
+}
+
+// Arguments lists the tool's arguments as the model is told of them,
+// "none" when it has none.
+func (s ToolSpec) Arguments() string {
+	if len(s.Args) == 0 {
+		return "none"
+	}
+	parts := make([]string, len(s.Args))
+	for i, a := range s.Args {
+		parts[i] = a.String()
+	}
+	return strings.Join(parts, ", ")
 }
 
 // Arg returns the argument named name, or false.

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
 )
 
 // Validate is Check for every Type: it also takes the arguments of type
@@ -37,7 +36,7 @@ func Validate(specs []ToolSpec, call *Call) error {
 		}
 		call.Args[name] = v
 	}
-	hint := "Arguments of " + spec.Name + ": " + argSummary(spec)
+	hint := "Arguments of " + spec.Name + ": " + spec.Arguments()
 	if ce, ok := err.(*CallError); ok {
 		ce.Hint = hint
 		return ce
@@ -57,7 +56,7 @@ func Validate(specs []ToolSpec, call *Call) error {
 			continue
 		}
 		if !fits(a.Type, v) {
-			return &CallError{Line: call.Line, Reason: fmt.Sprintf("argument %q of %s must be %s, not %s", a.Name, spec.Name, typeName(a.Type), valueName(v)), Hint: hint}
+			return &CallError{Line: call.Line, Reason: fmt.Sprintf("argument %q of %s must be %s, not %s", a.Name, spec.Name, article(a.Type), describe(v)), Hint: hint}
 		}
 	}
 	return nil
@@ -92,49 +91,4 @@ func fits(t Type, v any) bool {
 		return ok
 	}
 	return true // Any
-}
-
-func typeName(t Type) string {
-	switch t {
-	case Integer, Array, Object:
-		return "an " + string(t)
-	case Any:
-		return "a JSON value"
-	}
-	return "a " + string(t)
-}
-
-func valueName(v any) string {
-	switch v := v.(type) {
-	case nil:
-		return "null"
-	case string:
-		return "a string"
-	case bool:
-		return "a boolean"
-	case json.Number:
-		return "the number " + v.String()
-	case []any:
-		return "an array"
-	case map[string]any:
-		return "an object"
-	}
-	return fmt.Sprintf("%T", v)
-}
-
-// argSummary lists the arguments of spec as the prompt names them:
-// name (type, required or optional).
-func argSummary(spec ToolSpec) string {
-	if len(spec.Args) == 0 {
-		return "none"
-	}
-	parts := make([]string, len(spec.Args))
-	for i, a := range spec.Args {
-		req := "optional"
-		if a.Required {
-			req = "required"
-		}
-		parts[i] = fmt.Sprintf("%s (%s, %s)", a.Name, a.Type, req)
-	}
-	return strings.Join(parts, ", ")
 }
