@@ -413,7 +413,8 @@ func BenchmarkBashEcho(b *testing.B) {
 // BenchmarkReadChecked is read_file of a 2.5 KB file two folders deep in
 // a repository whose .gitignore holds 40 rules, with the checks the
 // approval step makes before it (what the call reads, whether that is
-// secret, the text it would read): the cost of one read a model asks for.
+// secret, what the text it would read seems to hold): the cost of one
+// read a model asks for.
 func BenchmarkReadChecked(b *testing.B) {
 	root := b.TempDir()
 	if out, err := exec.Command("git", "init", "-q", root).CombinedOutput(); err != nil {
@@ -446,7 +447,7 @@ func BenchmarkReadChecked(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		reads := src.Reads(ctx, call)
-		if len(reads) != 1 || src.Secret(call) != "" || src.Text(reads[0]) == "" {
+		if len(reads) != 1 || src.Secret(call) != "" || src.Leak(reads[0]) != "" {
 			b.Fatalf("reads %q", reads)
 		}
 		if res := ts.Run(ctx, call); !res.OK {
