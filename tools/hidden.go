@@ -96,6 +96,7 @@ var ErrHideTooMany = errors.New("too many secret or ignored paths to hide")
 // and found again only when a folder it looked at, or an ignore file,
 // changed.
 func (w *Workspace) Hidden() ([]string, error) {
+	w.begin() // before the command runs
 	h := w.hidden
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -164,7 +165,7 @@ func (h *hiddenList) walk(w *Workspace) {
 		return
 	}
 	defer root.Close()
-	ig := w.ignores(root)
+	ig, start := w.ignores(root), w.begin()
 	layout := gitdir.Find(w.root)
 	h.exclude = filepath.Join(w.root, ".git", "info", "exclude")
 	h.files[h.exclude] = stampOf(h.exclude)
@@ -180,7 +181,7 @@ func (h *hiddenList) walk(w *Workspace) {
 			secrets = append(secrets, p)
 			return false
 		}
-		if ignoredNowOrAtStart(ig, w.start, w.Rel(p), d.IsDir()) || w.start.protects(d) {
+		if ignoredNowOrAtStart(ig, start, w.Rel(p), d.IsDir()) || start.protects(d) {
 			ignored = append(ignored, p)
 			return false
 		}

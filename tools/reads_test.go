@@ -147,7 +147,8 @@ func mustSet(t *testing.T) *Set {
 }
 
 // The ignore rules read when the run started keep protecting what they
-// ignored, whatever .gitignore says later; new rules add to them.
+// ignored, whatever .gitignore says later; new rules add to them. The
+// first write of the run reads them, before it changes anything.
 func TestIgnoreRulesOnlyGrow(t *testing.T) {
 	ws := newWorkspace(t, map[string]string{
 		".gitignore":     "config.local\n",
@@ -156,7 +157,14 @@ func TestIgnoreRulesOnlyGrow(t *testing.T) {
 		"sub/x.tmp":      "tmp\n",
 		"later.txt":      "later\n",
 	})
-	writeFiles(t, ws.Root(), map[string]string{".gitignore": "!config.local\nlater.txt\n", "sub/.gitignore": ""})
+	if ws.started.Load() {
+		t.Fatal("the rules of the start were read before anything needed them")
+	}
+	for name, text := range map[string]string{".gitignore": "!config.local\nlater.txt\n", "sub/.gitignore": ""} {
+		if _, err := run(t, WriteFile(ws), map[string]any{"path": name, "content": text}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for _, name := range []string{"config.local", "sub/x.tmp", "later.txt"} {
 		if ws.Secret(filepath.Join(ws.Root(), name)) == "" {
 			t.Errorf("%s is no longer secret", name)

@@ -194,6 +194,7 @@ func TestProtectionFollowsRenames(t *testing.T) {
 		"src/main.go":        "package main\n",
 	})
 	root := ws.Root()
+	mustHidden(t, ws) // as the command that moves them does first
 	for from, to := range map[string]string{"config": "cfg", "local.yml": "notes.txt", ".env": "env.txt", "src": "code"} {
 		if err := os.Rename(filepath.Join(root, from), filepath.Join(root, to)); err != nil {
 			t.Fatal(err)
@@ -564,6 +565,7 @@ func TestSecretErrorsWrap(t *testing.T) {
 // after .gitignore stops ignoring it, as it stays secret to the tools.
 func TestHiddenKeepsTheStartRules(t *testing.T) {
 	ws := secretWorkspace(t)
+	mustHidden(t, ws) // the command that changes .gitignore
 	writeFiles(t, ws.Root(), map[string]string{".gitignore": "build/\n"})
 	var got []string
 	for _, p := range mustHidden(t, ws) {
@@ -571,5 +573,49 @@ func TestHiddenKeepsTheStartRules(t *testing.T) {
 	}
 	if !slices.Contains(got, "app.log") || !slices.Contains(got, "local.txt") {
 		t.Errorf("what the start rules ignored is no longer hidden: %q", got)
+	}
+}
+
+// The rules of the start are read when something first needs them, not
+// when the workspace is opened: a run that reads files and runs nothing
+// never walks the workspace. Until then the rules as they are decide,
+// and a file with another name, which may be a link to a protected one,
+// has the walk made for it.
+func TestStartReadWhenNeeded(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("skipped: protection follows paths only on Windows")
+	}
+	ws := newWorkspace(t, map[string]string{
+		".gitignore":   "config.local\n",
+		"config.local": "password = hunter2hunter2\n",
+		"AGENTS.md":    "Be brief.\n",
+		"sub/a.txt":    "a\n",
+	})
+	root := ws.Root()
+	if why := ws.Secret(filepath.Join(root, "AGENTS.md")); why != "" {
+		t.Errorf("AGENTS.md: %q", why)
+	}
+	if why := ws.Secret(filepath.Join(root, "config.local")); !strings.Contains(why, "config.local") {
+		t.Errorf("config.local: %q, want it ignored", why)
+	}
+	if _, err := run(t, ReadFile(ws), map[string]any{"path": "sub/a.txt"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run(t, ListFiles(ws), map[string]any{"path": "."}); err != nil {
+		t.Fatal(err)
+	}
+	if ws.started.Load() {
+		t.Fatal("reading plain files read the rules of the start")
+	}
+	if err := os.Link(filepath.Join(root, "config.local"), filepath.Join(root, "plain.txt")); err != nil {
+		t.Skip("no hard links:", err)
+	}
+	_, err := run(t, ReadFile(ws), map[string]any{"path": "plain.txt"})
+	checkErr(t, err, ErrSecret)
+	if err != nil && !strings.Contains(err.Error(), "it is config.local, which was protected") {
+		t.Errorf("a link to a protected file: %v", err)
+	}
+	if !ws.started.Load() {
+		t.Error("a file with two names did not have the rules of the start read")
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"harness/fence"
 )
@@ -23,10 +25,13 @@ const maxPath = 4096
 
 // Workspace is the folder the tools may read and write.
 type Workspace struct {
-	root   string
-	start  *ignores    // the ignore rules when the run started
-	hidden *hiddenList // what commands must not see
-	files  *ruleFiles  // the rules of the ignore files, as last read
+	root string
+	// start is the ignore rules when the run started, read by the first
+	// call of begin (see there); started is set once they are.
+	start   func() *ignores
+	started atomic.Bool
+	hidden  *hiddenList // what commands must not see
+	files   *ruleFiles  // the rules of the ignore files, as last read
 }
 
 // NewWorkspace returns the workspace rooted at root, an existing directory.
@@ -50,7 +55,31 @@ func NewWorkspace(root string) (*Workspace, error) {
 	if real, err = realPath(real, 0); err != nil { // spelt as the disk has it
 		return nil, fmt.Errorf("workspace %s: %w", root, err)
 	}
-	return &Workspace{root: real, start: startIgnores(real, maxSecretScan), hidden: new(hiddenList), files: new(ruleFiles)}, nil
+	w := &Workspace{root: real, hidden: new(hiddenList), files: new(ruleFiles)}
+	w.start = sync.OnceValue(func() *ignores {
+		defer w.started.Store(true)
+		return startIgnores(real, maxSecretScan)
+	})
+	return w, nil
+}
+
+// begin returns the ignore rules of the start of the run (startIgnores),
+// reading them at its first call. A walk of the whole workspace reads
+// them, which a run that runs no command and writes nothing never needs:
+// until something of the run changes the workspace, the rules of its
+// start are the rules as they are, and Secret decides by those. So
+// everything that may change the workspace calls begin before it does:
+// the check of a path to write (checkWrite), and finding what a command
+// must not see (Hidden), before every command.
+func (w *Workspace) begin() *ignores { return w.start() }
+
+// startRules returns the ignore rules of the start, and whether they were
+// read yet (see begin).
+func (w *Workspace) startRules() (*ignores, bool) {
+	if !w.started.Load() {
+		return nil, false
+	}
+	return w.start(), true
 }
 
 // ignores returns the ignore rules of the workspace as they are now, read
