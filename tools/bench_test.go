@@ -455,3 +455,55 @@ func BenchmarkReadChecked(b *testing.B) {
 		}
 	}
 }
+
+// largeTree builds a workspace of 2000 folders of 25 empty files each
+// (52,000 entries), the size of a large repository, and returns its root.
+func largeTree(b *testing.B) string {
+	b.Helper()
+	root := b.TempDir()
+	for d := range 2000 {
+		dir := filepath.Join(root, fmt.Sprintf("d%04d", d))
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			b.Fatal(err)
+		}
+		for k := range 25 {
+			benchWrite(b, filepath.Join(dir, fmt.Sprintf("f%02d.txt", k)), "")
+		}
+	}
+	return root
+}
+
+// BenchmarkLargeStart is what a workspace of 52,000 entries costs a run:
+// opening it, which every run does; reading the ignore rules of the start,
+// which the first write or command does; and finding what the first
+// command must not see, which includes that.
+func BenchmarkLargeStart(b *testing.B) {
+	root := largeTree(b)
+	b.Run("open", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := NewWorkspace(root); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("start", func(b *testing.B) {
+		for b.Loop() {
+			ws, err := NewWorkspace(root)
+			if err != nil {
+				b.Fatal(err)
+			}
+			ws.begin()
+		}
+	})
+	b.Run("command", func(b *testing.B) {
+		for b.Loop() {
+			ws, err := NewWorkspace(root)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := ws.Hidden(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -218,17 +218,18 @@ func startIgnores(root string, limit int) *ignores {
 	ig := newIgnores(r)
 	ig.protected = make(map[id]string)
 	seen := 0
-	fs.WalkDir(r.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+	// The walk reads folders by their path, which gives each entry's
+	// type without a look at the entry (an os.Root's folders look at
+	// every one), and opens no ignore file that a folder's names show it
+	// does not hold; those it holds are read through the root.
+	walkTree(root, func(abs string, d fs.DirEntry) error {
 		if seen++; seen > limit {
 			return fs.SkipAll
 		}
-		if err != nil || d.Type()&fs.ModeSymlink != 0 {
+		if d.Type()&fs.ModeSymlink != 0 || abs == root {
 			return nil
 		}
-		if p == "." {
-			ig.forDir("")
-			return nil
-		}
+		p := below(root, abs)
 		if d.IsDir() && d.Name() == ".git" {
 			return fs.SkipDir
 		}
@@ -242,10 +243,11 @@ func startIgnores(root string, limit int) *ignores {
 			}
 			return skip(d) // what is in it is protected by its folder
 		}
-		if d.IsDir() {
-			ig.forDir(p)
-		}
 		return nil
+	}, func(dir string, entries []fs.DirEntry, err error) {
+		if rel := below(root, dir); err != nil || !ig.none(rel, entries) {
+			ig.forDir(rel)
+		}
 	})
 	ig.root, ig.frozen = nil, true
 	return ig
@@ -327,6 +329,19 @@ func (ig *ignores) forDir(dir string) []ignoreRule {
 	}
 	ig.rules[dir] = rules
 	return rules
+}
+
+// none records that folder dir, not the root, has no rules, when its
+// entries, as just read, hold no .gitignore, and reports whether it did:
+// its ignore file need not be looked for.
+func (ig *ignores) none(dir string, entries []fs.DirEntry) bool {
+	if dir == "" || holdsIgnoreFile(entries) {
+		return false
+	}
+	if _, ok := ig.rules[dir]; !ok && !ig.frozen {
+		ig.rules[dir] = nil
+	}
+	return true
 }
 
 // parsed returns the rules of the ignore file name, of folder dir: those

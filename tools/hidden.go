@@ -73,6 +73,7 @@ type hiddenList struct {
 	distrust bool // something changed too close to the walk to trust its time
 	walks    int  // how many walks were made, for tests
 	scan     int  // the entries a walk looks at, if not maxSecretScan, for tests
+	watchMax int  // the folders the watch takes before it fails, if not 0, for tests
 	err      error
 }
 
@@ -181,17 +182,14 @@ func (h *hiddenList) walk(w *Workspace) {
 			secrets = append(secrets, p)
 			return false
 		}
-		if ignoredNowOrAtStart(ig, start, w.Rel(p), d.IsDir()) || start.protects(d) {
+		if ignoredNowOrAtStart(ig, start, below(w.root, p), d.IsDir()) || start.protects(d) {
 			ignored = append(ignored, p)
 			return false
 		}
 		return d.IsDir() && d.Name() != "node_modules"
 	}
-	seen, cut := 0, ""
-	filepath.WalkDir(w.root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil
-		}
+	seen, cut, lost := 0, "", false
+	walkTree(w.root, func(p string, d fs.DirEntry) error {
 		if p != w.root {
 			if seen++; seen > cmp.Or(h.scan, maxSecretScan) {
 				cut = p
@@ -203,17 +201,24 @@ func (h *hiddenList) walk(w *Workspace) {
 		}
 		if d.IsDir() {
 			// Watched before its names are read: a name made after the
-			// read is a change.
-			if h.watching && !h.watch.add(p) {
-				h.watching = false
-				h.watch.close()
+			// read is a change. A watched folder needs no time.
+			if h.watching && (h.watchMax > 0 && len(h.dirs) >= h.watchMax || !h.watch.add(p)) {
+				lost = h.unwatch()
 			}
-			h.dirs[p] = stampOf(p)
-			// A folder's ignore file counts even before it exists.
-			gi := filepath.Join(p, ".gitignore")
-			h.files[gi] = stampOf(gi)
+			h.dirs[p] = stamp{}
+			if !h.watching {
+				h.dirs[p] = stampOf(p)
+			}
 		}
 		return nil
+	}, func(dir string, entries []fs.DirEntry, err error) {
+		// A folder's ignore file counts even before it exists: its
+		// names say whether it does.
+		gi := filepath.Join(dir, ".gitignore")
+		h.files[gi] = stamp{}
+		if err != nil || !ig.none(below(w.root, dir), entries) {
+			h.files[gi] = stampOf(gi)
+		}
 	})
 	// The shallowest ignored paths are the likeliest to be the user's own
 	// settings; the deepest, build output.
@@ -247,10 +252,24 @@ func (h *hiddenList) walk(w *Workspace) {
 		h.err = fmt.Errorf("%w: the workspace root holds more than %d files and folders that are secret or that .gitignore ignores, more than a command's sandbox can hide, so no command runs; move them into a folder, or remove them", ErrHideTooMany, maxHidden)
 	}
 	h.walked = true
-	h.distrust = recent(h.files, began)
+	h.distrust = lost || recent(h.files, began)
 	if !h.watching {
 		h.distrust = h.distrust || recent(h.dirs, began)
 	}
+}
+
+// unwatch gives up the watch in the middle of a walk, when a folder
+// could not be added to it: the folders watched so far get their times,
+// taken now, and a change the watch saw before that, which their times
+// may not show, is reported.
+func (h *hiddenList) unwatch() (changed bool) {
+	for d := range h.dirs {
+		h.dirs[d] = stampOf(d)
+	}
+	changed, _ = h.watch.changed()
+	h.watching = false
+	h.watch.close()
+	return changed
 }
 
 // recent reports whether one of stamps changed so close to when a walk
@@ -333,6 +352,12 @@ func ignoredNowOrAtStart(now, start *ignores, rel string, isDir bool) bool {
 	}
 	_, ok := start.decide(rel, isDir)
 	return ok
+}
+
+// below returns abs, a path a walk of root found in it, relative to root
+// with forward slashes, as Workspace.Rel does, without its checks.
+func below(root, abs string) string {
+	return filepath.ToSlash(strings.TrimPrefix(abs[len(root):], string(filepath.Separator)))
 }
 
 func skip(d fs.DirEntry) error {

@@ -351,12 +351,17 @@ func TestHidden(t *testing.T) {
 // The folders a walk saw are old: the list is not walked again until one
 // of them, or an ignore file, changes; a file written in place changes
 // neither. Whether a folder changed is told by a watch of the folders
-// where the system has one (inotify), and by their times otherwise.
+// where the system has one (inotify), and by their times otherwise; a
+// watch that fails in the middle of a walk leaves the folders it watched
+// to their times.
 func TestHiddenWalksOnlyOnChange(t *testing.T) {
-	for _, mode := range []string{"watch", "times"} {
+	for _, mode := range []string{"watch", "times", "watch lost"} {
 		t.Run(mode, func(t *testing.T) {
 			ws := secretWorkspace(t)
 			ws.hidden.noWatch = mode == "times"
+			if mode == "watch lost" {
+				ws.hidden.watchMax = 2 // the root and one folder
+			}
 			// A second name of the root's ignore file, written through
 			// below, and a file it will ignore.
 			writeFiles(t, ws.Root(), map[string]string{"linked-target.txt": "x"})
