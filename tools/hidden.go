@@ -19,8 +19,11 @@ import (
 const (
 	// maxSecretScan bounds the entries one walk of the workspace looks at:
 	// to read the ignore rules of the start, to find what commands must
-	// not see, to find what an ignore file's change would expose.
-	maxSecretScan = 50000
+	// not see, to find what an ignore file's change would expose. A walk
+	// looks at no entry by itself (see walkTree): 100,000 cost about
+	// what 50,000 did when it did, and a large repository's folders past
+	// the bound are hidden from commands whole.
+	maxSecretScan = 100000
 	// maxHidden bounds how many paths are hidden from a command: bwrap
 	// takes time that grows faster than their number (about 50 ms for
 	// 100, 1.3 s for 500). Past it, the folders that hold the deepest
@@ -88,7 +91,7 @@ var ErrHideTooMany = errors.New("too many secret or ignored paths to hide")
 // path or, renamed since, another, a folder standing for everything in
 // it. It leaves out the git directory and
 // folders named node_modules that nothing ignores. It fails closed: it
-// looks at no more than 50,000 entries and hides whole the top-level
+// looks at no more than 100,000 entries and hides whole the top-level
 // folders it did not finish looking at; past 200 paths it hides the
 // folders that hold the deepest instead, and when even the top-level
 // entries to hide are more than 200 it returns an error that wraps
