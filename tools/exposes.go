@@ -107,7 +107,7 @@ func replaceRules(rules []ignoreRule, source string, repl []ignoreRule) []ignore
 func exposedBy(root *os.Root, now, after *ignores) []string {
 	var out []string
 	seen := 0
-	walkTree(root.Name(), func(abs string, d fs.DirEntry) error {
+	walkTree(root.Name(), nil, func(abs string, d fs.DirEntry) error {
 		if abs == root.Name() {
 			return nil
 		}

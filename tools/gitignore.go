@@ -209,7 +209,10 @@ type id struct{ dev, ino uint64 }
 // approved or made by a command, can add protection but never take it
 // away during the run. Nor can a rename: what they ignored, and what has
 // a secret's name, is kept by identity too (see movedFrom).
-func startIgnores(root string, limit int) *ignores {
+//
+// With keep, the walk watches each folder before it reads it, and keeps
+// what it read (readFolders), for the walk of what commands must not see to take over.
+func startIgnores(root string, limit int, keep *readFolders) *ignores {
 	r, err := os.OpenRoot(root)
 	if err != nil {
 		return nil
@@ -222,29 +225,35 @@ func startIgnores(root string, limit int) *ignores {
 	// type without a look at the entry (an os.Root's folders look at
 	// every one), and opens no ignore file that a folder's names show it
 	// does not hold; those it holds are read through the root.
-	walkTree(root, func(abs string, d fs.DirEntry) error {
+	walkTree(root, nil, func(abs string, d fs.DirEntry) error {
 		if seen++; seen > limit {
 			return fs.SkipAll
 		}
-		if d.Type()&fs.ModeSymlink != 0 || abs == root {
+		if d.Type()&fs.ModeSymlink != 0 {
 			return nil
 		}
-		p := below(root, abs)
-		if d.IsDir() && d.Name() == ".git" {
-			return fs.SkipDir
-		}
-		// The folders above p are not ignored, or the walk would not be
-		// in them: p's own rules decide.
-		if _, ignored := ig.decide(p, d.IsDir()); ignored || secretName(d.Name()) != "" {
-			if fi, err := d.Info(); err == nil {
-				if fid, ok := fileID(fi); ok {
-					ig.protected[fid] = p
-				}
+		if abs != root {
+			p := below(root, abs)
+			if d.IsDir() && d.Name() == ".git" {
+				return fs.SkipDir
 			}
-			return skip(d) // what is in it is protected by its folder
+			// The folders above p are not ignored, or the walk would not be
+			// in them: p's own rules decide.
+			if _, ignored := ig.decide(p, d.IsDir()); ignored || secretName(d.Name()) != "" {
+				if fi, err := d.Info(); err == nil {
+					if fid, ok := fileID(fi); ok {
+						ig.protected[fid] = p
+					}
+				}
+				return skip(d) // what is in it is protected by its folder
+			}
+		}
+		if d.IsDir() {
+			keep.watch(abs) // before its names are read
 		}
 		return nil
 	}, func(dir string, entries []fs.DirEntry, err error) {
+		keep.keep(dir, entries, err)
 		if rel := below(root, dir); err != nil || !ig.none(rel, entries) {
 			ig.forDir(rel)
 		}

@@ -75,6 +75,7 @@ type hiddenList struct {
 	walked   bool
 	distrust bool // something changed too close to the walk to trust its time
 	walks    int  // how many walks were made, for tests
+	reads    int  // how many folders they read, for tests
 	scan     int  // the entries a walk looks at, if not maxSecretScan, for tests
 	watchMax int  // the folders the watch takes before it fails, if not 0, for tests
 	err      error
@@ -100,7 +101,6 @@ var ErrHideTooMany = errors.New("too many secret or ignored paths to hide")
 // and found again only when a folder it looked at, or an ignore file,
 // changed.
 func (w *Workspace) Hidden() ([]string, error) {
-	w.begin() // before the command runs
 	h := w.hidden
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -161,7 +161,29 @@ func (h *hiddenList) walk(w *Workspace) {
 		// A Workspace has no Close: its watch goes when it does.
 		runtime.AddCleanup(h, func(fw *folderWatch) { fw.close() }, h.watch)
 	}
-	h.watching = !h.noWatch && h.watch.reset()
+	// The rules of the start are read before the first command, by a walk
+	// of their own: the folders it read, watched since, need not be read
+	// again when none changed.
+	var keep *readFolders
+	if !h.noWatch && !w.started.Load() {
+		keep = newReadFolders()
+	}
+	start := w.beginWith(keep)
+	known := keep.still()
+	if known != nil {
+		h.watch.take(keep.fw)
+		h.watching = true
+	} else {
+		keep.close()
+		h.watching = !h.noWatch && h.watch.reset()
+	}
+	read := func(dir string) ([]fs.DirEntry, error) {
+		if entries, ok := known[dir]; ok {
+			return entries, nil
+		}
+		h.reads++
+		return os.ReadDir(dir)
+	}
 	root, err := os.OpenRoot(w.root)
 	if err != nil {
 		h.walked = false
@@ -169,7 +191,7 @@ func (h *hiddenList) walk(w *Workspace) {
 		return
 	}
 	defer root.Close()
-	ig, start := w.ignores(root), w.begin()
+	ig := w.ignores(root)
 	layout := gitdir.Find(w.root)
 	h.exclude = filepath.Join(w.root, ".git", "info", "exclude")
 	h.files[h.exclude] = stampOf(h.exclude)
@@ -192,7 +214,7 @@ func (h *hiddenList) walk(w *Workspace) {
 		return d.IsDir() && d.Name() != "node_modules"
 	}
 	seen, cut, lost := 0, "", false
-	walkTree(w.root, func(p string, d fs.DirEntry) error {
+	walkTree(w.root, read, func(p string, d fs.DirEntry) error {
 		if p != w.root {
 			if seen++; seen > cmp.Or(h.scan, maxSecretScan) {
 				cut = p
@@ -204,8 +226,10 @@ func (h *hiddenList) walk(w *Workspace) {
 		}
 		if d.IsDir() {
 			// Watched before its names are read: a name made after the
-			// read is a change. A watched folder needs no time.
-			if h.watching && (h.watchMax > 0 && len(h.dirs) >= h.watchMax || !h.watch.add(p)) {
+			// read is a change. A watched folder needs no time. One the
+			// start's walk read is watched already.
+			_, watched := known[p]
+			if h.watching && !watched && (h.watchMax > 0 && len(h.dirs) >= h.watchMax || !h.watch.add(p)) {
 				lost = h.unwatch()
 			}
 			h.dirs[p] = stamp{}

@@ -624,3 +624,63 @@ func TestStartReadWhenNeeded(t *testing.T) {
 		t.Error("a file with two names did not have the rules of the start read")
 	}
 }
+
+// The first command's walk of what it must not see reads no folder that
+// the walk of the start's rules, just before it, read: it takes over
+// that walk's watch of them, which tells that none changed since, and
+// finds what a walk of its own would.
+func TestHiddenReadsNoFolderTwice(t *testing.T) {
+	ws := secretWorkspace(t)
+	got := rels(ws, mustHidden(t, ws))
+	if !ws.hidden.watching {
+		t.Skip("no folders can be watched here")
+	}
+	if ws.hidden.reads != 0 {
+		t.Errorf("read %d folders again", ws.hidden.reads)
+	}
+	own := secretWorkspace(t)
+	own.begin() // the start taken before, by a write: nothing kept
+	want := rels(own, mustHidden(t, own))
+	if own.hidden.reads == 0 || !slices.Equal(got, want) {
+		t.Errorf("Hidden = %q after %d reads, want %q", got, own.hidden.reads, want)
+	}
+	// Watched since: a change is seen, and the next walk reads.
+	writeFiles(t, ws.Root(), map[string]string{"sub/.env.late": "x"})
+	if got := rels(ws, mustHidden(t, ws)); !slices.Contains(got, "sub/.env.late") || ws.hidden.reads == 0 {
+		t.Errorf("after a change: %d reads, hidden %q", ws.hidden.reads, got)
+	}
+}
+
+// What the start's walk read is given over only when no folder it read
+// changed since, nor an ignore file in one was written.
+func TestReadFoldersSeeChanges(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		change func(root string)
+		still  bool
+	}{
+		{"nothing", func(string) {}, true},
+		{"a file written in place", func(root string) { writeFiles(t, root, map[string]string{"a/b.go": "package b // changed\n"}) }, true},
+		{"a new name", func(root string) { writeFiles(t, root, map[string]string{"a/new.go": ""}) }, false},
+		{"an ignore file written", func(root string) { writeFiles(t, root, map[string]string{"a/.gitignore": "b.go\n"}) }, false},
+		{"a name removed", func(root string) { os.Remove(filepath.Join(root, "a", "b.go")) }, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			writeFiles(t, root, map[string]string{"a/b.go": "package b\n", "a/.gitignore": "*.tmp\n", "c/d/e.go": ""})
+			keep := newReadFolders()
+			if keep == nil {
+				t.Skip("no folders can be watched here")
+			}
+			defer keep.close()
+			startIgnores(root, 100, keep)
+			if len(keep.entries) != 4 {
+				t.Fatalf("kept %d folders, want 4", len(keep.entries))
+			}
+			tt.change(root)
+			if got := keep.still() != nil; got != tt.still {
+				t.Errorf("still = %v, want %v", got, tt.still)
+			}
+		})
+	}
+}

@@ -28,10 +28,11 @@ type Workspace struct {
 	root string
 	// start is the ignore rules when the run started, read by the first
 	// call of begin (see there); started is set once they are.
-	start   func() *ignores
-	started atomic.Bool
-	hidden  *hiddenList // what commands must not see
-	files   *ruleFiles  // the rules of the ignore files, as last read
+	startOnce sync.Once
+	start     *ignores
+	started   atomic.Bool
+	hidden    *hiddenList // what commands must not see
+	files     *ruleFiles  // the rules of the ignore files, as last read
 }
 
 // NewWorkspace returns the workspace rooted at root, an existing directory.
@@ -55,12 +56,7 @@ func NewWorkspace(root string) (*Workspace, error) {
 	if real, err = realPath(real, 0); err != nil { // spelt as the disk has it
 		return nil, fmt.Errorf("workspace %s: %w", root, err)
 	}
-	w := &Workspace{root: real, hidden: new(hiddenList), files: new(ruleFiles)}
-	w.start = sync.OnceValue(func() *ignores {
-		defer w.started.Store(true)
-		return startIgnores(real, maxSecretScan)
-	})
-	return w, nil
+	return &Workspace{root: real, hidden: new(hiddenList), files: new(ruleFiles)}, nil
 }
 
 // begin returns the ignore rules of the start of the run (startIgnores),
@@ -71,7 +67,17 @@ func NewWorkspace(root string) (*Workspace, error) {
 // everything that may change the workspace calls begin before it does:
 // the check of a path to write (checkWrite), and finding what a command
 // must not see (Hidden), before every command.
-func (w *Workspace) begin() *ignores { return w.start() }
+func (w *Workspace) begin() *ignores { return w.beginWith(nil) }
+
+// beginWith is begin that, when it reads the rules, keeps what the walk
+// read of each folder in keep (see readFolders).
+func (w *Workspace) beginWith(keep *readFolders) *ignores {
+	w.startOnce.Do(func() {
+		w.start = startIgnores(w.root, maxSecretScan, keep)
+		w.started.Store(true)
+	})
+	return w.start
+}
 
 // startRules returns the ignore rules of the start, and whether they were
 // read yet (see begin).
@@ -79,7 +85,7 @@ func (w *Workspace) startRules() (*ignores, bool) {
 	if !w.started.Load() {
 		return nil, false
 	}
-	return w.start(), true
+	return w.start, true
 }
 
 // ignores returns the ignore rules of the workspace as they are now, read
