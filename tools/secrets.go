@@ -102,7 +102,7 @@ func linked(abs string) bool {
 // secretName returns why the names in rel, a slash-separated path, make it
 // secret, or "".
 func secretName(rel string) string {
-	for _, seg := range strings.Split(rel, "/") {
+	for seg := range strings.SplitSeq(rel, "/") {
 		if fence.GitName(seg) {
 			return "it is inside .git, which holds the repository's configuration and history"
 		}

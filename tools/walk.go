@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 )
 
 // walkTree walks the tree at root as filepath.WalkDir does, depth first
@@ -49,7 +50,7 @@ func (t tree) walk(p string, d fs.DirEntry) error {
 	entries, err := t.read(p)
 	t.listed(p, entries, err)
 	for _, e := range entries {
-		switch err := t.walk(filepath.Join(p, e.Name()), e); err {
+		switch err := t.walk(join(p, e.Name()), e); err {
 		case nil:
 		case filepath.SkipDir: // from a file: the rest of its folder
 			return nil
@@ -58,6 +59,15 @@ func (t tree) walk(p string, d fs.DirEntry) error {
 		}
 	}
 	return nil
+}
+
+// join is filepath.Join for a clean folder path and a name from it, which
+// need no cleaning.
+func join(dir, name string) string {
+	if strings.HasSuffix(dir, string(filepath.Separator)) {
+		return dir + name
+	}
+	return dir + string(filepath.Separator) + name
 }
 
 // holdsIgnoreFile reports whether a folder's entries include its
