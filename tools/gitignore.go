@@ -197,6 +197,9 @@ type ignores struct {
 	// they ignored and those whose names hold secrets, by identity, with
 	// the path each had: renamed or linked elsewhere, each stays secret.
 	protected map[id]string
+	// linked is set when one of the protected files had other names
+	// (hard links) when the rules were read.
+	linked bool
 }
 
 // id is a file's identity on its system (see fileID).
@@ -243,6 +246,7 @@ func startIgnores(root string, limit int, keep *readFolders) *ignores {
 				if fi, err := d.Info(); err == nil {
 					if fid, ok := fileID(fi); ok {
 						ig.protected[fid] = p
+						ig.linked = ig.linked || !fi.IsDir() && links(fi) > 1
 					}
 				}
 				return skip(d) // what is in it is protected by its folder
@@ -263,9 +267,13 @@ func startIgnores(root string, limit int, keep *readFolders) *ignores {
 }
 
 // protects reports whether d, an entry of the workspace, is a file or
-// folder the start protected, wherever it is now (see movedFrom).
-func (ig *ignores) protects(d fs.DirEntry) bool {
-	if ig == nil || len(ig.protected) == 0 {
+// folder the start protected, wherever it is now (see movedFrom). It
+// looks at d, unless unmoved says that no entry moved, nor was linked
+// anew, since the rules were read, and d is no folder: a file can then
+// have a protected identity under another path only as a link that was
+// there then, and the start saw none.
+func (ig *ignores) protects(d fs.DirEntry, unmoved bool) bool {
+	if ig == nil || len(ig.protected) == 0 || unmoved && !ig.linked && !d.IsDir() {
 		return false
 	}
 	fi, err := d.Info()

@@ -207,7 +207,10 @@ func (h *hiddenList) walk(w *Workspace) {
 			secrets = append(secrets, p)
 			return false
 		}
-		if ignoredNowOrAtStart(ig, start, below(w.root, p), d.IsDir()) || start.protects(d) {
+		// In a folder the start's walk read, watched since, nothing
+		// moved in or was linked anew.
+		_, unmoved := known[filepath.Dir(p)]
+		if ignoredNowOrAtStart(ig, start, below(w.root, p), d.IsDir()) || start.protects(d, unmoved) {
 			ignored = append(ignored, p)
 			return false
 		}

@@ -684,3 +684,30 @@ func TestReadFoldersSeeChanges(t *testing.T) {
 		})
 	}
 }
+
+// A command does not see a protected file under another name: a hard
+// link made before the run, or the file renamed after the first command.
+// (The first walk looks at each file only when a protected file has more
+// than one name.)
+func TestHiddenFollowsIdentity(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("skipped: protection follows paths only on Windows")
+	}
+	ws := newWorkspace(t, map[string]string{".gitignore": "local.yml\n", "local.yml": "token: abc\n", "src/main.go": "package main\n"})
+	root := ws.Root()
+	if err := os.Link(filepath.Join(root, "local.yml"), filepath.Join(root, "src", "notes.txt")); err != nil {
+		t.Skip("no hard links:", err)
+	}
+	if got := rels(ws, mustHidden(t, ws)); !slices.Equal(got, []string{"local.yml", "src/notes.txt"}) {
+		t.Errorf("with a link made before the run: hidden %q", got)
+	}
+	ws = newWorkspace(t, map[string]string{".gitignore": "local.yml\n", "local.yml": "token: abc\n", "src/main.go": "package main\n"})
+	root = ws.Root()
+	mustHidden(t, ws)
+	if err := os.Rename(filepath.Join(root, "local.yml"), filepath.Join(root, "src", "renamed.txt")); err != nil {
+		t.Fatal(err)
+	}
+	if got := rels(ws, mustHidden(t, ws)); !slices.Equal(got, []string{"src/renamed.txt"}) {
+		t.Errorf("after a rename: hidden %q", got)
+	}
+}
