@@ -512,4 +512,24 @@ func BenchmarkLargeStart(b *testing.B) {
 	benchWrite(b, filepath.Join(root, ".gitignore"), "*.log\n")
 	benchWrite(b, filepath.Join(root, "d0000", "build.log"), "")
 	b.Run("command, something ignored", command)
+	// A later command, after the one before made a file: the walk is made
+	// again, and looks at the files of the folder that changed.
+	b.Run("next command, something ignored", func(b *testing.B) {
+		ws, err := NewWorkspace(root)
+		if err != nil {
+			b.Fatal(err)
+		}
+		mustHidden(b, ws)
+		made := filepath.Join(root, "d0001", "made.go")
+		for b.Loop() {
+			b.StopTimer()
+			benchWrite(b, made, "")
+			b.StartTimer()
+			mustHidden(b, ws)
+			b.StopTimer()
+			os.Remove(made)
+			mustHidden(b, ws)
+			b.StartTimer()
+		}
+	})
 }

@@ -200,6 +200,28 @@ type ignores struct {
 	// linked is set when one of the protected files had other names
 	// (hard links) when the rules were read.
 	linked bool
+	// folders holds what each folder the start read looked like just
+	// before, by absolute path, when it had not changed for a while
+	// (see unmoved).
+	folders map[string]folderStamp
+}
+
+// folderStamp is what a folder looked like: its times, and its identity,
+// which tells it from another folder renamed to its path.
+type folderStamp struct {
+	stamp
+	id id
+}
+
+// folderStampOf returns what the folder p looks like now, and false when
+// it cannot be told apart from another folder later.
+func folderStampOf(p string) (folderStamp, bool) {
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return folderStamp{}, false
+	}
+	fid, ok := fileID(fi)
+	return folderStamp{stamp{exists: true, mod: fi.ModTime(), size: fi.Size(), change: changeTime(fi)}, fid}, ok
 }
 
 // id is a file's identity on its system (see fileID).
@@ -214,15 +236,16 @@ type id struct{ dev, ino uint64 }
 // a secret's name, is kept by identity too (see movedFrom).
 //
 // With keep, the walk watches each folder before it reads it, and keeps
-// what it read (readFolders), for the walk of what commands must not see to take over.
-func startIgnores(root string, limit int, keep *readFolders) *ignores {
+// what it read (readFolders), for the walk of what commands must not see
+// to take over. began is when the walk began.
+func startIgnores(root string, limit int, keep *readFolders, began time.Time) *ignores {
 	r, err := os.OpenRoot(root)
 	if err != nil {
 		return nil
 	}
 	defer r.Close()
 	ig := newIgnores(r)
-	ig.protected = make(map[id]string)
+	ig.protected, ig.folders = make(map[id]string), make(map[string]folderStamp)
 	seen := 0
 	// The walk reads folders by their path, which gives each entry's
 	// type without a look at the entry (an os.Root's folders look at
@@ -253,7 +276,11 @@ func startIgnores(root string, limit int, keep *readFolders) *ignores {
 			}
 		}
 		if d.IsDir() {
-			keep.watch(abs) // before its names are read
+			// Before its names are read: a change after shows.
+			keep.watch(abs)
+			if st, ok := folderStampOf(abs); ok && settled(st.stamp, began) {
+				ig.folders[abs] = st
+			}
 		}
 		return nil
 	}, func(dir string, entries []fs.DirEntry, err error) {
@@ -264,6 +291,26 @@ func startIgnores(root string, limit int, keep *readFolders) *ignores {
 	})
 	ig.root, ig.frozen = nil, true
 	return ig
+}
+
+// unmoved reports whether the folder dir, whose names were just read, is
+// as the start read it: no name was made,
+// removed or renamed in it since, which would have changed its change
+// time, so that nothing moved in nor was linked there anew.
+func (ig *ignores) unmoved(dir string) bool {
+	was, ok := ig.folders[dir]
+	if !ok {
+		return false
+	}
+	now, ok := folderStampOf(dir)
+	return ok && now == was
+}
+
+// settled reports whether st changed long enough before a walk began that
+// a later change must show in its times.
+func settled(st stamp, began time.Time) bool {
+	old := began.Add(-racy)
+	return st.mod.Before(old) && time.Unix(0, st.change).Before(old)
 }
 
 // protects reports whether d, an entry of the workspace, is a file or

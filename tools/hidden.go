@@ -196,6 +196,7 @@ func (h *hiddenList) walk(w *Workspace) {
 	h.exclude = filepath.Join(w.root, ".git", "info", "exclude")
 	h.files[h.exclude] = stampOf(h.exclude)
 	var secrets, ignored, unseen []string
+	unmoved := make(map[string]bool) // the folders read where nothing moved in
 	// classify notes p when commands must not see it, and reports whether
 	// the walk goes on into it: not into what is hidden, the git
 	// directory, nor node_modules that nothing ignores.
@@ -207,10 +208,7 @@ func (h *hiddenList) walk(w *Workspace) {
 			secrets = append(secrets, p)
 			return false
 		}
-		// In a folder the start's walk read, watched since, nothing
-		// moved in or was linked anew.
-		_, unmoved := known[filepath.Dir(p)]
-		if ignoredNowOrAtStart(ig, start, below(w.root, p), d.IsDir()) || start.protects(d, unmoved) {
+		if ignoredNowOrAtStart(ig, start, below(w.root, p), d.IsDir()) || start.protects(d, unmoved[filepath.Dir(p)]) {
 			ignored = append(ignored, p)
 			return false
 		}
@@ -242,6 +240,11 @@ func (h *hiddenList) walk(w *Workspace) {
 		}
 		return nil
 	}, func(dir string, entries []fs.DirEntry, err error) {
+		// Nothing moved in or was linked anew in a folder the start's
+		// walk read and watched since, or one as it was then.
+		if _, ok := known[dir]; ok && err == nil || start != nil && len(start.protected) > 0 && start.unmoved(dir) {
+			unmoved[dir] = true
+		}
 		// A folder's ignore file counts even before it exists: its
 		// names say whether it does.
 		gi := filepath.Join(dir, ".gitignore")

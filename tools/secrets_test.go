@@ -673,7 +673,7 @@ func TestReadFoldersSeeChanges(t *testing.T) {
 				t.Skip("no folders can be watched here")
 			}
 			defer keep.close()
-			startIgnores(root, 100, keep)
+			startIgnores(root, 100, keep, time.Now())
 			if len(keep.entries) != 4 {
 				t.Fatalf("kept %d folders, want 4", len(keep.entries))
 			}
@@ -709,5 +709,35 @@ func TestHiddenFollowsIdentity(t *testing.T) {
 	}
 	if got := rels(ws, mustHidden(t, ws)); !slices.Equal(got, []string{"src/renamed.txt"}) {
 		t.Errorf("after a rename: hidden %q", got)
+	}
+}
+
+// After a change, a walk looks at the files of only the folders where
+// something may have moved in, or been linked anew, since the start: those
+// whose times changed. A protected file renamed into one stays hidden.
+func TestHiddenFollowsIdentityAfterChanges(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("skipped: protection follows paths only on Windows")
+	}
+	ws := newWorkspace(t, map[string]string{".gitignore": "local.yml\n", "local.yml": "token: abc\n", "src/main.go": "package main\n", "other/x.go": ""})
+	// Read a minute from now, when no folder has changed for a while.
+	ws.startOnce.Do(func() {
+		ws.start = startIgnores(ws.root, maxSecretScan, nil, time.Now().Add(time.Minute))
+		ws.started.Store(true)
+	})
+	if len(ws.start.folders) != 3 {
+		t.Fatalf("the start kept %d folders' times, want 3", len(ws.start.folders))
+	}
+	if got := rels(ws, mustHidden(t, ws)); !slices.Equal(got, []string{"local.yml"}) {
+		t.Errorf("hidden %q", got)
+	}
+	if err := os.Rename(filepath.Join(ws.Root(), "local.yml"), filepath.Join(ws.Root(), "src", "renamed.txt")); err != nil {
+		t.Fatal(err)
+	}
+	if got := rels(ws, mustHidden(t, ws)); !slices.Equal(got, []string{"src/renamed.txt"}) {
+		t.Errorf("after a rename: hidden %q", got)
+	}
+	if ws.start.unmoved(filepath.Join(ws.Root(), "src")) || !ws.start.unmoved(filepath.Join(ws.Root(), "other")) {
+		t.Error("unmoved does not tell the folder a file moved into from one left alone")
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"harness/fence"
 )
@@ -73,7 +74,7 @@ func (w *Workspace) begin() *ignores { return w.beginWith(nil) }
 // read of each folder in keep (see readFolders).
 func (w *Workspace) beginWith(keep *readFolders) *ignores {
 	w.startOnce.Do(func() {
-		w.start = startIgnores(w.root, maxSecretScan, keep)
+		w.start = startIgnores(w.root, maxSecretScan, keep, time.Now())
 		w.started.Store(true)
 	})
 	return w.start
