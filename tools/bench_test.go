@@ -372,7 +372,7 @@ func echoTree(b *testing.B, files int) *Workspace {
 // BenchmarkBashEcho runs `echo hi` through the bash tool, with the guard,
 // the git directory's check and the hidden paths, in a workspace of 40
 // files and in one of 47,500 (the same secrets in each; with its 2,375
-// folders, as many entries as one walk looks at), with no sandbox
+// folders, 50,000 entries), with no sandbox
 // and inside bwrap: what the size of a workspace adds to every command,
 // once the hidden paths were found (BenchmarkHiddenWalk is that cost).
 // The large one should cost about what the small one does.
