@@ -510,9 +510,28 @@ func (ig *ignores) ignored(rel string, isDir bool) (ignoreRule, bool) {
 	return ignoreRule{}, false
 }
 
+// anyRules reports whether a folder above rel, the root included, has
+// rules, reading them as decide does.
+func (ig *ignores) anyRules(rel string) bool {
+	end := 0 // of the folder looked at next, in rel
+	for {
+		if len(ig.forDir(rel[:max(end-1, 0)])) > 0 {
+			return true
+		}
+		i := strings.IndexByte(rel[end:], '/')
+		if i < 0 {
+			return false
+		}
+		end += i + 1
+	}
+}
+
 // decide applies the rules of the folders above rel to rel alone: the last
 // rule that matches wins, deeper files after shallower ones.
 func (ig *ignores) decide(rel string, isDir bool) (ignoreRule, bool) {
+	if !ig.anyRules(rel) {
+		return ignoreRule{}, false // most folders have none: no need to split rel
+	}
 	var last ignoreRule
 	found := false
 	segs := strings.Split(rel, "/")
