@@ -474,9 +474,9 @@ func largeTree(b *testing.B) string {
 }
 
 // BenchmarkLargeStart is what a workspace of 52,000 entries costs a run:
-// opening it, which every run does; reading the ignore rules of the start,
-// which the first write or command does; and finding what the first
-// command must not see, which includes that.
+// opening it, which every run does; reading the ignore rules of the
+// start, which the first write, command or listing does; and finding what
+// the first command must not see, which includes that.
 func BenchmarkLargeStart(b *testing.B) {
 	root := largeTree(b)
 	b.Run("open", func(b *testing.B) {

@@ -582,8 +582,8 @@ func TestHiddenKeepsTheStartRules(t *testing.T) {
 }
 
 // The rules of the start are read when something first needs them, not
-// when the workspace is opened: a run that reads files and runs nothing
-// never walks the workspace. Until then the rules as they are decide,
+// when the workspace is opened: a run that reads files, and lists none,
+// runs nothing and writes nothing, never walks the workspace. Until then the rules as they are decide,
 // and a file with another name, which may be a link to a protected one,
 // has the walk made for it.
 func TestStartReadWhenNeeded(t *testing.T) {
@@ -606,9 +606,6 @@ func TestStartReadWhenNeeded(t *testing.T) {
 	if _, err := run(t, ReadFile(ws), map[string]any{"path": "sub/a.txt"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := run(t, ListFiles(ws), map[string]any{"path": "."}); err != nil {
-		t.Fatal(err)
-	}
 	if ws.started.Load() {
 		t.Fatal("reading plain files read the rules of the start")
 	}
@@ -622,6 +619,14 @@ func TestStartReadWhenNeeded(t *testing.T) {
 	}
 	if !ws.started.Load() {
 		t.Error("a file with two names did not have the rules of the start read")
+	}
+	// A listing has them read: it would otherwise look at every file.
+	listed := newWorkspace(t, map[string]string{"a.txt": "a\n"})
+	if _, err := run(t, ListFiles(listed), map[string]any{"path": "."}); err != nil {
+		t.Fatal(err)
+	}
+	if !listed.started.Load() {
+		t.Error("list_files did not read the rules of the start")
 	}
 }
 

@@ -67,7 +67,8 @@ func NewWorkspace(root string) (*Workspace, error) {
 // start are the rules as they are, and Secret decides by those. So
 // everything that may change the workspace calls begin before it does:
 // the check of a path to write (checkWrite), and finding what a command
-// must not see (Hidden), before every command.
+// must not see (Hidden), before every command. list_files calls it too,
+// which would otherwise look at every file it lists (see linked).
 func (w *Workspace) begin() *ignores { return w.beginWith(nil) }
 
 // beginWith is begin that, when it reads the rules, keeps what the walk
