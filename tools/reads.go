@@ -196,9 +196,12 @@ func (s *Sources) Leak(name string) string {
 	if what, ok := s.leaks.get(abs, v); ok {
 		return what
 	}
+	// Read into once, not copied again, through a buffer no larger than
+	// the file.
+	size := int(min(fi.Size(), maxScan)) + 1
 	var text strings.Builder
-	text.Grow(int(min(fi.Size(), maxScan)) + 1) // read into once, not copied again
-	if _, err := io.Copy(&text, io.LimitReader(f, maxScan)); err != nil {
+	text.Grow(size)
+	if _, err := io.CopyBuffer(&text, io.LimitReader(f, maxScan), make([]byte, min(size, 32<<10))); err != nil {
 		return ""
 	}
 	what := fence.Leak(text.String())
