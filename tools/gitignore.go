@@ -294,9 +294,9 @@ func startIgnores(root string, limit int, keep *readFolders, began time.Time) *i
 }
 
 // unmoved reports whether the folder dir, whose names were just read, is
-// as the start read it: no name was made,
-// removed or renamed in it since, which would have changed its change
-// time, so that nothing moved in nor was linked there anew.
+// as the start read it: no name was made, removed or renamed in it
+// since, which would have changed its change time, so that nothing moved
+// in nor was linked there anew.
 func (ig *ignores) unmoved(dir string) bool {
 	was, ok := ig.folders[dir]
 	if !ok {

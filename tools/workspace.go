@@ -62,13 +62,13 @@ func NewWorkspace(root string) (*Workspace, error) {
 
 // begin returns the ignore rules of the start of the run (startIgnores),
 // reading them at its first call. A walk of the whole workspace reads
-// them, which a run that runs no command and writes nothing never needs:
-// until something of the run changes the workspace, the rules of its
-// start are the rules as they are, and Secret decides by those. So
-// everything that may change the workspace calls begin before it does:
-// the check of a path to write (checkWrite), and finding what a command
-// must not see (Hidden), before every command. list_files calls it too,
-// which would otherwise look at every file it lists (see linked).
+// them, which a run that only reads files never needs: until something
+// of the run changes the workspace, the rules of its start are the rules
+// as they are, and Secret decides by those. So everything that may
+// change the workspace calls begin before it does: the check of a path
+// to write (checkWrite), and finding what a command must not see
+// (Hidden), before every command. list_files calls it too, which would
+// otherwise look at every file it lists (see linked).
 func (w *Workspace) begin() *ignores { return w.beginWith(nil) }
 
 // beginWith is begin that, when it reads the rules, keeps what the walk
