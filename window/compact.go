@@ -183,8 +183,9 @@ type Report struct {
 	// their results masked already, replaced by a note that says so.
 	Dropped int
 	// SummaryErr is why a summary asked for was not written, when masking
-	// alone fit the window and the conversation went on without it: the
-	// Summarizer's error (ErrEmptySummary when the model wrote none).
+	// alone fit the window, or older steps were dropped, and the
+	// conversation went on without it: the Summarizer's error
+	// (ErrEmptySummary when the model wrote none).
 	SummaryErr error
 }
 
