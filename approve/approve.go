@@ -23,8 +23,8 @@
 //
 // # Secrets are decided per file
 //
-// Given the files a call reads (Config.Reads) and their text
-// (Config.Text), the Gate decides secrecy for a whole file, once: a file
+// Given the files a call reads (Config.Reads) and what their text seems
+// to hold (Config.Leak), the Gate decides secrecy for a whole file, once: a file
 // any part of which looks like it holds a secret is asked about before
 // any part of it is sent, whichever page or transformation of it (rev,
 // xxd, read_file with an offset) the call would return, and the answer
@@ -346,11 +346,14 @@ type Config struct {
 	// the call's command or path, as for every other call.
 	Subject func(protocol.Call) string
 	// Reads, when set, names what a call would read: files by their path
-	// in the workspace, kept results by their reference; Text returns the
-	// whole text of one, or as much as is checked. With them the Gate
-	// decides secrecy per file (see the package documentation).
+	// in the workspace, kept results by their reference; Leak says what
+	// the whole text of one, or as much of it as is checked, seems to
+	// hold, as the package's Leak says of a text. With them the Gate
+	// decides secrecy per file (see the package documentation). Leak is
+	// asked for every call that reads a file not yet shared: it may keep
+	// its answer for a file that has not changed.
 	Reads func(context.Context, protocol.Call) []string
-	Text  func(name string) string
+	Leak  func(name string) string
 	// Warn, when set, says what the user should know before call runs
 	// beyond the call itself, such as the protected files a change of
 	// .gitignore would expose, or "". A call it warns about is asked
@@ -544,7 +547,7 @@ func (g *Gate) withheldLocked(reads []string) (string, bool) {
 // when reads holds more, it fails closed: unchecked is set, and the
 // reason says that not all could be checked.
 func (g *Gate) secretTexts(reads []string) (leaky []string, why string, unchecked bool) {
-	if g.cfg.Text == nil {
+	if g.cfg.Leak == nil {
 		return nil, "", false
 	}
 	var whys []string
@@ -561,7 +564,7 @@ func (g *Gate) secretTexts(reads []string) (leaky []string, why string, unchecke
 			continue
 		}
 		checked++
-		if what := Leak(g.cfg.Text(name)); what != "" {
+		if what := g.cfg.Leak(name); what != "" {
 			leaky = append(leaky, name)
 			whys = append(whys, name+", which looks like it holds "+what)
 		}

@@ -500,7 +500,7 @@ func TestSecretDecidedPerFile(t *testing.T) {
 			var got []approve.Outcome
 			g := approve.New(tools, approve.Config{
 				Mode: approve.Auto, Asker: asker, Reads: reads,
-				Text:   func(name string) string { return text[name] },
+				Leak:   func(name string) string { return approve.Leak(text[name]) },
 				Record: func(d approve.Decision) { got = append(got, d.Outcome) },
 			})
 			ctx := context.Background()
@@ -529,7 +529,7 @@ func TestSecretFileThroughBash(t *testing.T) {
 	text := files{"notes.txt": "aws_access_key_id = AKIAIOSFODNN7EXAMPLE\n"}
 	tools := &fakeTools{body: "ELPMAXE7NNDOFSOIAIKA = di_yek_ssecca_swa"}
 	asker := &script{answers: []approve.Answer{approve.No}}
-	g := approve.New(tools, approve.Config{Mode: approve.Auto, Asker: asker, Reads: reads, Text: func(name string) string { return text[name] }})
+	g := approve.New(tools, approve.Config{Mode: approve.Auto, Asker: asker, Reads: reads, Leak: func(name string) string { return approve.Leak(text[name]) }})
 	ctx := context.Background()
 	for _, cmd := range []string{"rev notes.txt", "xxd notes.txt", "od -c notes.txt", "cut -c1- notes.txt", "tr a b < notes.txt"} {
 		if res := g.Run(ctx, call("bash", cmd)); res.OK {
@@ -607,7 +607,7 @@ func TestSecretFileAskedOnceByCallsTogether(t *testing.T) {
 	text := files{"key.txt": "-----BEGIN PRIVATE KEY-----\nMIIE\n"}
 	tools := &lockedTools{}
 	asker := &blockingAsker{asking: make(chan struct{}), release: make(chan struct{})}
-	g := approve.New(tools, approve.Config{Mode: approve.Auto, Asker: asker, Reads: reads, Text: func(name string) string { return text[name] }})
+	g := approve.New(tools, approve.Config{Mode: approve.Auto, Asker: asker, Reads: reads, Leak: func(name string) string { return approve.Leak(text[name]) }})
 	var wg sync.WaitGroup
 	results := make([]protocol.Result, 2)
 	wg.Go(func() { results[0] = g.Run(context.Background(), call("read_file", "key.txt")) })
@@ -646,15 +646,15 @@ func TestTooManyReadsAsked(t *testing.T) {
 		}
 		names[n-1] = "server-key.txt"
 		many := func(context.Context, protocol.Call) []string { return names }
-		text := func(name string) string {
+		leak := func(name string) string {
 			if name == "server-key.txt" {
-				return key
+				return approve.Leak(key)
 			}
-			return "milk\n"
+			return ""
 		}
 		tools := &fakeTools{}
 		asker := &script{answers: []approve.Answer{approve.No}}
-		g := approve.New(tools, approve.Config{Mode: approve.Auto, Asker: asker, Reads: many, Text: text})
+		g := approve.New(tools, approve.Config{Mode: approve.Auto, Asker: asker, Reads: many, Leak: leak})
 		if res := g.Run(context.Background(), call("read_file", "p0")); res.OK || len(tools.ran) != 0 {
 			t.Errorf("%d files: ran: %+v", n, res)
 		}
@@ -663,7 +663,7 @@ func TestTooManyReadsAsked(t *testing.T) {
 			strings.Contains(asker.asked[0], "server-key.txt, which looks like") == unchecked {
 			t.Errorf("%d files: asked %q", n, asker.asked)
 		}
-		g = approve.New(&fakeTools{}, approve.Config{Mode: approve.Auto, Reads: many, Text: text})
+		g = approve.New(&fakeTools{}, approve.Config{Mode: approve.Auto, Reads: many, Leak: leak})
 		if res := g.Run(context.Background(), call("read_file", "p0")); res.OK || strings.Contains(res.Body, "not all could be checked") != unchecked {
 			t.Errorf("%d files, nobody to ask: %+v", n, res)
 		}

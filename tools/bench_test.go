@@ -372,7 +372,7 @@ func echoTree(b *testing.B, files int) *Workspace {
 // BenchmarkBashEcho runs `echo hi` through the bash tool, with the guard,
 // the git directory's check and the hidden paths, in a workspace of 40
 // files and in one of 47,500 (the same secrets in each; with its 2,375
-// folders, as many entries as one walk looks at), with no sandbox
+// folders, 50,000 entries), with no sandbox
 // and inside bwrap: what the size of a workspace adds to every command,
 // once the hidden paths were found (BenchmarkHiddenWalk is that cost).
 // The large one should cost about what the small one does.
@@ -413,7 +413,8 @@ func BenchmarkBashEcho(b *testing.B) {
 // BenchmarkReadChecked is read_file of a 2.5 KB file two folders deep in
 // a repository whose .gitignore holds 40 rules, with the checks the
 // approval step makes before it (what the call reads, whether that is
-// secret, the text it would read): the cost of one read a model asks for.
+// secret, what the text it would read seems to hold): the cost of one
+// read a model asks for.
 func BenchmarkReadChecked(b *testing.B) {
 	root := b.TempDir()
 	if out, err := exec.Command("git", "init", "-q", root).CombinedOutput(); err != nil {
@@ -446,11 +447,89 @@ func BenchmarkReadChecked(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		reads := src.Reads(ctx, call)
-		if len(reads) != 1 || src.Secret(call) != "" || src.Text(reads[0]) == "" {
+		if len(reads) != 1 || src.Secret(call) != "" || src.Leak(reads[0]) != "" {
 			b.Fatalf("reads %q", reads)
 		}
 		if res := ts.Run(ctx, call); !res.OK {
 			b.Fatal(res.Body)
 		}
 	}
+}
+
+// largeTree builds a workspace of 2000 folders of 25 empty files each
+// (52,000 entries), the size of a large repository, and returns its root.
+func largeTree(b *testing.B) string {
+	b.Helper()
+	root := b.TempDir()
+	for d := range 2000 {
+		dir := filepath.Join(root, fmt.Sprintf("d%04d", d))
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			b.Fatal(err)
+		}
+		for k := range 25 {
+			benchWrite(b, filepath.Join(dir, fmt.Sprintf("f%02d.txt", k)), "")
+		}
+	}
+	return root
+}
+
+// BenchmarkLargeStart is what a workspace of 52,000 entries costs a run:
+// opening it, which every run does; reading the ignore rules of the
+// start, which the first write, command or listing does; and finding what
+// the first command must not see, which includes that.
+func BenchmarkLargeStart(b *testing.B) {
+	root := largeTree(b)
+	b.Run("open", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := NewWorkspace(root); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("start", func(b *testing.B) {
+		for b.Loop() {
+			ws, err := NewWorkspace(root)
+			if err != nil {
+				b.Fatal(err)
+			}
+			ws.begin()
+		}
+	})
+	command := func(b *testing.B) {
+		for b.Loop() {
+			ws, err := NewWorkspace(root)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := ws.Hidden(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.Run("command", command)
+	// As in most repositories, something is ignored: what the start
+	// protected is known by identity, wherever it moves.
+	benchWrite(b, filepath.Join(root, ".gitignore"), "*.log\n")
+	benchWrite(b, filepath.Join(root, "d0000", "build.log"), "")
+	b.Run("command, something ignored", command)
+	// A later command, after the one before made a file: the walk is made
+	// again, and looks at the files of the folder that changed.
+	b.Run("next command, something ignored", func(b *testing.B) {
+		ws, err := NewWorkspace(root)
+		if err != nil {
+			b.Fatal(err)
+		}
+		mustHidden(b, ws)
+		made := filepath.Join(root, "d0001", "made.go")
+		for b.Loop() {
+			b.StopTimer()
+			benchWrite(b, made, "")
+			b.StartTimer()
+			mustHidden(b, ws)
+			b.StopTimer()
+			os.Remove(made)
+			mustHidden(b, ws)
+			b.StartTimer()
+		}
+	})
 }

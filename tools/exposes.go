@@ -107,10 +107,11 @@ func replaceRules(rules []ignoreRule, source string, repl []ignoreRule) []ignore
 func exposedBy(root *os.Root, now, after *ignores) []string {
 	var out []string
 	seen := 0
-	fs.WalkDir(root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || p == "." {
+	walkTree(root.Name(), nil, func(abs string, d fs.DirEntry) error {
+		if abs == root.Name() {
 			return nil
 		}
+		p := below(root.Name(), abs)
 		if seen++; seen > maxSecretScan {
 			return fs.SkipAll
 		}
@@ -126,6 +127,6 @@ func exposedBy(root *os.Root, now, after *ignores) []string {
 			out = append(out, p)
 		}
 		return nil
-	})
+	}, func(string, []fs.DirEntry, error) {})
 	return out
 }

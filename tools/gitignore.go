@@ -197,6 +197,31 @@ type ignores struct {
 	// they ignored and those whose names hold secrets, by identity, with
 	// the path each had: renamed or linked elsewhere, each stays secret.
 	protected map[id]string
+	// linked is set when one of the protected files had other names
+	// (hard links) when the rules were read.
+	linked bool
+	// folders holds what each folder the start read looked like just
+	// before, by absolute path, when it had not changed for a while
+	// (see unmoved).
+	folders map[string]folderStamp
+}
+
+// folderStamp is what a folder looked like: its times, and its identity,
+// which tells it from another folder renamed to its path.
+type folderStamp struct {
+	stamp
+	id id
+}
+
+// folderStampOf returns what the folder p looks like now, and false when
+// it cannot be told apart from another folder later.
+func folderStampOf(p string) (folderStamp, bool) {
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return folderStamp{}, false
+	}
+	fid, ok := fileID(fi)
+	return folderStamp{stamp{exists: true, mod: fi.ModTime(), size: fi.Size(), change: changeTime(fi)}, fid}, ok
 }
 
 // id is a file's identity on its system (see fileID).
@@ -209,52 +234,93 @@ type id struct{ dev, ino uint64 }
 // approved or made by a command, can add protection but never take it
 // away during the run. Nor can a rename: what they ignored, and what has
 // a secret's name, is kept by identity too (see movedFrom).
-func startIgnores(root string, limit int) *ignores {
+//
+// With keep, the walk watches each folder before it reads it, and keeps
+// what it read (readFolders), for the walk of what commands must not see
+// to take over. began is when the walk began.
+func startIgnores(root string, limit int, keep *readFolders, began time.Time) *ignores {
 	r, err := os.OpenRoot(root)
 	if err != nil {
 		return nil
 	}
 	defer r.Close()
 	ig := newIgnores(r)
-	ig.protected = make(map[id]string)
+	ig.protected, ig.folders = make(map[id]string), make(map[string]folderStamp)
 	seen := 0
-	fs.WalkDir(r.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+	// The walk reads folders by their path, which gives each entry's
+	// type without a look at the entry (an os.Root's folders look at
+	// every one), and opens no ignore file that a folder's names show it
+	// does not hold; those it holds are read through the root.
+	walkTree(root, nil, func(abs string, d fs.DirEntry) error {
 		if seen++; seen > limit {
 			return fs.SkipAll
 		}
-		if err != nil || d.Type()&fs.ModeSymlink != 0 {
+		if d.Type()&fs.ModeSymlink != 0 {
 			return nil
 		}
-		if p == "." {
-			ig.forDir("")
-			return nil
-		}
-		if d.IsDir() && d.Name() == ".git" {
-			return fs.SkipDir
-		}
-		// The folders above p are not ignored, or the walk would not be
-		// in them: p's own rules decide.
-		if _, ignored := ig.decide(p, d.IsDir()); ignored || secretName(d.Name()) != "" {
-			if fi, err := d.Info(); err == nil {
-				if fid, ok := fileID(fi); ok {
-					ig.protected[fid] = p
-				}
+		if abs != root {
+			p := below(root, abs)
+			if d.IsDir() && d.Name() == ".git" {
+				return fs.SkipDir
 			}
-			return skip(d) // what is in it is protected by its folder
+			// The folders above p are not ignored, or the walk would not be
+			// in them: p's own rules decide.
+			if _, ignored := ig.decide(p, d.IsDir()); ignored || secretName(d.Name()) != "" {
+				if fi, err := d.Info(); err == nil {
+					if fid, ok := fileID(fi); ok {
+						ig.protected[fid] = p
+						ig.linked = ig.linked || !fi.IsDir() && links(fi) > 1
+					}
+				}
+				return skip(d) // what is in it is protected by its folder
+			}
 		}
 		if d.IsDir() {
-			ig.forDir(p)
+			// Before its names are read: a change after shows.
+			keep.watch(abs)
+			if st, ok := folderStampOf(abs); ok && settled(st.stamp, began) {
+				ig.folders[abs] = st
+			}
 		}
 		return nil
+	}, func(dir string, entries []fs.DirEntry, err error) {
+		keep.keep(dir, entries, err)
+		if rel := below(root, dir); err != nil || !ig.none(rel, entries) {
+			ig.forDir(rel)
+		}
 	})
 	ig.root, ig.frozen = nil, true
 	return ig
 }
 
+// unmoved reports whether the folder dir, whose names were just read, is
+// as the start read it: no name was made, removed or renamed in it
+// since, which would have changed its change time, so that nothing moved
+// in nor was linked there anew.
+func (ig *ignores) unmoved(dir string) bool {
+	was, ok := ig.folders[dir]
+	if !ok {
+		return false
+	}
+	now, ok := folderStampOf(dir)
+	return ok && now == was
+}
+
+// settled reports whether st changed long enough before a walk began that
+// a later change must show in its times.
+func settled(st stamp, began time.Time) bool {
+	old := began.Add(-racy)
+	return st.mod.Before(old) && time.Unix(0, st.change).Before(old)
+}
+
 // protects reports whether d, an entry of the workspace, is a file or
-// folder the start protected, wherever it is now (see movedFrom).
-func (ig *ignores) protects(d fs.DirEntry) bool {
-	if ig == nil || len(ig.protected) == 0 {
+// folder the start protected, wherever it is now (see movedFrom). It
+// looks at d, unless unmoved says that no entry moved, nor was linked
+// anew, since the rules were read, and d is no folder: a file can then
+// have a protected identity under another path only as a link that was
+// there then, and the start saw none.
+func (ig *ignores) protects(d fs.DirEntry, unmoved bool) bool {
+	if ig == nil || len(ig.protected) == 0 || unmoved && !ig.linked && !d.IsDir() {
 		return false
 	}
 	fi, err := d.Info()
@@ -327,6 +393,19 @@ func (ig *ignores) forDir(dir string) []ignoreRule {
 	}
 	ig.rules[dir] = rules
 	return rules
+}
+
+// none records that folder dir, not the root, has no rules, when its
+// entries, as just read, hold no .gitignore, and reports whether it did:
+// its ignore file need not be looked for.
+func (ig *ignores) none(dir string, entries []fs.DirEntry) bool {
+	if dir == "" || holdsIgnoreFile(entries) {
+		return false
+	}
+	if _, ok := ig.rules[dir]; !ok && !ig.frozen {
+		ig.rules[dir] = nil
+	}
+	return true
 }
 
 // parsed returns the rules of the ignore file name, of folder dir: those
@@ -431,9 +510,28 @@ func (ig *ignores) ignored(rel string, isDir bool) (ignoreRule, bool) {
 	return ignoreRule{}, false
 }
 
+// anyRules reports whether a folder above rel, the root included, has
+// rules, reading them as decide does.
+func (ig *ignores) anyRules(rel string) bool {
+	end := 0 // of the folder looked at next, in rel
+	for {
+		if len(ig.forDir(rel[:max(end-1, 0)])) > 0 {
+			return true
+		}
+		i := strings.IndexByte(rel[end:], '/')
+		if i < 0 {
+			return false
+		}
+		end += i + 1
+	}
+}
+
 // decide applies the rules of the folders above rel to rel alone: the last
 // rule that matches wins, deeper files after shallower ones.
 func (ig *ignores) decide(rel string, isDir bool) (ignoreRule, bool) {
+	if !ig.anyRules(rel) {
+		return ignoreRule{}, false // most folders have none: no need to split rel
+	}
 	var last ignoreRule
 	found := false
 	segs := strings.Split(rel, "/")

@@ -19,8 +19,11 @@ import (
 const (
 	// maxSecretScan bounds the entries one walk of the workspace looks at:
 	// to read the ignore rules of the start, to find what commands must
-	// not see, to find what an ignore file's change would expose.
-	maxSecretScan = 50000
+	// not see, to find what an ignore file's change would expose. A walk
+	// looks at no entry by itself (see walkTree): 100,000 cost about
+	// what 50,000 did when it did, and a large repository's folders past
+	// the bound are hidden from commands whole.
+	maxSecretScan = 100000
 	// maxHidden bounds how many paths are hidden from a command: bwrap
 	// takes time that grows faster than their number (about 50 ms for
 	// 100, 1.3 s for 500). Past it, the folders that hold the deepest
@@ -72,7 +75,9 @@ type hiddenList struct {
 	walked   bool
 	distrust bool // something changed too close to the walk to trust its time
 	walks    int  // how many walks were made, for tests
+	reads    int  // how many folders they read, for tests
 	scan     int  // the entries a walk looks at, if not maxSecretScan, for tests
+	watchMax int  // the folders the watch takes before it fails, if not 0, for tests
 	err      error
 }
 
@@ -87,7 +92,7 @@ var ErrHideTooMany = errors.New("too many secret or ignored paths to hide")
 // path or, renamed since, another, a folder standing for everything in
 // it. It leaves out the git directory and
 // folders named node_modules that nothing ignores. It fails closed: it
-// looks at no more than 50,000 entries and hides whole the top-level
+// looks at no more than 100,000 entries and hides whole the top-level
 // folders it did not finish looking at; past 200 paths it hides the
 // folders that hold the deepest instead, and when even the top-level
 // entries to hide are more than 200 it returns an error that wraps
@@ -156,7 +161,29 @@ func (h *hiddenList) walk(w *Workspace) {
 		// A Workspace has no Close: its watch goes when it does.
 		runtime.AddCleanup(h, func(fw *folderWatch) { fw.close() }, h.watch)
 	}
-	h.watching = !h.noWatch && h.watch.reset()
+	// The rules of the start are read before the first command, by a walk
+	// of their own: the folders it read, watched since, need not be read
+	// again when none changed.
+	var keep *readFolders
+	if !h.noWatch && !w.started.Load() {
+		keep = newReadFolders()
+	}
+	start := w.beginWith(keep)
+	known := keep.still()
+	if known != nil {
+		h.watch.take(keep.fw)
+		h.watching = true
+	} else {
+		keep.close()
+		h.watching = !h.noWatch && h.watch.reset()
+	}
+	read := func(dir string) ([]fs.DirEntry, error) {
+		if entries, ok := known[dir]; ok {
+			return entries, nil
+		}
+		h.reads++
+		return os.ReadDir(dir)
+	}
 	root, err := os.OpenRoot(w.root)
 	if err != nil {
 		h.walked = false
@@ -169,6 +196,7 @@ func (h *hiddenList) walk(w *Workspace) {
 	h.exclude = filepath.Join(w.root, ".git", "info", "exclude")
 	h.files[h.exclude] = stampOf(h.exclude)
 	var secrets, ignored, unseen []string
+	unmoved := make(map[string]bool) // the folders read where nothing moved in
 	// classify notes p when commands must not see it, and reports whether
 	// the walk goes on into it: not into what is hidden, the git
 	// directory, nor node_modules that nothing ignores.
@@ -180,17 +208,14 @@ func (h *hiddenList) walk(w *Workspace) {
 			secrets = append(secrets, p)
 			return false
 		}
-		if ignoredNowOrAtStart(ig, w.start, w.Rel(p), d.IsDir()) || w.start.protects(d) {
+		if ignoredNowOrAtStart(ig, start, below(w.root, p), d.IsDir()) || start.protects(d, unmoved[filepath.Dir(p)]) {
 			ignored = append(ignored, p)
 			return false
 		}
 		return d.IsDir() && d.Name() != "node_modules"
 	}
-	seen, cut := 0, ""
-	filepath.WalkDir(w.root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil
-		}
+	seen, cut, lost := 0, "", false
+	walkTree(w.root, read, func(p string, d fs.DirEntry) error {
 		if p != w.root {
 			if seen++; seen > cmp.Or(h.scan, maxSecretScan) {
 				cut = p
@@ -202,17 +227,31 @@ func (h *hiddenList) walk(w *Workspace) {
 		}
 		if d.IsDir() {
 			// Watched before its names are read: a name made after the
-			// read is a change.
-			if h.watching && !h.watch.add(p) {
-				h.watching = false
-				h.watch.close()
+			// read is a change. A watched folder needs no time. One the
+			// start's walk read is watched already.
+			_, watched := known[p]
+			if h.watching && !watched && (h.watchMax > 0 && len(h.dirs) >= h.watchMax || !h.watch.add(p)) {
+				lost = h.unwatch()
 			}
-			h.dirs[p] = stampOf(p)
-			// A folder's ignore file counts even before it exists.
-			gi := filepath.Join(p, ".gitignore")
-			h.files[gi] = stampOf(gi)
+			h.dirs[p] = stamp{}
+			if !h.watching {
+				h.dirs[p] = stampOf(p)
+			}
 		}
 		return nil
+	}, func(dir string, entries []fs.DirEntry, err error) {
+		// Nothing moved in or was linked anew in a folder the start's
+		// walk read and watched since, or one as it was then.
+		if _, ok := known[dir]; ok && err == nil || start != nil && len(start.protected) > 0 && start.unmoved(dir) {
+			unmoved[dir] = true
+		}
+		// A folder's ignore file counts even before it exists: its
+		// names say whether it does.
+		gi := filepath.Join(dir, ".gitignore")
+		h.files[gi] = stamp{}
+		if err != nil || !ig.none(below(w.root, dir), entries) {
+			h.files[gi] = stampOf(gi)
+		}
 	})
 	// The shallowest ignored paths are the likeliest to be the user's own
 	// settings; the deepest, build output.
@@ -246,10 +285,24 @@ func (h *hiddenList) walk(w *Workspace) {
 		h.err = fmt.Errorf("%w: the workspace root holds more than %d files and folders that are secret or that .gitignore ignores, more than a command's sandbox can hide, so no command runs; move them into a folder, or remove them", ErrHideTooMany, maxHidden)
 	}
 	h.walked = true
-	h.distrust = recent(h.files, began)
+	h.distrust = lost || recent(h.files, began)
 	if !h.watching {
 		h.distrust = h.distrust || recent(h.dirs, began)
 	}
+}
+
+// unwatch gives up the watch in the middle of a walk, when a folder
+// could not be added to it: the folders watched so far get their times,
+// taken now, and a change the watch saw before that, which their times
+// may not show, is reported.
+func (h *hiddenList) unwatch() (changed bool) {
+	for d := range h.dirs {
+		h.dirs[d] = stampOf(d)
+	}
+	changed, _ = h.watch.changed()
+	h.watching = false
+	h.watch.close()
+	return changed
 }
 
 // recent reports whether one of stamps changed so close to when a walk
@@ -332,6 +385,12 @@ func ignoredNowOrAtStart(now, start *ignores, rel string, isDir bool) bool {
 	}
 	_, ok := start.decide(rel, isDir)
 	return ok
+}
+
+// below returns abs, a path a walk of root found in it, relative to root
+// with forward slashes, as Workspace.Rel does, without its checks.
+func below(root, abs string) string {
+	return filepath.ToSlash(strings.TrimPrefix(abs[len(root):], string(filepath.Separator)))
 }
 
 func skip(d fs.DirEntry) error {

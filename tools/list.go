@@ -80,6 +80,10 @@ func listDir(ctx context.Context, ws *Workspace, path string) (string, []string,
 	// Secret and ignored entries are left out, as read_file refuses them.
 	var secret func(path string, isDir, link bool) bool
 	if !secretsAllowed(ctx) {
+		// With the rules of the start read, a file with several names
+		// need not be looked at to know it is no link to a protected
+		// one: one walk for the run, not a look at every file listed.
+		ws.begin()
 		root, err := os.OpenRoot(ws.root)
 		if err != nil {
 			return "", nil, fail(err, "cannot open the workspace to check for secrets: %v", reason(err))

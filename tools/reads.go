@@ -3,11 +3,15 @@ package tools
 import (
 	"context"
 	"io"
+	"io/fs"
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
+	"time"
 
+	"harness/fence"
 	"harness/guard"
 	"harness/protocol"
 )
@@ -26,10 +30,10 @@ const (
 // of the same name.
 const outputPrefix = "output:"
 
-// Sources names what a call reads, and gives their text, so that the
-// approval step can decide secrecy for a whole file once, whichever part
-// or transformation of it a call would send (approve.Config's Reads and
-// Text).
+// Sources names what a call reads, and says what their text seems to
+// hold, so that the approval step can decide secrecy for a whole file
+// once, whichever part or transformation of it a call would send
+// (approve.Config's Reads and Leak).
 type Sources struct {
 	ws     *Workspace
 	policy *guard.Policy
@@ -37,6 +41,7 @@ type Sources struct {
 	// seesHidden, when set and true, says that commands run where they
 	// can see what Workspace.Hidden lists (no sandbox hides it).
 	seesHidden func() bool
+	leaks      leakCache // what files seemed to hold, by version
 }
 
 // NewSources returns the Sources of the tools of ws, whose commands
@@ -155,12 +160,18 @@ func (s *Sources) commandReads(ctx context.Context, command string) (files, hidd
 	return files, hidden, nil
 }
 
-// Text returns the text of a name Reads gave, up to its first 4 MiB, or
-// "" when it cannot be read. It never blocks on a named pipe.
-func (s *Sources) Text(name string) string {
+// Leak returns what the text of a name Reads gave seems to hold, as
+// fence.Leak says of it ("a private key", ...), or "" when it holds none
+// or cannot be read: of a file, its first 4 MiB. A file's answer is kept
+// for as long as the file stays the same version (its identity, size and
+// times), so that paging through a large file reads it for this once; a
+// version changed so recently that a change within the same tick of the
+// clock would not show is read every time. It never blocks on a named
+// pipe.
+func (s *Sources) Leak(name string) string {
 	if ref, ok := strings.CutPrefix(name, outputPrefix); ok && s.out != nil {
 		if text, ok := s.out.Kept(ref); ok {
-			return text
+			return fence.Leak(text)
 		}
 	}
 	abs, err := s.ws.Resolve(name)
@@ -177,9 +188,83 @@ func (s *Sources) Text(name string) string {
 		return ""
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
 		return ""
 	}
-	data, _ := io.ReadAll(io.LimitReader(f, maxScan))
-	return string(data)
+	v, settled := versionOf(fi, time.Now())
+	if what, ok := s.leaks.get(abs, v); ok {
+		return what
+	}
+	// Read into once, not copied again, through a buffer no larger than
+	// the file.
+	size := int(min(fi.Size(), maxScan)) + 1
+	var text strings.Builder
+	text.Grow(size)
+	if _, err := io.CopyBuffer(&text, io.LimitReader(f, maxScan), make([]byte, min(size, 32<<10))); err != nil {
+		return ""
+	}
+	what := fence.Leak(text.String())
+	if now, err := f.Stat(); err == nil && settled {
+		if after, _ := versionOf(now, time.Now()); after == v {
+			s.leaks.put(abs, v, what)
+		}
+	}
+	return what
+}
+
+// version is what tells one version of a file from another: its identity,
+// size, and modification and change times. Writing a file changes its
+// change time, whatever is done to its modification time after.
+type version struct {
+	id     id
+	size   int64
+	mod    time.Time
+	change int64
+}
+
+// versionOf returns the version fi describes, and whether it is settled:
+// changed long enough before now that a later change must show in its
+// times (the file system's clock ticks more coarsely than its times are
+// written). A file without an identity is never settled.
+func versionOf(fi fs.FileInfo, now time.Time) (version, bool) {
+	fid, ok := fileID(fi)
+	v := version{id: fid, size: fi.Size(), mod: fi.ModTime(), change: changeTime(fi)}
+	old := now.Add(-racy)
+	return v, ok && v.mod.Before(old) && time.Unix(0, v.change).Before(old)
+}
+
+// leakCache holds what files' text seemed to hold, by absolute path, each
+// for one version of its file.
+type leakCache struct {
+	mu    sync.Mutex
+	files map[string]leakVerdict
+}
+
+type leakVerdict struct {
+	v    version
+	what string
+}
+
+// maxLeakCache bounds the files leakCache keeps answers for; past it, it
+// forgets them all and starts again.
+const maxLeakCache = 4096
+
+func (c *leakCache) get(abs string, v version) (string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	got, ok := c.files[abs]
+	if !ok || got.v != v {
+		return "", false
+	}
+	return got.what, true
+}
+
+func (c *leakCache) put(abs string, v version, what string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.files == nil || len(c.files) >= maxLeakCache {
+		c.files = make(map[string]leakVerdict)
+	}
+	c.files[abs] = leakVerdict{v, what}
 }

@@ -69,26 +69,71 @@ func TestSourcesSecretWhenUnchecked(t *testing.T) {
 	}
 }
 
-func TestSourcesText(t *testing.T) {
-	ws := newWorkspace(t, map[string]string{"notes.txt": "milk\n"})
+func TestSourcesLeak(t *testing.T) {
+	ws := newWorkspace(t, map[string]string{"notes.txt": "milk\n", "key.txt": "-----BEGIN RSA PRIVATE KEY-----\n"})
 	if err := mkfifo(filepath.Join(ws.Root(), "pipe")); err != nil {
 		t.Skip("no named pipes:", err)
 	}
 	out := WithOutputs(mustSet(t), "")
 	t.Cleanup(func() { out.Close() })
-	keepBody(t, out, "call_3", "kept text")
+	keepBody(t, out, "call_3", "password = hunter2hunter2")
 	src := NewSources(ws, policy(t), out)
 	for name, want := range map[string]string{
-		"notes.txt":    "milk\n",
+		"notes.txt":    "",
+		"key.txt":      "a private key",
 		"pipe":         "", // never blocks
 		"missing":      "",
 		"../x":         "",
-		"output:out_3": "kept text",
+		"output:out_3": "a password or token assignment",
 		"output:out_4": "",
 	} {
-		if got := src.Text(name); got != want {
-			t.Errorf("Text(%q) = %q, want %q", name, got, want)
+		if got := src.Leak(name); got != want {
+			t.Errorf("Leak(%q) = %q, want %q", name, got, want)
 		}
+	}
+}
+
+// What a file seems to hold is kept for its version, once that version is
+// old enough for a change to show in its times; a file changed since is
+// read again, even at its size with its modification time set back.
+func TestSourcesLeakPerVersion(t *testing.T) {
+	ws := newWorkspace(t, map[string]string{"a.txt": "just some notes for later\n", "new.txt": "fresh\n"})
+	src := NewSources(ws, nil, nil)
+	abs := filepath.Join(ws.Root(), "a.txt")
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(abs, old, old); err != nil {
+		t.Fatal(err)
+	}
+	// A change time cannot be set back: the cache is tried as if the
+	// clock had moved on.
+	fi, err := os.Stat(abs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, settled := versionOf(fi, time.Now()); settled {
+		t.Fatal("a file changed just now is settled")
+	}
+	if _, settled := versionOf(fi, time.Now().Add(time.Minute)); !settled {
+		t.Fatal("a file changed a minute ago is not settled")
+	}
+	if got := src.Leak("a.txt"); got != "" {
+		t.Fatalf("Leak = %q", got)
+	}
+	if _, ok := src.leaks.files[abs]; ok {
+		t.Fatal("kept the answer for a version changed just now")
+	}
+	v, _ := versionOf(fi, time.Now())
+	src.leaks.put(abs, v, "") // as if it had been read a minute later
+	// The same size, and the same modification time: only the change
+	// time tells.
+	if err := os.WriteFile(abs, []byte("password=hunter2hunter222\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(abs, old, old); err != nil {
+		t.Fatal(err)
+	}
+	if got := src.Leak("a.txt"); got != "a password or token assignment" {
+		t.Errorf("Leak after a change = %q, want the new secret found", got)
 	}
 }
 
@@ -102,7 +147,8 @@ func mustSet(t *testing.T) *Set {
 }
 
 // The ignore rules read when the run started keep protecting what they
-// ignored, whatever .gitignore says later; new rules add to them.
+// ignored, whatever .gitignore says later; new rules add to them. The
+// first write of the run reads them, before it changes anything.
 func TestIgnoreRulesOnlyGrow(t *testing.T) {
 	ws := newWorkspace(t, map[string]string{
 		".gitignore":     "config.local\n",
@@ -111,7 +157,14 @@ func TestIgnoreRulesOnlyGrow(t *testing.T) {
 		"sub/x.tmp":      "tmp\n",
 		"later.txt":      "later\n",
 	})
-	writeFiles(t, ws.Root(), map[string]string{".gitignore": "!config.local\nlater.txt\n", "sub/.gitignore": ""})
+	if ws.started.Load() {
+		t.Fatal("the rules of the start were read before anything needed them")
+	}
+	for name, text := range map[string]string{".gitignore": "!config.local\nlater.txt\n", "sub/.gitignore": ""} {
+		if _, err := run(t, WriteFile(ws), map[string]any{"path": name, "content": text}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for _, name := range []string{"config.local", "sub/x.tmp", "later.txt"} {
 		if ws.Secret(filepath.Join(ws.Root(), name)) == "" {
 			t.Errorf("%s is no longer secret", name)

@@ -72,19 +72,37 @@ func (w *Workspace) secret(ig *ignores, abs string, isDir bool) string {
 	if rule, ok := ig.ignored(rel, isDir); ok {
 		return fmt.Sprintf("%s ignores it (pattern %q)", rule.source, strings.TrimSpace(rule.text))
 	}
-	if rule, ok := w.start.ignored(rel, isDir); ok {
+	start, ok := w.startRules()
+	if !ok && !isDir && linked(abs) {
+		// Before the start's rules are read, nothing of the run has
+		// changed the workspace: the rules above are the start's, and
+		// nothing protected was moved. But a file with another name
+		// may be a link to a protected one: the walk finds which.
+		start, ok = w.begin(), true
+	}
+	if !ok {
+		return ""
+	}
+	if rule, ok := start.ignored(rel, isDir); ok {
 		return fmt.Sprintf("%s ignored it when the run started (pattern %q), and protection is never taken away during a run", rule.source, strings.TrimSpace(rule.text))
 	}
-	if was := w.start.movedFrom(w.root, rel); was != "" {
+	if was := start.movedFrom(w.root, rel); was != "" {
 		return fmt.Sprintf("it is %s, which was protected when the run started, moved or linked here; protection goes with it", was)
 	}
 	return ""
 }
 
+// linked reports whether abs is a file with more than one name: a hard
+// link, which may be a link to a protected file.
+func linked(abs string) bool {
+	fi, err := os.Lstat(abs)
+	return err == nil && !fi.IsDir() && links(fi) > 1
+}
+
 // secretName returns why the names in rel, a slash-separated path, make it
 // secret, or "".
 func secretName(rel string) string {
-	for _, seg := range strings.Split(rel, "/") {
+	for seg := range strings.SplitSeq(rel, "/") {
 		if fence.GitName(seg) {
 			return "it is inside .git, which holds the repository's configuration and history"
 		}
@@ -124,6 +142,7 @@ func (w *Workspace) checkRead(ctx context.Context, abs, name string) error {
 // and writes to the harness's own settings and state and to what git and
 // the shells run at start (ownPlaces), whatever the workspace holds.
 func (w *Workspace) checkWrite(abs, name string) error {
+	w.begin() // before anything of the run changes the workspace
 	if w.InGit(abs) {
 		return fail(ErrProtected, "%s is in the repository's git directory (.git, or where it points), which is %s: git runs the hooks and configuration kept there. Nothing was written", name, ErrProtected)
 	}

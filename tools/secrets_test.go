@@ -194,6 +194,7 @@ func TestProtectionFollowsRenames(t *testing.T) {
 		"src/main.go":        "package main\n",
 	})
 	root := ws.Root()
+	mustHidden(t, ws) // as the command that moves them does first
 	for from, to := range map[string]string{"config": "cfg", "local.yml": "notes.txt", ".env": "env.txt", "src": "code"} {
 		if err := os.Rename(filepath.Join(root, from), filepath.Join(root, to)); err != nil {
 			t.Fatal(err)
@@ -386,12 +387,17 @@ func TestHidden(t *testing.T) {
 // The folders a walk saw are old: the list is not walked again until one
 // of them, or an ignore file, changes; a file written in place changes
 // neither. Whether a folder changed is told by a watch of the folders
-// where the system has one (inotify), and by their times otherwise.
+// where the system has one (inotify), and by their times otherwise; a
+// watch that fails in the middle of a walk leaves the folders it watched
+// to their times.
 func TestHiddenWalksOnlyOnChange(t *testing.T) {
-	for _, mode := range []string{"watch", "times"} {
+	for _, mode := range []string{"watch", "times", "watch lost"} {
 		t.Run(mode, func(t *testing.T) {
 			ws := secretWorkspace(t)
 			ws.hidden.noWatch = mode == "times"
+			if mode == "watch lost" {
+				ws.hidden.watchMax = 2 // the root and one folder
+			}
 			// A second name of the root's ignore file, written through
 			// below, and a file it will ignore.
 			writeFiles(t, ws.Root(), map[string]string{"linked-target.txt": "x"})
@@ -600,6 +606,7 @@ func TestSecretErrorsWrap(t *testing.T) {
 // after .gitignore stops ignoring it, as it stays secret to the tools.
 func TestHiddenKeepsTheStartRules(t *testing.T) {
 	ws := secretWorkspace(t)
+	mustHidden(t, ws) // the command that changes .gitignore
 	writeFiles(t, ws.Root(), map[string]string{".gitignore": "build/\n"})
 	var got []string
 	for _, p := range mustHidden(t, ws) {
@@ -607,5 +614,171 @@ func TestHiddenKeepsTheStartRules(t *testing.T) {
 	}
 	if !slices.Contains(got, "app.log") || !slices.Contains(got, "local.txt") {
 		t.Errorf("what the start rules ignored is no longer hidden: %q", got)
+	}
+}
+
+// The rules of the start are read when something first needs them, not
+// when the workspace is opened: a run that reads files, and lists none,
+// runs nothing and writes nothing, never walks the workspace. Until then the rules as they are decide,
+// and a file with another name, which may be a link to a protected one,
+// has the walk made for it.
+func TestStartReadWhenNeeded(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("skipped: protection follows paths only on Windows")
+	}
+	ws := newWorkspace(t, map[string]string{
+		".gitignore":   "config.local\n",
+		"config.local": "password = hunter2hunter2\n",
+		"AGENTS.md":    "Be brief.\n",
+		"sub/a.txt":    "a\n",
+	})
+	root := ws.Root()
+	if why := ws.Secret(filepath.Join(root, "AGENTS.md")); why != "" {
+		t.Errorf("AGENTS.md: %q", why)
+	}
+	if why := ws.Secret(filepath.Join(root, "config.local")); !strings.Contains(why, "config.local") {
+		t.Errorf("config.local: %q, want it ignored", why)
+	}
+	if _, err := run(t, ReadFile(ws), map[string]any{"path": "sub/a.txt"}); err != nil {
+		t.Fatal(err)
+	}
+	if ws.started.Load() {
+		t.Fatal("reading plain files read the rules of the start")
+	}
+	if err := os.Link(filepath.Join(root, "config.local"), filepath.Join(root, "plain.txt")); err != nil {
+		t.Skip("no hard links:", err)
+	}
+	_, err := run(t, ReadFile(ws), map[string]any{"path": "plain.txt"})
+	checkErr(t, err, ErrSecret)
+	if err != nil && !strings.Contains(err.Error(), "it is config.local, which was protected") {
+		t.Errorf("a link to a protected file: %v", err)
+	}
+	if !ws.started.Load() {
+		t.Error("a file with two names did not have the rules of the start read")
+	}
+	// A listing has them read: it would otherwise look at every file.
+	listed := newWorkspace(t, map[string]string{"a.txt": "a\n"})
+	if _, err := run(t, ListFiles(listed), map[string]any{"path": "."}); err != nil {
+		t.Fatal(err)
+	}
+	if !listed.started.Load() {
+		t.Error("list_files did not read the rules of the start")
+	}
+}
+
+// The first command's walk of what it must not see reads no folder that
+// the walk of the start's rules, just before it, read: it takes over
+// that walk's watch of them, which tells that none changed since, and
+// finds what a walk of its own would.
+func TestHiddenReadsNoFolderTwice(t *testing.T) {
+	ws := secretWorkspace(t)
+	got := rels(ws, mustHidden(t, ws))
+	if !ws.hidden.watching {
+		t.Skip("no folders can be watched here")
+	}
+	if ws.hidden.reads != 0 {
+		t.Errorf("read %d folders again", ws.hidden.reads)
+	}
+	own := secretWorkspace(t)
+	own.begin() // the start taken before, by a write: nothing kept
+	want := rels(own, mustHidden(t, own))
+	if own.hidden.reads == 0 || !slices.Equal(got, want) {
+		t.Errorf("Hidden = %q after %d reads, want %q", got, own.hidden.reads, want)
+	}
+	// Watched since: a change is seen, and the next walk reads.
+	writeFiles(t, ws.Root(), map[string]string{"sub/.env.late": "x"})
+	if got := rels(ws, mustHidden(t, ws)); !slices.Contains(got, "sub/.env.late") || ws.hidden.reads == 0 {
+		t.Errorf("after a change: %d reads, hidden %q", ws.hidden.reads, got)
+	}
+}
+
+// What the start's walk read is given over only when no folder it read
+// changed since, nor an ignore file in one was written.
+func TestReadFoldersSeeChanges(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		change func(root string)
+		still  bool
+	}{
+		{"nothing", func(string) {}, true},
+		{"a file written in place", func(root string) { writeFiles(t, root, map[string]string{"a/b.go": "package b // changed\n"}) }, true},
+		{"a new name", func(root string) { writeFiles(t, root, map[string]string{"a/new.go": ""}) }, false},
+		{"an ignore file written", func(root string) { writeFiles(t, root, map[string]string{"a/.gitignore": "b.go\n"}) }, false},
+		{"a name removed", func(root string) { os.Remove(filepath.Join(root, "a", "b.go")) }, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			writeFiles(t, root, map[string]string{"a/b.go": "package b\n", "a/.gitignore": "*.tmp\n", "c/d/e.go": ""})
+			keep := newReadFolders()
+			if keep == nil {
+				t.Skip("no folders can be watched here")
+			}
+			defer keep.close()
+			startIgnores(root, 100, keep, time.Now())
+			if len(keep.entries) != 4 {
+				t.Fatalf("kept %d folders, want 4", len(keep.entries))
+			}
+			tt.change(root)
+			if got := keep.still() != nil; got != tt.still {
+				t.Errorf("still = %v, want %v", got, tt.still)
+			}
+		})
+	}
+}
+
+// A command does not see a protected file under another name: a hard
+// link made before the run, or the file renamed after the first command.
+// (The first walk looks at each file only when a protected file has more
+// than one name.)
+func TestHiddenFollowsIdentity(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("skipped: protection follows paths only on Windows")
+	}
+	ws := newWorkspace(t, map[string]string{".gitignore": "local.yml\n", "local.yml": "token: abc\n", "src/main.go": "package main\n"})
+	root := ws.Root()
+	if err := os.Link(filepath.Join(root, "local.yml"), filepath.Join(root, "src", "notes.txt")); err != nil {
+		t.Skip("no hard links:", err)
+	}
+	if got := rels(ws, mustHidden(t, ws)); !slices.Equal(got, []string{"local.yml", "src/notes.txt"}) {
+		t.Errorf("with a link made before the run: hidden %q", got)
+	}
+	ws = newWorkspace(t, map[string]string{".gitignore": "local.yml\n", "local.yml": "token: abc\n", "src/main.go": "package main\n"})
+	root = ws.Root()
+	mustHidden(t, ws)
+	if err := os.Rename(filepath.Join(root, "local.yml"), filepath.Join(root, "src", "renamed.txt")); err != nil {
+		t.Fatal(err)
+	}
+	if got := rels(ws, mustHidden(t, ws)); !slices.Equal(got, []string{"src/renamed.txt"}) {
+		t.Errorf("after a rename: hidden %q", got)
+	}
+}
+
+// After a change, a walk looks at the files of only the folders where
+// something may have moved in, or been linked anew, since the start: those
+// whose times changed. A protected file renamed into one stays hidden.
+func TestHiddenFollowsIdentityAfterChanges(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("skipped: protection follows paths only on Windows")
+	}
+	ws := newWorkspace(t, map[string]string{".gitignore": "local.yml\n", "local.yml": "token: abc\n", "src/main.go": "package main\n", "other/x.go": ""})
+	// Read a minute from now, when no folder has changed for a while.
+	ws.startOnce.Do(func() {
+		ws.start = startIgnores(ws.root, maxSecretScan, nil, time.Now().Add(time.Minute))
+		ws.started.Store(true)
+	})
+	if len(ws.start.folders) != 3 {
+		t.Fatalf("the start kept %d folders' times, want 3", len(ws.start.folders))
+	}
+	if got := rels(ws, mustHidden(t, ws)); !slices.Equal(got, []string{"local.yml"}) {
+		t.Errorf("hidden %q", got)
+	}
+	if err := os.Rename(filepath.Join(ws.Root(), "local.yml"), filepath.Join(ws.Root(), "src", "renamed.txt")); err != nil {
+		t.Fatal(err)
+	}
+	if got := rels(ws, mustHidden(t, ws)); !slices.Equal(got, []string{"src/renamed.txt"}) {
+		t.Errorf("after a rename: hidden %q", got)
+	}
+	if ws.start.unmoved(filepath.Join(ws.Root(), "src")) || !ws.start.unmoved(filepath.Join(ws.Root(), "other")) {
+		t.Error("unmoved does not tell the folder a file moved into from one left alone")
 	}
 }

@@ -105,6 +105,13 @@ func changedIn(buf []byte) (changed, wrote bool) {
 	return len(buf) != 0, true
 }
 
+// take makes the watch of from this one's, with every folder it watches
+// and every event not read yet, and leaves from without one.
+func (w *folderWatch) take(from *folderWatch) {
+	w.close()
+	w.fd, from.fd = from.fd, -1
+}
+
 func (w *folderWatch) close() {
 	if w.fd >= 0 {
 		syscall.Close(w.fd)

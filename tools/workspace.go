@@ -7,6 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
 
 	"harness/fence"
 )
@@ -23,11 +26,15 @@ const maxPath = 4096
 
 // Workspace is the folder the tools may read and write.
 type Workspace struct {
-	root   string
-	start  *ignores    // the ignore rules when the run started
-	hidden *hiddenList // what commands must not see
-	files  *ruleFiles  // the rules of the ignore files, as last read
-	places []place     // the harness's own and the shells' places in it
+	root string
+	// start is the ignore rules when the run started, read by the first
+	// call of begin (see there); started is set once they are.
+	startOnce sync.Once
+	start     *ignores
+	started   atomic.Bool
+	hidden    *hiddenList // what commands must not see
+	files     *ruleFiles  // the rules of the ignore files, as last read
+	places    []place     // the harness's own and the shells' places in it
 }
 
 // NewWorkspace returns the workspace rooted at root, an existing directory.
@@ -51,7 +58,37 @@ func NewWorkspace(root string) (*Workspace, error) {
 	if real, err = realPath(real, 0); err != nil { // spelt as the disk has it
 		return nil, fmt.Errorf("workspace %s: %w", root, err)
 	}
-	return &Workspace{root: real, start: startIgnores(real, maxSecretScan), hidden: new(hiddenList), files: new(ruleFiles), places: ownPlaces(real)}, nil
+	return &Workspace{root: real, hidden: new(hiddenList), files: new(ruleFiles), places: ownPlaces(real)}, nil
+}
+
+// begin returns the ignore rules of the start of the run (startIgnores),
+// reading them at its first call. A walk of the whole workspace reads
+// them, which a run that only reads files never needs: until something
+// of the run changes the workspace, the rules of its start are the rules
+// as they are, and Secret decides by those. So everything that may
+// change the workspace calls begin before it does: the check of a path
+// to write (checkWrite), and finding what a command must not see
+// (Hidden), before every command. list_files calls it too, which would
+// otherwise look at every file it lists (see linked).
+func (w *Workspace) begin() *ignores { return w.beginWith(nil) }
+
+// beginWith is begin that, when it reads the rules, keeps what the walk
+// read of each folder in keep (see readFolders).
+func (w *Workspace) beginWith(keep *readFolders) *ignores {
+	w.startOnce.Do(func() {
+		w.start = startIgnores(w.root, maxSecretScan, keep, time.Now())
+		w.started.Store(true)
+	})
+	return w.start
+}
+
+// startRules returns the ignore rules of the start, and whether they were
+// read yet (see begin).
+func (w *Workspace) startRules() (*ignores, bool) {
+	if !w.started.Load() {
+		return nil, false
+	}
+	return w.start, true
 }
 
 // ignores returns the ignore rules of the workspace as they are now, read

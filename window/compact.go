@@ -70,7 +70,10 @@ type Config struct {
 //     summary that fails (the server is busy) is done without when
 //     masking alone fits the window, its error kept in the Report; it
 //     ends the turn when the context ended, when a limit stopped it
-//     (loop.ErrLimit), or when nothing else fits.
+//     (loop.ErrLimit), or when nothing else fits. A summary the model
+//     did not write (ErrEmptySummary) when masking alone does not fit
+//     gives way to a note: the older steps go without one (Report's
+//     Dropped).
 //
 // Compacting in large chunks leaves a conversation that the next steps
 // only extend, so a server's prompt cache serves them; the system prompt is
@@ -175,9 +178,14 @@ type Report struct {
 	Masked        int // results whose bodies were replaced by a line
 	TooLarge      int // of those, results too large for the window by themselves
 	Summarized    int // messages replaced by a summary; 0 when none was written
+	// Dropped is the messages that went without a summary, when the model
+	// wrote none and masking alone did not fit the window: older steps,
+	// their results masked already, replaced by a note that says so.
+	Dropped int
 	// SummaryErr is why a summary asked for was not written, when masking
-	// alone fit the window and the conversation went on without it: the
-	// Summarizer's error (ErrEmptySummary when the model wrote none).
+	// alone fit the window, or older steps were dropped, and the
+	// conversation went on without it: the Summarizer's error
+	// (ErrEmptySummary when the model wrote none).
 	SummaryErr error
 }
 
@@ -217,7 +225,7 @@ func (c *Compactor) Compact(ctx context.Context, conv loop.Conversation) ([]prot
 	if tooLarge > 0 {
 		used = c.counter.Estimate(out...)
 	}
-	summarized := 0
+	summarized, dropped := 0, 0
 	var serr error // why the summary asked for was not written
 	if used > b.Threshold {
 		fitted := out
@@ -234,6 +242,14 @@ func (c *Compactor) Compact(ctx context.Context, conv loop.Conversation) ([]prot
 			default:
 				serr = err // masking alone fits, or is too large whatever
 			}
+			if used > b.Limit && errors.Is(serr, ErrEmptySummary) {
+				// The model wrote no summary, and masked steps still fill
+				// the window: the oldest go without one, so that a long
+				// turn goes on.
+				if d, n, dused := c.drop(fitted, b); n > 0 && dused < used {
+					out, used, dropped = d, dused, n
+				}
+			}
 		}
 	}
 	if used > b.Limit {
@@ -243,11 +259,11 @@ func (c *Compactor) Compact(ctx context.Context, conv loop.Conversation) ([]prot
 		return nil, false, nil // nothing was touched: no need to look for what changed
 	}
 	masked := newlyMasked(msgs, out, c.parse)
-	if masked == 0 && summarized == 0 {
+	if masked == 0 && summarized == 0 && dropped == 0 {
 		return nil, false, nil
 	}
 	c.mu.Lock()
-	c.last = Report{Before: before, After: used, Masked: masked, TooLarge: tooLarge, Summarized: summarized, SummaryErr: serr}
+	c.last = Report{Before: before, After: used, Masked: masked, TooLarge: tooLarge, Summarized: summarized, Dropped: dropped, SummaryErr: serr}
 	c.mu.Unlock()
 	return out, true, nil
 }
@@ -298,42 +314,75 @@ func (c *Compactor) mask(msgs []protocol.Message, b Budget) ([]protocol.Message,
 // many messages the summary replaced (0 when there was too little to
 // summarize: nothing was asked) and the tokens left.
 func (c *Compactor) summarize(ctx context.Context, msgs []protocol.Message, b Budget) ([]protocol.Message, int, int, error) {
-	ps := parts(msgs, c.parse)
-	all := steps(ps)
-	if len(all) <= c.cfg.Keep {
-		return nil, 0, 0, nil
-	}
-	msgs, _ = mask(msgs, c.cfg.Keep, c.cfg.Target, c.parse) // what is summarized, masked; its parts stay
-	input := latestInput(ps)
-	// The span is msgs[1:cut]. It ends where a step begins, so that no
-	// result is parted from its call, and early enough for the request
-	// that summarizes it to fit the window.
-	cut := 0
-	for _, s := range slices.Backward(all[:len(all)-c.cfg.Keep+1]) {
-		if c.counter.Estimate(msgs[:s.reply]...)+summaryCost <= b.Limit {
-			cut = s.reply
-			break
-		}
-	}
-	replaced := cut - 1
-	if input > 0 && input < cut {
-		replaced--
-	}
-	if replaced <= 0 || c.counter.Estimate(msgs[1:cut]...) < summaryCost {
+	msgs, input, cut, replaced := c.span(msgs, b, true)
+	if replaced <= 0 {
 		return nil, 0, 0, nil
 	}
 	text, err := c.cfg.Summarizer.Summarize(ctx, slices.Clone(msgs[:cut]))
 	if err != nil {
 		return nil, 0, 0, err
 	}
+	out, used := c.replace(msgs, input, cut, SummaryMessage(text), b)
+	return out, replaced, used, nil
+}
+
+// droppedNote is the text of the summary that stands for messages dropped
+// without one.
+const droppedNote = "No summary could be written (the model wrote none). The %d messages this replaces, earlier steps of the work whose results were already elided, are gone: call the tools again for what you need from them."
+
+// drop is summarize without a model: the messages a summary would have
+// replaced give way to a note that says they are gone. It returns the new
+// conversation, how many messages went, and the tokens left.
+func (c *Compactor) drop(msgs []protocol.Message, b Budget) ([]protocol.Message, int, int) {
+	msgs, input, cut, replaced := c.span(msgs, b, false)
+	if replaced <= 0 {
+		return nil, 0, 0
+	}
+	out, used := c.replace(msgs, input, cut, SummaryMessage(fmt.Sprintf(droppedNote, replaced)), b)
+	return out, replaced, used
+}
+
+// span returns msgs with the results of all but the latest Keep steps
+// masked, and the part of it a summary replaces: msgs[1:cut], but the
+// user's latest message, at input when it lies there, and how many
+// messages that is; 0 when there is too little to be worth it. The span
+// ends where a step begins, so that no result is parted from its call:
+// where the latest Keep steps begin, or, for a request that summarizes
+// it, early enough for that request to fit the window.
+func (c *Compactor) span(msgs []protocol.Message, b Budget, request bool) (masked []protocol.Message, input, cut, replaced int) {
+	ps := parts(msgs, c.parse)
+	all := steps(ps)
+	if len(all) <= c.cfg.Keep {
+		return nil, 0, 0, 0
+	}
+	msgs, _ = mask(msgs, c.cfg.Keep, c.cfg.Target, c.parse) // what is summarized, masked; its parts stay
+	input = latestInput(ps)
+	for _, s := range slices.Backward(all[:len(all)-c.cfg.Keep+1]) {
+		if !request || c.counter.Estimate(msgs[:s.reply]...)+summaryCost <= b.Limit {
+			cut = s.reply
+			break
+		}
+	}
+	replaced = cut - 1
+	if input > 0 && input < cut {
+		replaced--
+	}
+	if replaced <= 0 || c.counter.Estimate(msgs[1:cut]...) < summaryCost {
+		return nil, 0, 0, 0
+	}
+	return msgs, input, cut, replaced
+}
+
+// replace returns msgs with msgs[1:cut], but the user's latest message at
+// input, replaced by summary, masked as mask does, and the tokens left.
+func (c *Compactor) replace(msgs []protocol.Message, input, cut int, summary protocol.Message, b Budget) ([]protocol.Message, int) {
 	out := []protocol.Message{msgs[0]}
 	if input > 0 && input < cut {
 		out = append(out, msgs[input])
 	}
-	out = append(out, SummaryMessage(text))
+	out = append(out, summary)
 	out = append(out, msgs[cut:]...)
-	out, used := c.mask(out, b)
-	return out, replaced, used, nil
+	return c.mask(out, b)
 }
 
 // newlyMasked counts the results of after that are masked there but were

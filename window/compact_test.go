@@ -265,6 +265,32 @@ func TestCompactSummaryErrors(t *testing.T) {
 	}
 }
 
+// TestCompactDropsWithoutSummary: when the model writes no summary and
+// the masked steps still fill the window, as in a long turn of reads, the
+// oldest steps go, a note saying so in their place, and the turn goes on;
+// any other failure of the summary still ends it (TestCompactSummaryErrors).
+func TestCompactDropsWithoutSummary(t *testing.T) {
+	msgs := conversation(60, 1000)
+	s := &recorder{err: window.ErrEmptySummary}
+	c := window.New(window.Config{Keep: 2, Summarizer: s, Target: pathOf})
+	got, changed, err := c.Compact(context.Background(), loop.Conversation{Messages: msgs, Window: 2000})
+	if err != nil || !changed {
+		t.Fatalf("Compact: changed %v, %v", changed, err)
+	}
+	ps := window.Parts(got)
+	if got[0] != msgs[0] || got[1] != msgs[1] || ps[2] != window.Summaries || !strings.Contains(got[2].Content, "No summary could be written") {
+		t.Fatalf("got\n%s", dump(got))
+	}
+	equalMsgs(t, got[len(got)-4:], msgs[len(msgs)-4:]) // the latest steps, verbatim
+	rep := c.Last()
+	if rep.Dropped == 0 || rep.Summarized != 0 || !errors.Is(rep.SummaryErr, window.ErrEmptySummary) || rep.After > c.Budget(2000).Limit {
+		t.Errorf("Last = %+v", rep)
+	}
+	if !strings.Contains(got[2].Content, fmt.Sprintf("The %d messages", rep.Dropped)) || len(got) != len(msgs)-rep.Dropped+1 {
+		t.Errorf("%d messages dropped of %d, %d left; the note: %q", rep.Dropped, len(msgs), len(got), got[2].Content)
+	}
+}
+
 // TestCompactSummarizesOnlyWhenMaskingIsNotEnough: masking is cheaper.
 func TestCompactSummarizesOnlyWhenMaskingIsNotEnough(t *testing.T) {
 	s := &recorder{text: "summary"}

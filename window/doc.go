@@ -43,7 +43,10 @@
 //     messages older than the latest steps, except the system prompt and
 //     the user's latest message, are replaced by one user message whose
 //     first line is [SummaryHeader] and whose text the Summarizer wrote
-//     ([ModelSummarizer] asks the model).
+//     ([ModelSummarizer] asks the model). When the model writes none
+//     ([ErrEmptySummary]) and the masked steps alone do not fit, the
+//     steps older than the latest few go without one: a note in the
+//     summary's place says so, and a long turn goes on.
 //
 //   - Refusing: a message of the user's that does not fit the window with
 //     the system prompt, or a conversation that still does not fit after

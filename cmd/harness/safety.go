@@ -115,7 +115,7 @@ func (s *safetyFlags) gate(tb *toolbox, asker approve.Asker, decided func(approv
 		Edit:    writesFile,
 		Preview: editPreview(tb.ws),
 		Reads:   tb.src.Reads,
-		Text:    tb.src.Text,
+		Leak:    tb.src.Leak,
 		Warn:    tb.ws.Exposes,
 		Record:  decided,
 	})

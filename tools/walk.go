@@ -1,0 +1,133 @@
+package tools
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// walkTree walks the tree at root as filepath.WalkDir does, depth first
+// in lexical order, never into a symlink, without looking at any entry:
+// the types of a folder's entries come with their names. fn is called for
+// root and each entry, a folder before its names are read; it returns
+// filepath.SkipDir to leave a folder out, filepath.SkipAll to stop. Each
+// folder fn went into is then given to listed with its entries, before fn
+// sees any of them, or with the error that kept them from being read.
+// read reads a folder's entries, sorted by name; nil is os.ReadDir.
+func walkTree(root string, read func(dir string) ([]fs.DirEntry, error), fn func(abs string, d fs.DirEntry) error, listed func(dir string, entries []fs.DirEntry, err error)) {
+	fi, err := os.Lstat(root)
+	if err != nil {
+		return
+	}
+	if read == nil {
+		read = os.ReadDir
+	}
+	t := tree{read: read, fn: fn, listed: listed}
+	t.walk(root, fs.FileInfoToDirEntry(fi))
+}
+
+// tree is one walk of walkTree.
+type tree struct {
+	read   func(string) ([]fs.DirEntry, error)
+	fn     func(string, fs.DirEntry) error
+	listed func(string, []fs.DirEntry, error)
+}
+
+// walk walks p, whose entry is d, and reports filepath.SkipAll when the
+// walk stops.
+func (t tree) walk(p string, d fs.DirEntry) error {
+	err := t.fn(p, d)
+	switch {
+	case err == filepath.SkipDir && d.IsDir():
+		return nil
+	case err != nil:
+		return err
+	case !d.IsDir():
+		return nil
+	}
+	entries, err := t.read(p)
+	t.listed(p, entries, err)
+	for _, e := range entries {
+		switch err := t.walk(join(p, e.Name()), e); err {
+		case nil:
+		case filepath.SkipDir: // from a file: the rest of its folder
+			return nil
+		default:
+			return err
+		}
+	}
+	return nil
+}
+
+// join is filepath.Join for a clean folder path and a name from it, which
+// need no cleaning.
+func join(dir, name string) string {
+	if strings.HasSuffix(dir, string(filepath.Separator)) {
+		return dir + name
+	}
+	return dir + string(filepath.Separator) + name
+}
+
+// holdsIgnoreFile reports whether a folder's entries include its
+// .gitignore.
+func holdsIgnoreFile(entries []fs.DirEntry) bool {
+	return slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return e.Name() == ".gitignore" })
+}
+
+// readFolders is what a walk read of each folder, and the watch that tells
+// whether any of them changed since: the walk of the ignore rules of the
+// start keeps it, so that the walk of what commands must not see, which
+// comes right after it at the first command, need not read the folders
+// again. Its methods do nothing on nil.
+type readFolders struct {
+	fw      *folderWatch
+	entries map[string][]fs.DirEntry // by absolute path; nil once given up
+}
+
+// newReadFolders returns one to keep, or nil where folders cannot be
+// watched.
+func newReadFolders() *readFolders {
+	fw := newFolderWatch()
+	if !fw.reset() {
+		return nil
+	}
+	return &readFolders{fw: fw, entries: make(map[string][]fs.DirEntry)}
+}
+
+// watch watches dir before its names are read; when it cannot, the
+// keeping is given up.
+func (l *readFolders) watch(dir string) {
+	if l != nil && l.entries != nil && !l.fw.add(dir) {
+		l.entries = nil
+	}
+}
+
+// keep keeps the entries read of dir, a folder watched before.
+func (l *readFolders) keep(dir string, entries []fs.DirEntry, err error) {
+	if l != nil && l.entries != nil && err == nil {
+		l.entries[dir] = entries
+	}
+}
+
+// still returns the entries kept by folder, when no name was made,
+// removed or moved in any folder watched, nor an ignore file written,
+// since each was read; else nil. Either way it reads every event of the
+// watch.
+func (l *readFolders) still() map[string][]fs.DirEntry {
+	if l == nil || l.entries == nil {
+		return nil
+	}
+	if changed, _ := l.fw.changed(); changed {
+		return nil
+	}
+	return l.entries
+}
+
+// close closes the watch, unless another took it.
+func (l *readFolders) close() {
+	if l != nil {
+		l.fw.close()
+	}
+}
