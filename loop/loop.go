@@ -88,18 +88,6 @@ func (e *LimitError) Error() string {
 
 func (e *LimitError) Unwrap() error { return ErrLimit }
 
-// ErrCutOff is returned by Turn, with the text the reply has, when the
-// reply that answers was cut off by the output limit: the answer is
-// incomplete. It wraps ErrLimit.
-var ErrCutOff error = cutOff{}
-
-type cutOff struct{}
-
-func (cutOff) Error() string {
-	return "the answer was cut off by the output limit (done reason: length): it is incomplete"
-}
-func (cutOff) Unwrap() error { return ErrLimit }
-
 // Agent is one conversation.
 type Agent struct {
 	model Model
@@ -154,8 +142,7 @@ func newAgent(model Model, tools Tools, cfg Config, hooks []Hook) *Agent {
 }
 
 // Turn sends input and runs steps until a reply holds no call, and returns
-// that reply's text, with ErrCutOff when the output limit cut it off. It
-// returns a *LimitError when a limit ended the turn,
+// that reply's text. It returns a *LimitError when a limit ended the turn,
 // the context's cause when it was cancelled, and the model's error when no
 // reply could be had. The conversation keeps every step that completed; when
 // the first step failed it is left as it was, turn count included, so the
@@ -235,8 +222,8 @@ func (t *turn) run(ctx context.Context) (string, error) {
 		}
 		cut := reply.DoneReason == protocol.DoneLength
 		if len(parsed.Calls) == 0 {
-			if cut && herr == nil {
-				return parsed.Text, ErrCutOff
+			if cut {
+				a.emit(Event{Kind: Noticed, Step: t.step, Text: "the reply was cut off by the output limit (done reason: length); the answer is incomplete"})
 			}
 			return parsed.Text, herr
 		}
@@ -254,9 +241,9 @@ func (a *Agent) emitAt(turn int, e Event) error {
 	return a.hooks.Event(e)
 }
 
-// cutOffCall is the result of a call in a reply that hit the output limit: the
+// cutOff is the result of a call in a reply that hit the output limit: the
 // call may be missing its end, so it is never run.
-func cutOffCall(call protocol.Call) protocol.Result {
+func cutOff(call protocol.Call) protocol.Result {
 	return protocol.Result{
 		CallID: call.ID,
 		Tool:   call.Name,

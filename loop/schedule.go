@@ -36,7 +36,7 @@ func (t *turn) calls(ctx context.Context, calls []protocol.Call, cut bool, stop 
 		j := &job{call: call}
 		switch err := protocol.Validate(a.list, &j.call); {
 		case cut:
-			j.res = cutOffCall(j.call)
+			j.res = cutOff(j.call)
 		case i >= a.cfg.MaxCallsPerReply:
 			j.res = tooMany(j.call, len(calls), a.cfg.MaxCallsPerReply)
 		case err != nil:

@@ -21,7 +21,6 @@ func TestExitCodes(t *testing.T) {
 		return p
 	}
 	answer := script("answer.fake", ">>>\nhi\n")
-	cut := script("cut.fake", ">>> done=length\nOnce upon a\n")
 	loops := script("loop.fake", ">>>\nTOOL_CALL {\"name\":\"list_files\",\"arguments\":{}}\n>>>\nTOOL_CALL {\"name\":\"list_files\",\"arguments\":{\"path\":\"x\"}}\n")
 	slow := script("slow.fake", ">>> delay=30s\nhi\n")
 	empty := script("empty.fake", "")
@@ -40,7 +39,6 @@ func TestExitCodes(t *testing.T) {
 		{"no room in the window", context.Background(), []string{"-w", dir, "--fake", answer, "--num-ctx", "4096", "--max-tokens", "4096", "-p", "hi"}, exitUsage},
 		{"too large for the window", context.Background(), []string{"-w", dir, "--fake", answer, "--num-ctx", "2048", "-p", strings.Repeat("word ", 2000)}, exitError},
 		{"limit", context.Background(), []string{"-w", dir, "--fake", loops, "--max-steps", "1", "-p", "hi"}, exitLimit},
-		{"answer cut off by the output limit", context.Background(), []string{"-w", dir, "--fake", cut, "-p", "hi"}, exitLimit},
 		{"interrupted", cancelled, []string{"-w", dir, "--fake", slow, "-p", "hi"}, exitInterrupt},
 		{"help", context.Background(), []string{"--help"}, exitOK},
 	}

@@ -133,17 +133,13 @@ func (r *runner) oneTurn(ctx context.Context, std stdio, prompt string) error {
 	ctx, cancel := r.budget.Start(ctx)
 	defer cancel()
 	answer, err := agent.Turn(ctx, prompt)
-	if err != nil && !errors.Is(err, loop.ErrCutOff) {
+	if err != nil {
 		return err
 	}
 	if interactive(std.out) { // a pipe or a file gets the answer exactly
 		answer = approve.Visible(answer)
 	}
-	if _, werr := fmt.Fprintln(std.out, answer); werr != nil {
-		return werr
-	}
-	// An answer cut off by the output limit is printed, and the exit code
-	// says it is incomplete.
+	_, err = fmt.Fprintln(std.out, answer)
 	return err
 }
 
