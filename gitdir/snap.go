@@ -96,8 +96,9 @@ type Snapshot struct {
 	dirs   []dirState
 	budget int // bytes left to keep
 	// shapes is what the workspace's folders held of the shape of a git
-	// directory (Shaped).
-	shapes survey
+	// directory (Shaped); surveys remembers it for the next survey.
+	shapes  survey
+	surveys *Surveys
 }
 
 // Snap records .git in root, and in its git and common directories the
@@ -105,9 +106,14 @@ type Snapshot struct {
 // (the folder and each entry). It reads a few small files, and the names
 // in root's folders, to find later a folder given the shape of a git
 // directory (Shaped), which git would take for a repository.
-func Snap(root string) *Snapshot {
-	s := &Snapshot{root: root, layout: Find(root), budget: maxKept}
-	s.shapes = surveyed(root, s.layout.Paths())
+func Snap(root string) *Snapshot { return SnapWith(root, nil) }
+
+// SnapWith is Snap, its surveys of the workspace's folders remembered in
+// sv (nil remembers none) so that each reads again only the folders that
+// changed since the one before.
+func SnapWith(root string, sv *Surveys) *Snapshot {
+	s := &Snapshot{root: root, layout: Find(root), budget: maxKept, surveys: sv}
+	s.shapes = sv.survey(root, s.layout.Paths())
 	s.dot = s.record(s.layout.Dot)
 	for _, d := range []string{s.layout.Git, s.layout.Common} {
 		if d == "" || slices.ContainsFunc(s.dirs, func(x dirState) bool { return x.dir == d }) {

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
+	"time"
 
 	"harness/fence"
 )
@@ -27,6 +29,48 @@ type survey struct {
 	parts   map[string][]string // by absolute folder
 	visited map[string]bool     // the folders looked at
 	cut     bool                // some were not, for maxSurvey
+	// folders is what a later survey needs to read again only the folders
+	// that changed since this one.
+	folders map[string]folder
+	reads   int // folders whose entries were read, not taken from before
+}
+
+// folder is one folder as a survey saw it.
+type folder struct {
+	mod     time.Time // its modification time
+	change  int64     // its change time, which no program can set back
+	entries int       // how many entries it held
+	subdirs []string  // the folders in it the survey went into
+}
+
+// Surveys remembers the last survey of a workspace's folders, so that the
+// next one reads again only the folders that changed since: a folder that
+// gains, loses or renames an entry changes, and its change time says so
+// whatever a program did to its other times. Where the system gives no
+// change time, every survey reads every folder.
+type Surveys struct {
+	mu         sync.Mutex
+	last       *survey
+	changeTime func(fs.FileInfo) int64
+}
+
+// NewSurveys returns the memory of surveys of one workspace; changeTime
+// tells a file's change time, 0 where the system does not say.
+func NewSurveys(changeTime func(fs.FileInfo) int64) *Surveys {
+	return &Surveys{changeTime: changeTime}
+}
+
+// survey surveys root, reading again only what changed since the last
+// survey, and remembers it. sv may be nil: then every folder is read.
+func (sv *Surveys) survey(root string, skip []string) survey {
+	if sv == nil {
+		return surveyed(root, skip, nil, nil)
+	}
+	sv.mu.Lock()
+	defer sv.mu.Unlock()
+	s := surveyed(root, skip, sv.last, sv.changeTime)
+	sv.last = &s
+	return s
 }
 
 // isShapeName reports whether name, taken without case, is one of the
@@ -48,19 +92,38 @@ func shaped(names []string) bool {
 
 // surveyed looks at every folder in root, breadth first, but the .git
 // folders and the repository's own git directories (skip), without
-// following links, up to maxSurvey entries.
-func surveyed(root string, skip []string) survey {
-	s := survey{parts: make(map[string][]string), visited: make(map[string]bool)}
+// following links, up to maxSurvey entries. A folder whose times are
+// those prev saw, with a change time (from changeTime) that is known, is
+// taken from prev without reading it again; its folders are still looked
+// at, each by its own times.
+func surveyed(root string, skip []string, prev *survey, changeTime func(fs.FileInfo) int64) survey {
+	s := survey{parts: make(map[string][]string), visited: make(map[string]bool), folders: make(map[string]folder)}
 	queue, seen := []string{root}, 0
 	for len(queue) > 0 && seen < maxSurvey {
 		dir := queue[0]
 		queue = queue[1:]
-		f, err := os.Open(dir)
+		var f folder
+		if fi, err := os.Lstat(dir); err == nil && changeTime != nil {
+			// Its times before its entries: a change while they are read
+			// shows next time.
+			f.mod, f.change = fi.ModTime(), changeTime(fi)
+		}
+		if old, ok := prev.unchanged(dir, f); ok && seen+old.entries < maxSurvey {
+			seen += old.entries
+			s.visited[dir], s.folders[dir] = true, old
+			if parts := prev.parts[dir]; parts != nil {
+				s.parts[dir] = parts
+			}
+			queue = append(queue, old.subdirs...)
+			continue
+		}
+		d, err := os.Open(dir)
 		if err != nil {
 			continue
 		}
-		entries, _ := f.ReadDir(maxSurvey - seen)
-		f.Close()
+		entries, _ := d.ReadDir(maxSurvey - seen)
+		d.Close()
+		s.reads++
 		seen += len(entries)
 		s.visited[dir] = true
 		if seen >= maxSurvey {
@@ -77,10 +140,25 @@ func surveyed(root string, skip []string) survey {
 			p := filepath.Join(dir, name)
 			if e.IsDir() && !fence.GitName(name) && !slices.Contains(skip, p) {
 				queue = append(queue, p)
+				f.subdirs = append(f.subdirs, p)
 			}
+		}
+		if !s.cut {
+			f.entries = len(entries)
+			s.folders[dir] = f
 		}
 	}
 	return s
+}
+
+// unchanged returns what s saw of dir, when dir has the times f gives and
+// its change time is known, and s read it whole.
+func (s *survey) unchanged(dir string, f folder) (folder, bool) {
+	if s == nil || f.change == 0 {
+		return folder{}, false
+	}
+	old, ok := s.folders[dir]
+	return old, ok && old.change == f.change && old.mod.Equal(f.mod)
 }
 
 // undoShapes compares the workspace with what Snap saw, and takes out,
@@ -91,7 +169,7 @@ func surveyed(root string, skip []string) survey {
 // keeps there be removed. Each entry goes to note, with the error that
 // kept it from being taken out.
 func (s *Snapshot) undoShapes(note func(path string, k Kind, err error)) {
-	now := surveyed(s.root, s.layout.Paths())
+	now := s.surveys.survey(s.root, s.layout.Paths())
 	dirs := make([]string, 0, len(now.parts))
 	for dir := range now.parts {
 		dirs = append(dirs, dir)

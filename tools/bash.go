@@ -52,7 +52,7 @@ func Bash(ws *Workspace, policy *guard.Policy, sh Shell) Tool {
 		if err != nil {
 			return "", fmt.Errorf("the command was not run: %w", err)
 		}
-		snap := gitdir.Snap(ws.root)
+		snap := gitdir.SnapWith(ws.root, ws.surveys)
 		layout := snap.Layout()
 		outer := enclosing(ws.root)
 		c := sandbox.Command{

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"harness/fence"
+	"harness/gitdir"
 )
 
 // ErrOutsideWorkspace is wrapped by the error for a path that leads out of
@@ -35,6 +36,9 @@ type Workspace struct {
 	hidden    *hiddenList // what commands must not see
 	files     *ruleFiles  // the rules of the ignore files, as last read
 	places    []place     // the harness's own and the shells' places in it
+	// surveys remembers what the folders held of the shape of a
+	// repository, around each command (gitdir.SnapWith).
+	surveys *gitdir.Surveys
 }
 
 // NewWorkspace returns the workspace rooted at root, an existing directory.
@@ -58,7 +62,8 @@ func NewWorkspace(root string) (*Workspace, error) {
 	if real, err = realPath(real, 0); err != nil { // spelt as the disk has it
 		return nil, fmt.Errorf("workspace %s: %w", root, err)
 	}
-	return &Workspace{root: real, hidden: new(hiddenList), files: new(ruleFiles), places: ownPlaces(real)}, nil
+	return &Workspace{root: real, hidden: new(hiddenList), files: new(ruleFiles), places: ownPlaces(real),
+		surveys: gitdir.NewSurveys(changeTime)}, nil
 }
 
 // begin returns the ignore rules of the start of the run (startIgnores),

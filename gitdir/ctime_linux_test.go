@@ -1,0 +1,5 @@
+package gitdir
+
+import "syscall"
+
+func statCtime(st *syscall.Stat_t) int64 { return st.Ctim.Nano() }
