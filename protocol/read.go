@@ -525,7 +525,7 @@ func (r *Reader) values(x *text, i, off int, shape string, many bool) read {
 				more = strings.TrimLeft(more[len(tok):], " \t`,;")
 			}
 		}
-		if many && (strings.HasPrefix(more, "{") || strings.HasPrefix(more, "[")) {
+		if many && (strings.HasPrefix(more, "{") || strings.HasPrefix(strings.TrimLeft(strings.TrimPrefix(more, "["), " \t"), "{") && strings.HasPrefix(more, "[")) {
 			off = x.end(li) - len(more)
 			first = li
 			continue

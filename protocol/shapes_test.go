@@ -52,6 +52,8 @@ func TestDocShapes(t *testing.T) {
 		{claim: "null for an optional argument", reply: `TOOL_CALL {"name":"read_file","arguments":{"path":"a","limit":null}}`, want: []string{read}},
 		{claim: "null for a required argument is an error", reply: `TOOL_CALL {"name":"read_file","arguments":{"path":null}}`, want: []string{"error"}},
 
+		{claim: "bracketed text after a call is text", reply: `TOOL_CALL {"name":"read_file","arguments":{"path":"a"}} [see the docs](x)`, want: []string{read}, text: "[see the docs](x)"},
+
 		// Near misses.
 		{claim: "any letter case", reply: `tool_call {"name":"read_file","arguments":{"path":"a"}}`, want: []string{read}},
 		{claim: "a plural", reply: `TOOL_CALLS [{"name":"read_file","arguments":{"path":"a"}},{"name":"list_files"}]`, want: []string{read, "list_files {}"}},
