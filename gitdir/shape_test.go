@@ -77,14 +77,7 @@ func TestRestoreTakesOutAPlantedRepository(t *testing.T) {
 		"pointer/.git":     "gitdir: ../docs\n",
 		"kept/.git/":       "",
 	})
-	changes, err := s.Restore()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, c := range changes {
-		got = append(got, c.String())
-	}
+	got := restored(t, s)
 	want := []string{"a/b/HEAD (made a repository)", "a/b/commondir (made a repository)", "docs/HEAD (made a repository)", "docs/refs (made a repository)",
 		"nested/.git (made a repository)", "pointer/.git (made a repository)"}
 	if !slices.Equal(got, want) {
@@ -108,4 +101,18 @@ func TestPlantedUnderAFile(t *testing.T) {
 	if dir, ok := Planted(root, filepath.Join(root, "a", "HEAD")); ok {
 		t.Errorf("Planted(a/HEAD) under a file = %q", dir)
 	}
+}
+
+// restored restores s and returns its changes as they read.
+func restored(t *testing.T, s *Snapshot) []string {
+	t.Helper()
+	changes, err := s.Restore()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range changes {
+		got = append(got, c.String())
+	}
+	return got
 }

@@ -55,14 +55,7 @@ func TestSurveysReadOnlyWhatChanged(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	changes, err := s.Restore()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, c := range changes {
-		got = append(got, c.String())
-	}
+	got := restored(t, s)
 	if want := []string{"c/d/HEAD (made a repository)", "c/d/refs (made a repository)"}; !slices.Equal(got, want) {
 		t.Errorf("changes = %q, want %q", got, want)
 	}

@@ -168,7 +168,7 @@ func (r *Reader) Parse(reply string) Parsed {
 		}
 		if fence(t) {
 			if fenceAt < 0 {
-				fenceAt, fenceInfo = i, lowerASCII(strings.TrimSpace(strings.TrimLeft(t, "`")))
+				fenceAt, fenceInfo = i, strings.ToLower(strings.TrimSpace(strings.TrimLeft(t, "`")))
 			} else {
 				fenceAt, fenceInfo = -1, ""
 			}
@@ -297,7 +297,7 @@ func outputFence(t string) bool {
 	if !strings.HasPrefix(t, "```") {
 		return false
 	}
-	switch lowerASCII(strings.TrimSpace(strings.TrimLeft(t, "`"))) {
+	switch strings.ToLower(strings.TrimSpace(strings.TrimLeft(t, "`"))) {
 	case "", "output", "text", "console", "result", "tool_output", "stdout", "plaintext":
 		return true
 	}
@@ -732,21 +732,4 @@ func alone(x *text, from, to int) bool {
 // hasPrefixFold reports whether s starts with prefix, in any ASCII case.
 func hasPrefixFold(s, prefix string) bool {
 	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
-}
-
-// lowerASCII is s with its ASCII letters in lower case, and its bytes
-// where they were: offsets found in it hold in s.
-func lowerASCII(s string) string {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c >= 'A' && c <= 'Z' {
-			b := []byte(s)
-			for j := i; j < len(b); j++ {
-				if b[j] >= 'A' && b[j] <= 'Z' {
-					b[j] += 'a' - 'A'
-				}
-			}
-			return string(b)
-		}
-	}
-	return s
 }
