@@ -79,6 +79,7 @@ func BenchmarkParseRepeated(b *testing.B) {
 		`<tool_call>`,
 		`{"name": "read_file", "x": `,
 		`[read_file(`,
+		"```\nTOOL_CALL {\"name\":\"read_file\",\"arguments\":{\"path\":\"a\"}}\n```\nthen",
 	} {
 		reply := strings.Repeat(line+"\n", 10000)
 		b.Run(strings.Trim(line[:min(len(line), 10)], `{"[<( `), func(b *testing.B) {

@@ -3,6 +3,7 @@ package protocol
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -218,25 +219,25 @@ type callSpan struct{ from, to, fence int }
 // with text both before the fence and after its end. Their lines go back
 // into the text, and the lines where they start are returned.
 func examples(lines []string, calls []Call, spans []callSpan, kept []textLine) ([]Call, []textLine, []int) {
-	ex := map[int]bool{} // fences that are examples
-	for _, s := range spans {
-		if s.fence < 0 || ex[s.fence] {
+	// The first and last lines of text that are neither blank nor fences.
+	first, last := -1, -1
+	for _, k := range kept {
+		if strings.TrimSpace(k.line) == "" || fence(k.line) {
 			continue
 		}
-		end := fenceEnd(lines, s.to)
-		before, after := false, false
-		for _, k := range kept {
-			if strings.TrimSpace(k.line) == "" || fence(k.line) {
-				continue
-			}
-			before = before || k.at < s.fence
-			after = after || k.at > end
+		if first < 0 {
+			first = k.at
 		}
-		if before && after {
-			ex[s.fence] = true
-		}
+		last = k.at
 	}
-	if len(ex) == 0 {
+	ex := map[int]bool{} // by fence: whether it is an example
+	for _, s := range spans {
+		if _, decided := ex[s.fence]; s.fence < 0 || decided {
+			continue
+		}
+		ex[s.fence] = first >= 0 && first < s.fence && last > fenceEnd(lines, s.to)
+	}
+	if !slices.Contains(slices.Collect(maps.Values(ex)), true) {
 		return calls, kept, nil
 	}
 	var out []Call
