@@ -35,6 +35,11 @@ type survey struct {
 	reads   int // folders whose entries were read, not taken from before
 }
 
+// settle is how old a folder's change time must be for a survey to trust
+// it later: file systems stamp times with a coarse clock. A variable for
+// the tests.
+var settle = 2 * time.Second
+
 // folder is one folder as a survey saw it.
 type folder struct {
 	mod     time.Time // its modification time
@@ -143,7 +148,10 @@ func surveyed(root string, skip []string, prev *survey, changeTime func(fs.FileI
 				f.subdirs = append(f.subdirs, p)
 			}
 		}
-		if !s.cut {
+		// A folder whose change time is this recent may change again
+		// within the same tick of the clock that stamps it, unseen: it
+		// is read again next time.
+		if !s.cut && time.Since(time.Unix(0, f.change)) > settle {
 			f.entries = len(entries)
 			s.folders[dir] = f
 		}

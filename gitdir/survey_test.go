@@ -30,6 +30,10 @@ func TestSurveysReadOnlyWhatChanged(t *testing.T) {
 		files[d+"/f.txt"] = "x"
 	}
 	root := tree(t, files)
+	// A folder changed this recently would be read again each time
+	// (TestSurveysReadRecentFoldersAgain): here every one is trusted.
+	defer func(s time.Duration) { settle = s }(settle)
+	settle = -time.Hour
 	sv := NewSurveys(ctime)
 	s := SnapWith(root, sv)
 	if s.shapes.reads == 0 {
@@ -63,5 +67,16 @@ func TestSurveysReadOnlyWhatChanged(t *testing.T) {
 	// c/d/refs and c/d/refs/heads are new: the others are not read.
 	if r := sv.last.reads; r != 4 {
 		t.Errorf("the survey after the command read %d folders; want the 4 that changed", r)
+	}
+}
+
+// A folder whose change time is too recent to trust is read again: a
+// change in the same tick of the file system's clock would not show.
+func TestSurveysReadRecentFoldersAgain(t *testing.T) {
+	root := tree(t, map[string]string{"a/f.txt": "x", "b/f.txt": "x"})
+	sv := NewSurveys(ctime)
+	sv.survey(root, nil)
+	if s := sv.survey(root, nil); s.reads != 3 {
+		t.Errorf("a second survey read %d folders; want all 3, just made", s.reads)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"os/exec"
 	"slices"
@@ -154,20 +155,24 @@ type client struct {
 // start connects to the server and lists its tools, within its timeout.
 func (c *client) start(ctx context.Context) {
 	c.status.Server = c.server
+	// One timeout bounds the whole start: connecting and listing.
+	ctx, cancel := context.WithTimeout(ctx, c.server.timeout())
+	defer cancel()
 	if err := c.connect(ctx); err != nil {
 		c.status.Err = err
 		return
 	}
 	if err := c.list(ctx); err != nil {
 		c.session.Close()
+		c.session = nil // closed: Close must not close it again
 		c.status.Err = err
 		c.tools, c.status.Tools, c.resolved = nil, nil, nil
+		c.status.Left, c.status.Missing = nil, nil
 	}
 }
 
+// connect starts the server, within ctx's deadline.
 func (c *client) connect(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, c.server.timeout())
-	defer cancel()
 	var transport sdk.Transport
 	if c.server.URL != "" {
 		transport = &sdk.StreamableClientTransport{
@@ -181,7 +186,7 @@ func (c *client) connect(ctx context.Context) error {
 		cmd.Dir = c.server.Dir
 		cmd.SysProcAttr = procAttr()
 		cmd.Env = []string{} // not nil: nothing of the harness's environment
-		for _, k := range sortedKeys(c.server.Env) {
+		for _, k := range slices.Sorted(maps.Keys(c.server.Env)) {
 			cmd.Env = append(cmd.Env, k+"="+c.server.Env[k])
 		}
 		c.stderr = &tail{max: 2048}
@@ -203,10 +208,9 @@ func (c *client) connect(ctx context.Context) error {
 	return nil
 }
 
-// list lists the server's tools and makes the ones offered.
+// list lists the server's tools and makes the ones offered, within ctx's
+// deadline.
 func (c *client) list(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, c.server.timeout())
-	defer cancel()
 	have := map[string]bool{}
 	c.resolved = map[string]*jsonschema.Resolved{}
 	for t, err := range c.session.Tools(ctx, nil) {
@@ -369,13 +373,4 @@ func (t *tail) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return string(t.buf)
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

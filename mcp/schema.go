@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"harness/protocol"
 )
@@ -124,10 +125,8 @@ func cut(s string) string {
 		return s
 	}
 	i := maxDescription
-	for i > 0 && !utf8Start(s[i]) {
+	for i > 0 && !utf8.RuneStart(s[i]) {
 		i--
 	}
 	return s[:i] + "…"
 }
-
-func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
