@@ -41,13 +41,15 @@ var windowsVars = map[string]bool{
 // names, and from taking a folder shaped like a git directory for a
 // repository (safe.bareRepository=explicit: a bare repository is used
 // only when named, which GIT_DIR does for the workspace's own; see
-// Command.Git).
+// Command.Git), and from reaching a repository by its path, however a
+// remote names it (protocol.file.allow=never).
 var fixedVars = []string{
 	"TERM=dumb", "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0", "GIT_ASKPASS=", "SSH_ASKPASS=",
-	"GIT_CONFIG_COUNT=3",
+	"GIT_CONFIG_COUNT=4",
 	"GIT_CONFIG_KEY_0=core.fsmonitor", "GIT_CONFIG_VALUE_0=false",
 	"GIT_CONFIG_KEY_1=core.hooksPath", "GIT_CONFIG_VALUE_1=/dev/null",
 	"GIT_CONFIG_KEY_2=safe.bareRepository", "GIT_CONFIG_VALUE_2=explicit",
+	"GIT_CONFIG_KEY_3=protocol.file.allow", "GIT_CONFIG_VALUE_3=never",
 }
 
 // Env returns the environment commands run with, made from environ (as

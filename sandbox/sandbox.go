@@ -642,30 +642,23 @@ func (s *Sandbox) shellArgs(script string) []string {
 }
 
 // env returns the environment of a command run in tier, with tmp as its
-// temporary folder when not empty.
-//
-// Under bwrap git may also look for its repository across file systems:
-// the workspace is a mount of its own there, and the folders around it
-// others, so that a workspace that is a folder of a larger repository
-// would otherwise find none.
+// temporary folder when not empty. Git searches for no repository (see
+// gitVars): GIT_DIR names it.
 func (s *Sandbox) env(tier Mode, tmp string) []string {
 	env := s.cfg.Env
-	var more []string
 	if tier == Bwrap {
 		tmp = "/tmp"
-		more = append(more, "GIT_DISCOVERY_ACROSS_FILESYSTEM=1")
 	}
 	if tmp == "" {
 		return env
 	}
-	more = append(more, "TMPDIR="+tmp)
-	out := make([]string, 0, len(env)+len(more))
+	out := make([]string, 0, len(env)+1)
 	for _, kv := range env {
-		if !strings.HasPrefix(kv, "TMPDIR=") && !strings.HasPrefix(kv, "GIT_DISCOVERY_ACROSS_FILESYSTEM=") {
+		if !strings.HasPrefix(kv, "TMPDIR=") {
 			out = append(out, kv)
 		}
 	}
-	return append(out, more...)
+	return append(out, "TMPDIR="+tmp)
 }
 
 // gitVars returns the variables that give git the repository r, or the

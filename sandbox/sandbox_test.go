@@ -974,6 +974,15 @@ func TestGitUsesTheWorkspaceRepositoryOnly(t *testing.T) {
 			if got := strings.TrimSpace(res.Output); got != filepath.Join(ws, ".git") {
 				t.Errorf("in docs, git's repository is %q, want the workspace's", got)
 			}
+			// A command that drops GIT_DIR: git finds the bare repository
+			// and refuses it, and reaches none by its path.
+			res = run(t, s, "unset GIT_DIR GIT_WORK_TREE; (cd docs && git x); git remote add d ./docs && git fetch d")
+			if _, err := os.Lstat(filepath.Join(bare, "ran")); err == nil {
+				t.Errorf("without GIT_DIR, git ran the alias of a bare repository:\n%s", res.Output)
+			}
+			if !strings.Contains(res.Output, "transport 'file' not allowed") {
+				t.Errorf("git fetched from a repository named by a remote of a local path:\n%s", res.Output)
+			}
 		})
 	}
 }
