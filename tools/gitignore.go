@@ -220,6 +220,12 @@ func folderStampOf(p string) (folderStamp, bool) {
 	if err != nil {
 		return folderStamp{}, false
 	}
+	return fileStampOf(fi)
+}
+
+// fileStampOf returns what the file fi describes looks like, and false when
+// it cannot be told apart from another file later (it has no identity).
+func fileStampOf(fi fs.FileInfo) (folderStamp, bool) {
 	fid, ok := fileID(fi)
 	return folderStamp{stamp{exists: true, mod: fi.ModTime(), size: fi.Size(), change: changeTime(fi)}, fid}, ok
 }

@@ -213,25 +213,13 @@ func (s *Sources) Leak(name string) string {
 	return what
 }
 
-// version is what tells one version of a file from another: its identity,
-// size, and modification and change times. Writing a file changes its
-// change time, whatever is done to its modification time after.
-type version struct {
-	id     id
-	size   int64
-	mod    time.Time
-	change int64
-}
-
-// versionOf returns the version fi describes, and whether it is settled:
-// changed long enough before now that a later change must show in its
-// times (the file system's clock ticks more coarsely than its times are
-// written). A file without an identity is never settled.
-func versionOf(fi fs.FileInfo, now time.Time) (version, bool) {
-	fid, ok := fileID(fi)
-	v := version{id: fid, size: fi.Size(), mod: fi.ModTime(), change: changeTime(fi)}
-	old := now.Add(-racy)
-	return v, ok && v.mod.Before(old) && time.Unix(0, v.change).Before(old)
+// versionOf returns the version fi describes (its identity, size, and
+// modification and change times: writing a file changes its change time,
+// whatever is done to its modification time after), and whether it is
+// settled (see settled). A file without an identity is never settled.
+func versionOf(fi fs.FileInfo, now time.Time) (folderStamp, bool) {
+	v, ok := fileStampOf(fi)
+	return v, ok && settled(v.stamp, now)
 }
 
 // leakCache holds what files' text seemed to hold, by absolute path, each
@@ -242,7 +230,7 @@ type leakCache struct {
 }
 
 type leakVerdict struct {
-	v    version
+	v    folderStamp
 	what string
 }
 
@@ -250,7 +238,7 @@ type leakVerdict struct {
 // forgets them all and starts again.
 const maxLeakCache = 4096
 
-func (c *leakCache) get(abs string, v version) (string, bool) {
+func (c *leakCache) get(abs string, v folderStamp) (string, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	got, ok := c.files[abs]
@@ -260,7 +248,7 @@ func (c *leakCache) get(abs string, v version) (string, bool) {
 	return got.what, true
 }
 
-func (c *leakCache) put(abs string, v version, what string) {
+func (c *leakCache) put(abs string, v folderStamp, what string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.files == nil || len(c.files) >= maxLeakCache {
