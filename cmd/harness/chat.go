@@ -13,6 +13,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"harness/approve"
+	"harness/config"
 	"harness/fakemodel"
 	"harness/guard"
 	"harness/loop"
@@ -95,7 +96,17 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string, dirs xdg.
 	if inREPL {
 		log = std.out
 	}
-	servers, err := c.startMCP(ctx, dirs, c.Workspace, log)
+	// The model's flags first: a wrong one must not start the MCP
+	// servers, and the settings file is read once.
+	model, provs, err := c.model(given, dirs)
+	if err != nil {
+		return nil, &exitCodeError{code: exitUsage, err: err}
+	}
+	var file *config.File // nil: the MCP servers' own reading of it
+	if provs != nil {
+		file = provs.file
+	}
+	servers, err := c.startMCP(ctx, dirs, file, c.Workspace, log)
 	if err != nil {
 		return nil, &exitCodeError{code: exitUsage, err: err}
 	}
@@ -114,10 +125,6 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string, dirs xdg.
 	fb := &fallback{log: log}
 	if err := c.startSandbox(ctx, tb.box, fb); err != nil {
 		return nil, err
-	}
-	model, provs, err := c.model(given, dirs)
-	if err != nil {
-		return nil, &exitCodeError{code: exitUsage, err: err}
 	}
 	described := model.Describe()
 	size, err := windowSize(ctx, std.err, model, &c.modelFlags)
@@ -483,7 +490,7 @@ type promptCmd struct {
 }
 
 func (c *promptCmd) Run(ctx context.Context, std stdio, dirs xdg.Dirs) error {
-	servers, err := c.startMCP(ctx, dirs, c.Workspace, std.err)
+	servers, err := c.startMCP(ctx, dirs, nil, c.Workspace, std.err)
 	if err != nil {
 		return &exitCodeError{code: exitUsage, err: err}
 	}

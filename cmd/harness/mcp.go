@@ -26,16 +26,20 @@ type mcpFlags struct {
 
 // chosen returns the servers of the run as the flags and the settings
 // file say: those --mcp names, none with --no-mcp, else the enabled ones.
-func (m *mcpFlags) chosen(dirs xdg.Dirs) ([]config.MCPServer, error) {
+// file is the settings file, when it was read already (nil: it is read
+// here).
+func (m *mcpFlags) chosen(dirs xdg.Dirs, file *config.File) ([]config.MCPServer, error) {
 	if m.NoMCP && len(m.MCP) > 0 {
 		return nil, fmt.Errorf("--mcp and --no-mcp: give one")
 	}
 	if m.NoMCP {
 		return nil, nil
 	}
-	file, err := settingsFile(dirs)
-	if err != nil {
-		return nil, err
+	if file == nil {
+		var err error
+		if file, err = settingsFile(dirs); err != nil {
+			return nil, err
+		}
 	}
 	names := file.MCPNames()
 	var out []config.MCPServer
@@ -70,11 +74,11 @@ func settingsFile(dirs xdg.Dirs) (*config.File, error) {
 	return config.Load(path)
 }
 
-// startMCP starts the chosen servers, their programs in the workspace
-// root, and says on log what became of each: the user must know that a
-// server runs outside the sandbox.
-func (m *mcpFlags) startMCP(ctx context.Context, dirs xdg.Dirs, workspace string, log io.Writer) (*mcp.Servers, error) {
-	chosen, err := m.chosen(dirs)
+// startMCP starts the chosen servers (of file, nil to read it), their
+// programs in the workspace root, and says on log what became of each:
+// the user must know that a server runs outside the sandbox.
+func (m *mcpFlags) startMCP(ctx context.Context, dirs xdg.Dirs, file *config.File, workspace string, log io.Writer) (*mcp.Servers, error) {
+	chosen, err := m.chosen(dirs, file)
 	if err != nil || len(chosen) == 0 {
 		return nil, err
 	}
@@ -131,7 +135,7 @@ func (c *mcpListCmd) Run(ctx context.Context, std stdio, dirs xdg.Dirs) error {
 		return nil
 	}
 	flags := mcpFlags{MCP: c.Names, named: "mcp list"}
-	ss, err := flags.startMCP(ctx, dirs, c.Workspace, io.Discard)
+	ss, err := flags.startMCP(ctx, dirs, file, c.Workspace, io.Discard)
 	if err != nil {
 		return &exitCodeError{code: exitUsage, err: err}
 	}
