@@ -662,7 +662,8 @@ func (s *Sandbox) env(tier Mode, tmp string) []string {
 }
 
 // gitVars returns the variables that give git the repository r, or the
-// workspace's own when r is empty.
+// workspace's own when r is empty (a caller that gives none: the bash
+// tool gives the one it found).
 func (s *Sandbox) gitVars(r Repository) []string {
 	if r.Dir == "" {
 		l := gitdir.Find(s.cfg.Dir)

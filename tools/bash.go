@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"cmp"
 	"context"
 	_ "embed"
 	"errors"
@@ -61,6 +62,9 @@ func Bash(ws *Workspace, policy *guard.Policy, sh Shell) Tool {
 			ReadOnly: slices.Concat(layout.Paths(), outer.Paths(), ws.ownPaths()),
 			Replace:  redactedConfigs(layout, outer),
 		}
+		// git is given the repository: the enclosing one of a folder of
+		// a larger repository, else the workspace's own, as Snap found it.
+		c.Git = sandbox.Repository{Dir: cmp.Or(layout.Git, layout.Dot), WorkTree: ws.root}
 		if outer.Git != "" {
 			c.Git = sandbox.Repository{Dir: outer.Git, WorkTree: filepath.Dir(outer.Dot)}
 		}
