@@ -2,6 +2,7 @@ package loop
 
 import (
 	"fmt"
+	"harness/plural"
 	"slices"
 	"strings"
 )
@@ -96,7 +97,7 @@ func (r *Report) Summary() string {
 		b.WriteString("interrupted; ")
 	}
 	calls := r.Succeeded + r.Failed
-	fmt.Fprintf(&b, "%d %s, %d %s", r.Steps, plural(r.Steps, "step"), calls, plural(calls, "call"))
+	b.WriteString(plural.Count(r.Steps, "step") + ", " + plural.Count(calls, "call"))
 	if calls > 0 {
 		fmt.Fprintf(&b, " (%d succeeded, %d failed)", r.Succeeded, r.Failed)
 	}
@@ -110,11 +111,4 @@ func (r *Report) Summary() string {
 		fmt.Fprintf(&b, "; no token count for %d of the replies", r.Unreported)
 	}
 	return b.String()
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return word
-	}
-	return word + "s"
 }

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/term"
 
 	"harness/approve"
+	"harness/view"
 )
 
 // lineAsker asks the approval questions on out and reads each answer as a
@@ -19,7 +20,7 @@ import (
 // terminal. A question's detail (the diff of an edit) is shown before it.
 type lineAsker struct {
 	out io.Writer
-	st  style
+	st  view.Style
 	// open, when set, opens the input at the first question.
 	open func() *input
 
@@ -55,7 +56,7 @@ func (a *lineAsker) Ask(ctx context.Context, q approve.Question) (approve.Answer
 		return approve.No, approve.ErrNobody
 	}
 	if q.Detail != "" {
-		fmt.Fprint(a.out, a.st.diffText(q.Detail))
+		fmt.Fprint(a.out, a.st.Diff(q.Detail))
 	}
 	line, err := in.read(ctx, q.String()+" [y/N/a(lways)] ", true)
 	switch {

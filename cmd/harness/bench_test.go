@@ -11,8 +11,6 @@ import (
 	"testing"
 
 	"harness/fakemodel"
-	"harness/loop"
-	"harness/protocol"
 )
 
 // benchSession writes a workspace of steps-1 files of 2.5 KB and the script
@@ -84,38 +82,6 @@ func BenchmarkPrompt(b *testing.B) {
 	for b.Loop() {
 		if code := run(ctx, []string{"prompt", "-w", dir}, nil, io.Discard, io.Discard); code != exitOK {
 			b.Fatalf("exit code %d", code)
-		}
-	}
-}
-
-// BenchmarkStream renders a reply of 100, 1000 and 10000 lines streamed in
-// pieces, as the REPL shows it (line by line as it arrives), and as -p
-// handles it (no streaming: the text is shown once). The REPL's cost must
-// grow in proportion to the reply.
-func BenchmarkStream(b *testing.B) {
-	for _, lines := range []int{100, 1000, 10000} {
-		reply := longReply(lines)
-		var deltas []protocol.Delta
-		for _, line := range strings.SplitAfter(reply, "\n") {
-			half := len(line) / 2
-			deltas = append(deltas, protocol.Delta{Content: line[:half]}, protocol.Delta{Content: line[half:]})
-		}
-		parsed := protocol.Parse(reply)
-		for _, mode := range []struct {
-			name   string
-			stream bool
-		}{{"repl", true}, {"print", false}} {
-			b.Run(fmt.Sprintf("%s/%d", mode.name, lines), func(b *testing.B) {
-				b.ReportAllocs()
-				for b.Loop() {
-					v := &view{out: io.Discard, log: io.Discard, stream: mode.stream, final: !mode.stream}
-					v.event(loop.Event{Kind: loop.StepStarted, Step: 1})
-					for _, d := range deltas {
-						v.event(loop.Event{Kind: loop.Streamed, Step: 1, Delta: d})
-					}
-					v.event(loop.Event{Kind: loop.Replied, Step: 1, Parsed: parsed})
-				}
-			})
 		}
 	}
 }

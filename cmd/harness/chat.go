@@ -25,6 +25,7 @@ import (
 	"harness/sandbox"
 	"harness/subagent"
 	"harness/tools"
+	"harness/view"
 	"harness/xdg"
 )
 
@@ -227,10 +228,10 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string, dirs xdg.
 	var asker approve.Asker // nil: nobody can answer
 	switch {
 	case inREPL:
-		r.answers = &lineAsker{out: std.out, st: style(colours(std.out))}
+		r.answers = &lineAsker{out: std.out, st: view.Style(colours(std.out))}
 		asker = r.answers
 	case interactive(std.in):
-		asker = &lineAsker{out: std.err, st: style(colours(std.err)), open: func() *input { return plainInput(std.in, std.err, false) }}
+		asker = &lineAsker{out: std.err, st: view.Style(colours(std.err)), open: func() *input { return plainInput(std.in, std.err, false) }}
 	}
 	decided := func(d approve.Decision) {
 		r.approvals.decided(d)
@@ -257,7 +258,7 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string, dirs xdg.
 			IsTest:          r.cfg.IsTest,
 			Target:          target,
 			Parse:           r.cfg.Parse,
-			Hooks:           r.hooks(newNest(log, style(colours(log))), newWireView(log, style(colours(log)), c.ShowWire)),
+			Hooks:           r.hooks(view.NewNest(log, view.Style(colours(log))), view.NewWire(log, view.Style(colours(log)), c.ShowWire)),
 			Done:            r.saveChild,
 			Limited:         []subagent.Limited{readOnlyBash()},
 		})

@@ -89,7 +89,7 @@ func (c *console) clear(context.Context, string) error {
 	r := c.r
 	if r.conv.writer != nil {
 		if err := r.conv.writer.Close(); err != nil {
-			fmt.Fprintf(c.out, "%s %v\n", c.st.bad("warning:"), err)
+			fmt.Fprintf(c.out, "%s %v\n", c.st.Bad("warning:"), err)
 		}
 		r.conv.writer = r.conv.store.Create(r.conv.start)
 	}
@@ -129,7 +129,7 @@ func (c *console) model(ctx context.Context, spec string) error {
 		fmt.Fprintf(c.out, "%s; the model is still %s.\n", modelAdvice(err, true), from)
 		return nil
 	} else if err != nil {
-		fmt.Fprintf(c.out, "%s %s\n", c.st.bad("warning:"), modelAdvice(err, true))
+		fmt.Fprintf(c.out, "%s %s\n", c.st.Bad("warning:"), modelAdvice(err, true))
 	}
 	size, err := r.windowFor(ctx, c.out, b)
 	if err != nil {
@@ -148,7 +148,7 @@ func (c *console) model(ctx context.Context, spec string) error {
 	}
 	c.agent = agent
 	if err := r.modelChanged(agent.State().Turn+1, from); err != nil {
-		fmt.Fprintf(c.out, "%s %v\n", c.st.bad("warning:"), err)
+		fmt.Fprintf(c.out, "%s %v\n", c.st.Bad("warning:"), err)
 	}
 	fmt.Fprintf(c.out, "The model is %s from the next turn on.\n", r.modelSpec())
 	return nil
@@ -190,7 +190,7 @@ func (r *runner) useModel(b backend, s config.Settings, size int, out io.Writer)
 	r.providers.cur = s
 	if size != r.cfg.Window {
 		fmt.Fprintf(out, "The context window is %d tokens, not %d, from the next turn on.\n", size, r.cfg.Window)
-		r.cfg.Window, r.ctxview.size = size, size
+		r.cfg.Window, r.ctxview.Size = size, size
 	}
 	return nil
 }
@@ -220,7 +220,7 @@ func (r *runner) modelChanged(turn int, from string) error {
 // compaction threshold. It changes nothing.
 func (c *console) context(context.Context, string) error {
 	st := c.agent.State()
-	d := c.r.ctxview.measure(st, c.r.instructions())
+	d := c.r.ctxview.Measure(st, c.r.instructions())
 	if err := d.Render(c.out); err != nil {
 		return err
 	}
@@ -257,7 +257,7 @@ func (c *console) diff(context.Context, string) error {
 		fmt.Fprintln(c.out, "No file was changed by edit_file or write_file in this conversation.")
 		return nil
 	}
-	fmt.Fprint(c.out, c.st.diffText(d))
+	fmt.Fprint(c.out, c.st.Diff(d))
 	return nil
 }
 
@@ -276,7 +276,7 @@ func (c *console) undo(context.Context, string) error {
 		fmt.Fprintf(c.out, "  %s\n", d)
 	}
 	for _, k := range u.kept {
-		fmt.Fprintf(c.out, "  %s\n", c.st.bad(k.why))
+		fmt.Fprintf(c.out, "  %s\n", c.st.Bad(k.why))
 	}
 	var told []string
 	told = append(told, u.done...)

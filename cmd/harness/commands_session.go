@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"harness/openai"
+	"harness/plural"
 	"harness/session"
 )
 
@@ -47,7 +48,7 @@ func (c *console) save(_ context.Context, name string) error {
 		return err
 	}
 	fmt.Fprintf(c.out, "saved %s (session %s): %s, %s; /load %s goes on with it.\n", name, info.ID,
-		count(st.Turn, "turn"), count(len(st.Messages), "message"), name)
+		plural.Count(st.Turn, "turn"), plural.Count(len(st.Messages), "message"), name)
 	return nil
 }
 
@@ -92,12 +93,12 @@ func (c *console) load(ctx context.Context, ref string) error {
 	if err != nil {
 		return err
 	}
-	loaded := fmt.Sprintf("loaded %s: %s, %s", ref, count(sv.State.Turn, "turn"), count(len(sv.State.Messages), "message"))
+	loaded := fmt.Sprintf("loaded %s: %s, %s", ref, plural.Count(sv.State.Turn, "turn"), plural.Count(len(sv.State.Messages), "message"))
 	if name := r.savedModel(sv); name != "" {
 		b, s, err := r.providers.pick(name)
 		if err == nil {
 			if err = checkBackend(ctx, b); errors.Is(err, openai.ErrModelNotFound) {
-				fmt.Fprintf(c.out, "%s %s\n", c.st.bad("warning:"), modelAdvice(err, true))
+				fmt.Fprintf(c.out, "%s %s\n", c.st.Bad("warning:"), modelAdvice(err, true))
 				err = nil // the server may answer whatever the name
 			}
 		}
@@ -118,14 +119,14 @@ func (c *console) load(ctx context.Context, ref string) error {
 	}
 	if old := r.conv.writer; old != nil {
 		if err := old.Close(); err != nil {
-			fmt.Fprintf(c.out, "%s %v\n", c.st.bad("warning:"), err)
+			fmt.Fprintf(c.out, "%s %v\n", c.st.Bad("warning:"), err)
 		}
 	}
 	r.conv.writer = w
 	r.conv.start.Model, r.conv.start.Backend, r.conv.start.Options = r.backend.Model, r.backend.Name, r.backend.Options
 	r.resume(sv)
 	if err := r.recordModel(sv); err != nil {
-		fmt.Fprintf(c.out, "%s %v\n", c.st.bad("warning:"), err)
+		fmt.Fprintf(c.out, "%s %v\n", c.st.Bad("warning:"), err)
 	}
 	r.conv.notes = append(r.conv.notes, loaded)
 	c.agent = r.agent(c.view)

@@ -7,10 +7,12 @@ import (
 	"strings"
 
 	"harness/config"
+	"harness/plural"
 	"harness/protocol"
 	"harness/sandbox"
 	"harness/session"
 	"harness/tools"
+	"harness/view"
 	"harness/window"
 	"harness/xdg"
 )
@@ -54,9 +56,9 @@ func (c *contextCmd) Run(std stdio, dirs xdg.Dirs) error {
 	if sv.Start.Name != "" {
 		name += " (" + sv.Start.Name + ")"
 	}
-	fmt.Fprintf(std.out, "session %s: %s, %s; %s model %s\n", name, count(sv.State.Turn, "turn"), count(len(sv.State.Messages), "message"), sv.Start.Backend, sv.Model)
-	v := &ctxview{comp: window.New(window.Config{Reserve: reserve}), size: size}
-	return v.show(std.out, sv.State, savedInstructions(sv))
+	fmt.Fprintf(std.out, "session %s: %s, %s; %s model %s\n", name, plural.Count(sv.State.Turn, "turn"), plural.Count(len(sv.State.Messages), "message"), sv.Start.Backend, sv.Model)
+	v := &view.Window{Compact: window.New(window.Config{Reserve: reserve}), Size: size}
+	return v.Show(std.out, sv.State, savedInstructions(sv))
 }
 
 // load reads the session c names in the workspace root: its latest when

@@ -10,6 +10,7 @@ import (
 	"harness/loop"
 	"harness/ollama"
 	"harness/protocol"
+	"harness/view"
 	"harness/window"
 )
 
@@ -72,21 +73,21 @@ func windowSize(ctx context.Context, warn io.Writer, m backend, flags *modelFlag
 // the summaries it asks of the model count in the budget and reach the
 // record as the steps do. Without, it only counts, for the display.
 func (r *runner) keepInWindow(log io.Writer, size, reserve int, compact, steps bool) {
-	v := &ctxview{w: log, st: style(colours(log)), size: size, steps: steps}
+	v := &view.Window{W: log, Style: view.Style(colours(log)), Size: size, Steps: steps}
 	hooks := []loop.Hook{r.budget}
 	if r.rec != nil {
 		hooks = append(hooks, r.rec)
 	}
-	v.comp = window.New(window.Config{
+	v.Compact = window.New(window.Config{
 		Reserve:    reserve,
 		Target:     maskTarget,
 		Parse:      r.cfg.Parse,
-		Summarizer: window.ModelSummarizer(currentModel{r}, v.summaryHooks(append(hooks, v)...)...),
+		Summarizer: window.ModelSummarizer(currentModel{r}, v.SummaryHooks(append(hooks, v)...)...),
 	})
 	r.ctxview = v
 	r.cfg.Window = size
 	if compact {
-		r.cfg.Compactor = v.comp
+		r.cfg.Compactor = v.Compact
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 	"harness/protocol"
 	"harness/record"
 	"harness/tools"
+	"harness/view"
 	"harness/xdg"
 )
 
@@ -36,7 +37,7 @@ type runner struct {
 	approvals *approvals
 	// ctxview shows the context window: after the view, in the main
 	// conversation's hooks; and for /context.
-	ctxview *ctxview
+	ctxview *view.Window
 	// journal keeps what the file tools change, under the gate: the
 	// diffs shown after each write, /diff and /undo.
 	journal *journal
@@ -73,26 +74,26 @@ type runner struct {
 
 // ui are the hooks that show a conversation's events with v: the events,
 // after each write the diff it made, and the context window's use.
-func (r *runner) ui(v *view) []loop.Hook {
-	return []loop.Hook{loop.Observe(v.event), loop.Observe(func(e loop.Event) { r.showDiff(v, e) }), r.ctxview,
-		newWireView(v.log, v.st, r.wire)} // notes of lies, and --show-wire
+func (r *runner) ui(v *view.Turn) []loop.Hook {
+	return []loop.Hook{v, loop.Observe(func(e loop.Event) { r.showDiff(v, e) }), r.ctxview,
+		view.NewWire(v.Log, v.Style, r.wire)} // notes of lies, and --show-wire
 }
 
 // agent returns the agent of the run, new or resumed, rendering its events
 // with v. The UI's hooks come last, so that what they show has already
 // passed the budget and reached the record and the session.
-func (r *runner) agent(v *view) *loop.Agent {
-	return r.begin(v.log, r.hooks(r.ui(v)...))
+func (r *runner) agent(v *view.Turn) *loop.Agent {
+	return r.begin(v.Log, r.hooks(r.ui(v)...))
 }
 
 // showDiff shows, after the result line of a call that wrote a file, the
 // diff it made, shortened.
-func (r *runner) showDiff(v *view, e loop.Event) {
+func (r *runner) showDiff(v *view.Turn, e loop.Event) {
 	if e.Kind != loop.CallEnded || e.Origin != "" || !writesFile(e.Call) {
 		return
 	}
 	if d := r.journal.takeDiff(e.Call.ID); d != "" {
-		fmt.Fprint(v.log, v.st.diffText(shorten(d, maxDiffLines)))
+		fmt.Fprint(v.Log, v.Style.Diff(shorten(d, maxDiffLines)))
 	}
 }
 
@@ -126,10 +127,10 @@ func (r *runner) oneTurn(ctx context.Context, std stdio, prompt string) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
 	context.AfterFunc(ctx, stop) // after the first Ctrl-C, a second one quits at once
-	v := &view{out: std.err, log: std.err, st: style(colours(std.err)), final: true}
+	v := &view.Turn{Out: std.err, Log: std.err, Style: view.Style(colours(std.err)), Final: true}
 	agent := r.agent(v)
 	r.typed(prompt)
-	prompt = r.noted(r.attach.attach(ctx, prompt, std.err, v.st))
+	prompt = r.noted(r.attach.attach(ctx, prompt, std.err, v.Style))
 	ctx, cancel := r.budget.Start(ctx)
 	defer cancel()
 	answer, err := agent.Turn(ctx, prompt)
@@ -148,9 +149,9 @@ func (r *runner) oneTurn(ctx context.Context, std stdio, prompt string) error {
 type console struct {
 	r     *runner
 	out   io.Writer
-	st    style
+	st    view.Style
 	in    *input
-	view  *view
+	view  *view.Turn
 	agent *loop.Agent
 	turn  int // the number of the next turn
 	cmds  []command
@@ -164,19 +165,19 @@ var errQuit = errors.New("quit")
 // second one quits); at the prompt, Ctrl-D, exit, quit and /exit leave.
 // An error ends the turn, not the conversation.
 func (r *runner) repl(ctx context.Context, std stdio) error {
-	st := style(colours(std.out))
+	st := view.Style(colours(std.out))
 	in := openInput(std, r.dirs)
 	r.answers.use(in)
 	fmt.Fprintf(std.out, "harness %s: %s model %s, workspace %s\n", version(), r.backend.Name, r.backend.Model, r.root)
-	fmt.Fprintln(std.out, st.dim("Type /help for the commands. Ctrl-C stops a turn; Ctrl-D or /exit leaves."))
+	fmt.Fprintln(std.out, st.Dim("Type /help for the commands. Ctrl-C stops a turn; Ctrl-D or /exit leaves."))
 	if err := checkBackend(ctx, r.model); err != nil {
 		label := "error:"
 		if errors.Is(err, openai.ErrModelNotFound) {
 			label = "warning:" // the server may answer whatever the name
 		}
-		fmt.Fprintf(std.err, "%s %s\n", st.bad(label), modelAdvice(err, true))
+		fmt.Fprintf(std.err, "%s %s\n", st.Bad(label), modelAdvice(err, true))
 	}
-	v := &view{out: std.out, log: std.out, st: st, stream: true}
+	v := &view.Turn{Out: std.out, Log: std.out, Style: st, Stream: true}
 	c := &console{r: r, out: std.out, st: st, in: in, view: v, agent: r.agent(v), cmds: commands()}
 	c.turn = c.agent.State().Turn + 1 // a resumed conversation goes on counting
 	comp := &completer{ws: r.ws}
@@ -189,14 +190,14 @@ func (r *runner) repl(ctx context.Context, std stdio) error {
 	signal.Notify(sigs, os.Interrupt)
 	defer signal.Stop(sigs)
 	for {
-		fmt.Fprintln(std.out, st.dim(fmt.Sprintf("<Turn %d>", c.turn)))
+		fmt.Fprintln(std.out, st.Dim(fmt.Sprintf("<Turn %d>", c.turn)))
 		text, err := c.read(ctx, sigs)
 		switch {
 		case errors.Is(err, errInterrupt):
-			fmt.Fprintln(std.out, st.dim("(Ctrl-D, exit or /exit leaves)"))
+			fmt.Fprintln(std.out, st.Dim("(Ctrl-D, exit or /exit leaves)"))
 			continue
 		case errors.Is(err, errLongLine):
-			fmt.Fprintf(std.err, "%s %v\n", st.bad("error:"), err)
+			fmt.Fprintf(std.err, "%s %v\n", st.Bad("error:"), err)
 			continue
 		case errors.Is(err, io.EOF), errors.Is(err, errQuit):
 			if in.terminal() {
@@ -215,7 +216,7 @@ func (r *runner) repl(ctx context.Context, std stdio) error {
 			if err := c.command(ctx, line); errors.Is(err, errQuit) {
 				return nil
 			} else if err != nil {
-				fmt.Fprintf(std.err, "%s %v\n", st.bad("error:"), err)
+				fmt.Fprintf(std.err, "%s %v\n", st.Bad("error:"), err)
 			}
 			continue
 		}
@@ -223,7 +224,7 @@ func (r *runner) repl(ctx context.Context, std stdio) error {
 		case errors.Is(err, errQuitNow):
 			return &exitCodeError{code: exitInterrupt, err: err}
 		case err != nil && !errors.Is(err, context.Canceled):
-			fmt.Fprintf(std.err, "%s %s\n", st.bad("error:"), modelAdvice(err, true))
+			fmt.Fprintf(std.err, "%s %s\n", st.Bad("error:"), modelAdvice(err, true))
 		}
 		// A turn whose first step failed left nothing: the conversation,
 		// its turn count and the session are as they were.
@@ -232,7 +233,7 @@ func (r *runner) repl(ctx context.Context, std stdio) error {
 			if in.terminal() {
 				recall = "; Up recalls it"
 			}
-			fmt.Fprintln(std.out, st.dim("The message was not sent: the conversation is as it was"+recall+"."))
+			fmt.Fprintln(std.out, st.Dim("The message was not sent: the conversation is as it was"+recall+"."))
 		} else {
 			c.turn, r.conv.note = next, "" // the model was told the note
 		}
@@ -269,7 +270,7 @@ func (c *console) read(ctx context.Context, sigs <-chan os.Signal) (string, erro
 		case <-ctx.Done():
 		}
 	}()
-	prompt := c.st.you("You") + ": "
+	prompt := c.st.You("You") + ": "
 	if c.in.terminal() {
 		prompt = "You: " // the line editor counts the prompt's bytes as columns
 	}

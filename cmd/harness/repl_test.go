@@ -145,19 +145,6 @@ func TestApplyCall(t *testing.T) {
 	}
 }
 
-func TestDiffText(t *testing.T) {
-	diff := "--- a/f\n+++ b/f\n@@ -1 +1 @@\n-old\n+new\x1b[2J\n same\n"
-	if got, want := style(false).diffText(diff), "--- a/f\n+++ b/f\n@@ -1 +1 @@\n-old\n+new\\u001b[2J\n same\n"; got != want {
-		t.Errorf("plain:\n%q\nwant\n%q", got, want)
-	}
-	got := style(true).diffText(diff)
-	for _, want := range []string{"\x1b[1m--- a/f\x1b[0m\n", "\x1b[36m@@ -1 +1 @@\x1b[0m\n", "\x1b[31m-old\x1b[0m\n", "\x1b[32m+new\\u001b[2J\x1b[0m\n", "\n same\n"} {
-		if !strings.Contains(got, want) {
-			t.Errorf("coloured diff %q lacks %q", got, want)
-		}
-	}
-}
-
 func TestShorten(t *testing.T) {
 	diff := "1\n2\n3\n4\n5\n"
 	if got := shorten(diff, 5); got != diff {

@@ -9,6 +9,7 @@ import (
 
 	"harness/loop"
 	"harness/ollama"
+	"harness/plural"
 	"harness/record"
 	"harness/session"
 	"harness/xdg"
@@ -96,7 +97,7 @@ func (c *chatCmd) openSession(ctx context.Context, r *runner, start func() recor
 		r.conv.close()
 		return err
 	}
-	r.conv.notes = append(r.conv.notes, fmt.Sprintf("resumed session %s: %s, %s", sv.ID(), count(sv.State.Turn, "turn"), count(len(sv.State.Messages), "message")))
+	r.conv.notes = append(r.conv.notes, fmt.Sprintf("resumed session %s: %s, %s", sv.ID(), plural.Count(sv.State.Turn, "turn"), plural.Count(len(sv.State.Messages), "message")))
 	return nil
 }
 
@@ -250,11 +251,4 @@ func (r *runner) begin(log io.Writer, hooks []loop.Hook) *loop.Agent {
 	}
 	r.conv.notes = nil
 	return a
-}
-
-func count(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
 }

@@ -11,8 +11,10 @@ import (
 	"strings"
 	"unicode"
 
+	"harness/plural"
 	"harness/protocol"
 	"harness/tools"
+	"harness/view"
 )
 
 // workspaceTag is the tag that attaches the workspace's listing.
@@ -59,7 +61,7 @@ type attachment struct {
 
 // attach returns input with what its tags name appended, and shows one
 // line for each tag that attached something or was refused on log.
-func (a *attacher) attach(ctx context.Context, input string, log io.Writer, st style) string {
+func (a *attacher) attach(ctx context.Context, input string, log io.Writer, st view.Style) string {
 	var got []attachment
 	seen := map[string]bool{}
 	for _, tag := range tags(input) {
@@ -70,27 +72,27 @@ func (a *attacher) attach(ctx context.Context, input string, log io.Writer, st s
 			seen[tag] = true
 			res := a.run(ctx, "list_files", ".")
 			if !res.OK {
-				fmt.Fprintf(log, "%s @%s: %s\n", st.bad("not attached:"), tag, errorLine(res.Body))
+				fmt.Fprintf(log, "%s @%s: %s\n", st.Bad("not attached:"), tag, view.ErrorLine(res.Body))
 				continue
 			}
 			n := strings.Count(strings.TrimRight(res.Body, "\n"), "\n") + 1
-			fmt.Fprintf(log, "%s workspace listing, %s\n", st.dim("attached:"), plural(n, "entry", "entries"))
+			fmt.Fprintf(log, "%s workspace listing, %s\n", st.Dim("attached:"), plural.Count(n, "entry"))
 			got = append(got, attachment{name: "workspace listing", body: res.Body})
 			continue
 		}
 		t, err := a.file(tag)
 		switch {
 		case errors.Is(err, tools.ErrOutsideWorkspace):
-			fmt.Fprintf(log, "%s @%s: %v\n", st.bad("not attached:"), tag, err)
+			fmt.Fprintf(log, "%s @%s: %v\n", st.Bad("not attached:"), tag, err)
 			continue
 		case t.folder != "":
-			fmt.Fprintln(log, st.dim(fmt.Sprintf("%s is a folder, not a file; sent as text (@workspace attaches the listing)", t.folder)))
+			fmt.Fprintln(log, st.Dim(fmt.Sprintf("%s is a folder, not a file; sent as text (@workspace attaches the listing)", t.folder)))
 			continue
 		case err != nil || t.name == "":
 			// No file: the @ is text. Only a tag that looks like a path is
 			// worth a line: a decorator or a handle is meant as text.
 			if t.missing != "" {
-				fmt.Fprintln(log, st.dim(fmt.Sprintf("no file %s; sent as text", t.missing)))
+				fmt.Fprintln(log, st.Dim(fmt.Sprintf("no file %s; sent as text", t.missing)))
 			}
 			continue
 		case seen[t.abs]:
@@ -100,11 +102,11 @@ func (a *attacher) attach(ctx context.Context, input string, log io.Writer, st s
 		seen[abs] = true
 		res := a.run(ctx, "read_file", name)
 		if !res.OK {
-			fmt.Fprintf(log, "%s @%s: %s\n", st.bad("not attached:"), tag, errorLine(res.Body))
+			fmt.Fprintf(log, "%s @%s: %s\n", st.Bad("not attached:"), tag, view.ErrorLine(res.Body))
 			continue
 		}
 		n := countLines(abs)
-		shown := fmt.Sprintf("%s, %s", name, plural(n, "line", "lines"))
+		shown := fmt.Sprintf("%s, %s", name, plural.Count(n, "line"))
 		if body := strings.Count(res.Body, "\n"); n > body+1 {
 			shown += fmt.Sprintf(" (the first %d; the model can read on with read_file)", body)
 		}
@@ -114,7 +116,7 @@ func (a *attacher) attach(ctx context.Context, input string, log io.Writer, st s
 		case t.line > 0:
 			shown += fmt.Sprintf("; the tag names line %d", t.line)
 		}
-		fmt.Fprintf(log, "%s %s\n", st.dim("attached:"), shown)
+		fmt.Fprintf(log, "%s %s\n", st.Dim("attached:"), shown)
 		got = append(got, attachment{name: name, body: res.Body})
 	}
 	if len(got) == 0 {
@@ -248,12 +250,4 @@ func countLines(abs string) int {
 		n++
 	}
 	return n
-}
-
-// plural returns "1 line", "3 lines" and the like.
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }

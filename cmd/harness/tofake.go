@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"harness/fakemodel"
+	"harness/plural"
 	"harness/protocol"
 	"harness/record"
 	"harness/window"
@@ -62,9 +63,9 @@ func fakeScript(source string, start *record.Start, xs []record.Exchange, inputs
 	}
 
 	var b strings.Builder
-	fmt.Fprintf(&b, "# Made from %s by harness replay --to-fake: %s in %s.\n", source, count(len(xs), "model call"), count(len(turns), "turn"))
+	fmt.Fprintf(&b, "# Made from %s by harness replay --to-fake: %s in %s.\n", source, plural.Count(len(xs), "model call"), plural.Count(len(turns), "turn"))
 	if helpers := helperCalls(xs); helpers > 0 {
-		fmt.Fprintf(&b, "# %s of helpers are told apart by their tasks (when=).\n", count(helpers, "model call"))
+		fmt.Fprintf(&b, "# %s of helpers are told apart by their tasks (when=).\n", plural.Count(helpers, "model call"))
 	}
 	b.WriteString("# Each reply is the model's own; each expect is the last message the harness\n")
 	b.WriteString("# sent before it, whole, so a rerun stops at the first step where the\n")

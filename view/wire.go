@@ -1,4 +1,4 @@
-package main
+package view
 
 import (
 	"fmt"
@@ -10,10 +10,11 @@ import (
 
 	"harness/approve"
 	"harness/loop"
+	"harness/plural"
 	"harness/protocol"
 )
 
-// wireView shows what the view of a turn leaves out. Always: the notes a
+// Wire shows what the view of a turn leaves out. Always: the notes a
 // result carries for the user alone, such as what a lie changed. With
 // --show-wire: every message exactly as it went to the model and came
 // back, each under a line giving its direction (=> sent, <= received),
@@ -21,9 +22,9 @@ import (
 // shown yet, though the whole conversation goes each time, as its first
 // line says. Each body shows as approve.Visible shows it: exactly, but
 // for the characters that a terminal would act on, escaped.
-type wireView struct {
+type Wire struct {
 	w    io.Writer
-	st   style
+	st   Style
 	wire bool
 	mu   sync.Mutex // nested conversations may run at once
 	// convs holds, for each conversation (loop.Event.Origin), what was
@@ -38,20 +39,22 @@ type wireConv struct {
 	reply string             // the content of the last reply received
 }
 
-func newWireView(w io.Writer, st style, wire bool) *wireView {
-	return &wireView{w: w, st: st, wire: wire, convs: map[string]*wireConv{}}
+// NewWire returns the hook that shows the notes of results on w, and
+// with wire every message as it goes to the model and comes back.
+func NewWire(w io.Writer, st Style, wire bool) *Wire {
+	return &Wire{w: w, st: st, wire: wire, convs: map[string]*wireConv{}}
 }
 
-var _ loop.Hook = (*wireView)(nil)
+var _ loop.Hook = (*Wire)(nil)
 
 // Event shows e. It never stops a turn.
-func (v *wireView) Event(e loop.Event) error {
+func (v *Wire) Event(e loop.Event) error {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	switch e.Kind {
 	case loop.CallEnded:
 		for line := range strings.Lines(e.Result.Note) {
-			fmt.Fprintln(v.w, v.st.notice(approve.Visible(strings.TrimRight(line, "\n"))))
+			fmt.Fprintln(v.w, v.st.Notice(approve.Visible(strings.TrimRight(line, "\n"))))
 		}
 	case loop.StepStarted:
 		if v.wire {
@@ -76,7 +79,7 @@ func (v *wireView) Event(e loop.Event) error {
 // request shows the messages of req that were not in the last request of
 // its conversation; all of them when the conversation was rewritten (a
 // compaction) since.
-func (v *wireView) request(origin string, req protocol.Request) {
+func (v *Wire) request(origin string, req protocol.Request) {
 	c := v.convs[origin]
 	if c == nil {
 		c = &wireConv{}
@@ -86,7 +89,7 @@ func (v *wireView) request(origin string, req protocol.Request) {
 	for _, m := range req.Messages {
 		size += len(m.Content)
 	}
-	head := fmt.Sprintf("request%s: %s, %s", of(origin), count(len(req.Messages), "message"), count(size, "byte"))
+	head := fmt.Sprintf("request%s: %s, %s", originSuffix(origin), plural.Count(len(req.Messages), "message"), plural.Count(size, "byte"))
 	if !slices.Equal(req.Stop, c.stop) {
 		head += ", stop at " + quoteAll(req.Stop)
 	}
@@ -104,10 +107,10 @@ func (v *wireView) request(origin string, req protocol.Request) {
 	for i, m := range req.Messages[from:] {
 		n := from + i + 1
 		if m.Role == protocol.Assistant && m.Content == c.reply && c.reply != "" {
-			v.frame("=>", fmt.Sprintf("%d %s, %s: the reply received above, unchanged", n, m.Role, count(len(m.Content), "byte")))
+			v.frame("=>", fmt.Sprintf("%d %s, %s: the reply received above, unchanged", n, m.Role, plural.Count(len(m.Content), "byte")))
 			continue
 		}
-		v.frame("=>", fmt.Sprintf("%d %s, %s", n, m.Role, count(len(m.Content), "byte")))
+		v.frame("=>", fmt.Sprintf("%d %s, %s", n, m.Role, plural.Count(len(m.Content), "byte")))
 		v.body(m.Content)
 	}
 	c.sent, c.stop = req.Messages, req.Stop
@@ -115,16 +118,16 @@ func (v *wireView) request(origin string, req protocol.Request) {
 
 // received shows a reply as it arrived: its thinking, when the backend
 // sent some apart, then its content.
-func (v *wireView) received(origin, what string, r protocol.Reply) {
+func (v *Wire) received(origin, what string, r protocol.Reply) {
 	if r.Thinking != "" {
-		v.frame("<=", fmt.Sprintf("thinking%s, %s (never read for calls)", of(origin), count(len(r.Thinking), "byte")))
+		v.frame("<=", fmt.Sprintf("thinking%s, %s (never read for calls)", originSuffix(origin), plural.Count(len(r.Thinking), "byte")))
 		v.body(r.Thinking)
 	}
 	done := r.DoneReason
 	if done == "" {
 		done = "not reported"
 	}
-	v.frame("<=", fmt.Sprintf("%s%s: %s, %s, done: %s", what, of(origin), protocol.Assistant, count(len(r.Content), "byte"), done))
+	v.frame("<=", fmt.Sprintf("%s%s: %s, %s, done: %s", what, originSuffix(origin), protocol.Assistant, plural.Count(len(r.Content), "byte"), done))
 	v.body(r.Content)
 	if c := v.convs[origin]; c != nil {
 		c.reply = r.Content
@@ -133,7 +136,7 @@ func (v *wireView) received(origin, what string, r protocol.Reply) {
 
 // readAs says how a call that was not written as documented was read: in
 // which shape, with which slips forgiven.
-func (v *wireView) readAs(origin string, c protocol.Call) {
+func (v *Wire) readAs(origin string, c protocol.Call) {
 	if c.Shape == "" && len(c.Repairs) == 0 {
 		return
 	}
@@ -144,16 +147,16 @@ func (v *wireView) readAs(origin string, c protocol.Call) {
 	if len(c.Repairs) > 0 {
 		how += "; forgiven: " + strings.Join(c.Repairs, ", ")
 	}
-	v.frame("<=", fmt.Sprintf("%s%s (reply line %d): %s", c.ID, of(origin), c.Line, approve.Visible(how)))
+	v.frame("<=", fmt.Sprintf("%s%s (reply line %d): %s", c.ID, originSuffix(origin), c.Line, approve.Visible(how)))
 }
 
-func (v *wireView) frame(dir, text string) {
-	fmt.Fprintln(v.w, v.st.dim(dir+" "+text))
+func (v *Wire) frame(dir, text string) {
+	fmt.Fprintln(v.w, v.st.Dim(dir+" "+text))
 }
 
 // body writes text as it is, escaped as approve.Visible escapes it, ending
 // it with a newline when it has none.
-func (v *wireView) body(text string) {
+func (v *Wire) body(text string) {
 	if text == "" {
 		return
 	}
@@ -163,8 +166,8 @@ func (v *wireView) body(text string) {
 	}
 }
 
-// of names a nested conversation, for the lines about it.
-func of(origin string) string {
+// originSuffix names a nested conversation, for the lines about it.
+func originSuffix(origin string) string {
 	if origin == "" {
 		return ""
 	}

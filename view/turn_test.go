@@ -1,4 +1,4 @@
-package main
+package view
 
 import (
 	"fmt"
@@ -52,12 +52,12 @@ func renderWhole(pieces []string) string {
 // renderView streams pieces through the REPL's view.
 func renderView(pieces []string) string {
 	var out strings.Builder
-	v := &view{out: &out, log: &strings.Builder{}, stream: true}
-	v.event(loop.Event{Kind: loop.StepStarted, Step: 1})
+	v := &Turn{Out: &out, Log: &strings.Builder{}, Stream: true}
+	v.Event(loop.Event{Kind: loop.StepStarted, Step: 1})
 	for _, p := range pieces {
-		v.event(loop.Event{Kind: loop.Streamed, Step: 1, Delta: protocol.Delta{Content: p}})
+		v.Event(loop.Event{Kind: loop.Streamed, Step: 1, Delta: protocol.Delta{Content: p}})
 	}
-	v.event(loop.Event{Kind: loop.Replied, Step: 1, Parsed: protocol.Parse(strings.Join(pieces, ""))})
+	v.Event(loop.Event{Kind: loop.Replied, Step: 1, Parsed: protocol.Parse(strings.Join(pieces, ""))})
 	return out.String()
 }
 

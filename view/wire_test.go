@@ -1,4 +1,4 @@
-package main
+package view
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 
 func TestWireView(t *testing.T) {
 	var out bytes.Buffer
-	v := newWireView(&out, style(false), true)
+	v := NewWire(&out, Style(false), true)
 	sys := protocol.Message{Role: protocol.System, Content: "S"}
 	hi := protocol.Message{Role: protocol.User, Content: "hi"}
 	reply := protocol.Message{Role: protocol.Assistant, Content: "TOOL_CALL x"}
@@ -60,7 +60,7 @@ S
 
 	// Without --show-wire only the notes are shown.
 	out.Reset()
-	quiet := newWireView(&out, style(false), false)
+	quiet := NewWire(&out, Style(false), false)
 	quiet.Event(loop.Event{Kind: loop.StepStarted, Request: protocol.Request{Messages: []protocol.Message{sys}}})
 	quiet.Event(loop.Event{Kind: loop.CallEnded, Result: protocol.Result{Note: "lie: x"}})
 	if got := out.String(); got != "lie: x\n" {

@@ -1,4 +1,4 @@
-package main
+package view
 
 import (
 	"strings"
@@ -39,7 +39,7 @@ func TestIndented(t *testing.T) {
 // the main view's; each nested one is shown with its own marker.
 func TestNestShowsOnlyNestedConversations(t *testing.T) {
 	var b strings.Builder
-	n := newNest(&b, style(false))
+	n := NewNest(&b, Style(false))
 	for _, e := range []loop.Event{
 		{Kind: loop.StepStarted, Step: 1},
 		{Kind: loop.StepStarted, Step: 1, Origin: "call_1"},

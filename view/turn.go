@@ -1,4 +1,4 @@
-package main
+package view
 
 import (
 	"fmt"
@@ -10,35 +10,19 @@ import (
 	"harness/protocol"
 )
 
-// style paints text when the output is a terminal that wants colours.
-type style bool
-
-func (s style) paint(code, text string) string {
-	if !s {
-		return text
-	}
-	return "\x1b[" + code + "m" + text + "\x1b[0m"
-}
-
-func (s style) dim(t string) string    { return s.paint("2", t) }
-func (s style) you(t string) string    { return s.paint("94", t) }
-func (s style) model(t string) string  { return s.paint("93", t) }
-func (s style) good(t string) string   { return s.paint("32", t) }
-func (s style) bad(t string) string    { return s.paint("31", t) }
-func (s style) notice(t string) string { return s.paint("35", t) }
-
-// view renders the events of a turn. Assistant text goes to out; step
-// markers, tool lines and notes go to log. Whatever the model, a file or
+// Turn shows the events of a conversation's turns, as a loop.Hook.
+// Assistant text goes to Out; step markers, tool lines and notes go to
+// Log. Whatever the model, a file or
 // a command wrote reaches them through approve.Visible, so that none of
 // it can act on the terminal (clear it, set its title, write the
 // clipboard): it shows, escaped.
-type view struct {
-	out, log io.Writer
-	st       style
-	// stream prints assistant text line by line as it arrives.
-	stream bool
-	// final leaves the last answer to the caller (-p prints it on stdout).
-	final bool
+type Turn struct {
+	Out, Log io.Writer
+	Style    Style
+	// Stream prints assistant text line by line as it arrives.
+	Stream bool
+	// Final leaves the last answer to the caller (-p prints it on stdout).
+	Final bool
 
 	reply protocol.Stream // the streamed content of the current step
 	shown string          // the assistant text printed so far in this step
@@ -57,50 +41,52 @@ const (
 	apart
 )
 
-func (v *view) event(e loop.Event) {
+// Event shows e. It never stops a turn.
+func (v *Turn) Event(e loop.Event) error {
 	switch e.Kind {
 	case loop.StepStarted:
 		v.reply = protocol.Stream{}
 		v.shown, v.sync = "", inSync
-		fmt.Fprintln(v.log, v.st.dim(fmt.Sprintf("<Step %d>", e.Step)))
+		fmt.Fprintln(v.Log, v.Style.Dim(fmt.Sprintf("<Step %d>", e.Step)))
 	case loop.Streamed:
-		if v.stream && e.Delta.Content != "" {
+		if v.Stream && e.Delta.Content != "" {
 			v.reply.Add(e.Delta.Content)
 			if strings.Contains(e.Delta.Content, "\n") {
 				v.showStreamed(v.reply.Text())
 			}
 		}
 	case loop.Replied:
-		if v.final && len(e.Parsed.Calls) == 0 {
-			return
+		if v.Final && len(e.Parsed.Calls) == 0 {
+			return nil
 		}
 		v.show(e.Parsed.Text)
 		if v.shown != "" {
-			fmt.Fprintln(v.out)
+			fmt.Fprintln(v.Out)
 		}
 	case loop.CallStarted:
-		fmt.Fprintf(v.log, "%s %s\n", v.st.dim("tool-call:"), approve.Visible(firstLine(e.Call.Text)))
+		fmt.Fprintf(v.Log, "%s %s\n", v.Style.Dim("tool-call:"), approve.Visible(firstLine(e.Call.Text)))
 	case loop.CallEnded:
 		if e.Result.OK {
-			fmt.Fprintf(v.log, "%s %s -> %s\n", v.st.good("tool-success:"), approve.Visible(e.Result.Tool), approve.Visible(summary(e.Result.Body)))
+			fmt.Fprintf(v.Log, "%s %s -> %s\n", v.Style.Good("tool-success:"), approve.Visible(e.Result.Tool), approve.Visible(summary(e.Result.Body)))
 		} else {
-			fmt.Fprintf(v.log, "%s %s -> %s\n", v.st.bad("tool-error:"), approve.Visible(toolName(e.Call.Name)), approve.Visible(errorLine(e.Result.Body)))
+			fmt.Fprintf(v.Log, "%s %s -> %s\n", v.Style.Bad("tool-error:"), approve.Visible(toolName(e.Call.Name)), approve.Visible(ErrorLine(e.Result.Body)))
 		}
 	case loop.Noticed:
-		fmt.Fprintf(v.log, "%s %s\n", v.st.notice("note:"), approve.Visible(e.Text))
+		fmt.Fprintf(v.Log, "%s %s\n", v.Style.Notice("note:"), approve.Visible(e.Text))
 	case loop.Interrupted:
-		fmt.Fprintf(v.log, "%s the model call was interrupted; its partial reply was not run\n", v.st.notice("note:"))
+		fmt.Fprintf(v.Log, "%s the model call was interrupted; its partial reply was not run\n", v.Style.Notice("note:"))
 	case loop.TurnEnded:
 		if e.Report != nil && (e.Report.Steps > 0 || e.Report.Interrupted) {
-			fmt.Fprintf(v.log, "%s %s\n", v.st.dim("Report:"), e.Report.Summary())
+			fmt.Fprintf(v.Log, "%s %s\n", v.Style.Dim("Report:"), e.Report.Summary())
 		}
 	}
+	return nil
 }
 
 // show prints what text adds to the assistant text already shown, and
 // reports whether it did. Text that no longer extends it (a fence that
 // turned out to hold a call) is skipped.
-func (v *view) show(text string) bool {
+func (v *Turn) show(text string) bool {
 	if text == v.shown || !strings.HasPrefix(text, v.shown) {
 		return false
 	}
@@ -109,18 +95,18 @@ func (v *view) show(text string) bool {
 }
 
 // print prints what text, which extends the text shown, adds to it.
-func (v *view) print(text string) {
+func (v *Turn) print(text string) {
 	if v.shown == "" {
-		fmt.Fprint(v.out, v.st.model("Assistant")+": ")
+		fmt.Fprint(v.Out, v.Style.Model("Assistant")+": ")
 	}
-	io.WriteString(v.out, approve.Visible(text[len(v.shown):]))
+	io.WriteString(v.Out, approve.Visible(text[len(v.shown):]))
 	v.shown = text
 }
 
 // showStreamed is show for the text of a reply still streaming, without
 // comparing all that was shown at every line: text extends what was shown
 // as long as it extends the streamed text before it.
-func (v *view) showStreamed(text string, extends bool) {
+func (v *Turn) showStreamed(text string, extends bool) {
 	if !extends || v.sync == unknown && len(text) >= len(v.shown) {
 		v.sync = unknown
 		if v.show(text) || text == v.shown {
@@ -153,9 +139,9 @@ func toolName(name string) string {
 	return name
 }
 
-// errorLine is the short form of an error body: its first line, and its
+// ErrorLine is the short form of an error body: its first line, and its
 // last when that is a bracketed status such as a command's exit.
-func errorLine(body string) string {
+func ErrorLine(body string) string {
 	lines := strings.Split(strings.TrimRight(body, "\n"), "\n")
 	if last := lines[len(lines)-1]; len(lines) > 1 && strings.HasPrefix(last, "[") {
 		return firstLine(lines[0]) + " ... " + clip(last, 200)

@@ -1,4 +1,4 @@
-package main
+package view
 
 import (
 	"io"
@@ -8,26 +8,27 @@ import (
 	"harness/loop"
 )
 
-// nest shows the steps of the conversations that calls start (helpers of
+// Nest shows the steps of the conversations that calls start (helpers of
 // the agent tool) as the main one's are shown, each line indented under
 // the call that started it and marked with its id: parallel helpers'
 // lines may interleave. It is the helpers' display hook; the main
 // conversation's events never reach it.
-type nest struct {
+type Nest struct {
 	w  io.Writer
-	st style
+	st Style
 
 	mu    sync.Mutex
-	views map[string]*view // by origin, while its turn lasts
+	views map[string]*Turn // by origin, while its turn lasts
 }
 
-func newNest(w io.Writer, st style) *nest {
-	return &nest{w: w, st: st, views: make(map[string]*view)}
+// NewNest returns the helpers' display hook, writing to w.
+func NewNest(w io.Writer, st Style) *Nest {
+	return &Nest{w: w, st: st, views: make(map[string]*Turn)}
 }
 
 // Event renders e, of a nested conversation, with that conversation's own
 // view.
-func (n *nest) Event(e loop.Event) error {
+func (n *Nest) Event(e loop.Event) error {
 	if e.Origin == "" {
 		return nil
 	}
@@ -35,11 +36,11 @@ func (n *nest) Event(e loop.Event) error {
 	defer n.mu.Unlock()
 	v, ok := n.views[e.Origin]
 	if !ok {
-		in := &indented{w: n.w, prefix: strings.Repeat("  ", strings.Count(e.Origin, "/")+1) + n.st.dim("["+e.Origin+"]") + " "}
-		v = &view{out: in, log: in, st: n.st}
+		in := &indented{w: n.w, prefix: strings.Repeat("  ", strings.Count(e.Origin, "/")+1) + n.st.Dim("["+e.Origin+"]") + " "}
+		v = &Turn{Out: in, Log: in, Style: n.st}
 		n.views[e.Origin] = v
 	}
-	v.event(e)
+	v.Event(e)
 	if e.Kind == loop.TurnEnded {
 		delete(n.views, e.Origin)
 	}
