@@ -9,15 +9,15 @@ import (
 	"strings"
 	"testing"
 
-	"harness/approve"
 	"harness/loop"
 	"harness/protocol"
+	"harness/repl"
 )
 
 // replTools builds the chat tools of a workspace as the REPL gets them,
 // with questions written to out and answered by the lines given to the
 // asker it returns.
-func replTools(t *testing.T, flags safetyFlags, out *bytes.Buffer) (loop.Tools, *lineAsker, string) {
+func replTools(t *testing.T, flags safetyFlags, out *bytes.Buffer) (loop.Tools, *repl.Asker, string) {
 	t.Helper()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a\n"), 0o644); err != nil {
@@ -28,7 +28,7 @@ func replTools(t *testing.T, flags safetyFlags, out *bytes.Buffer) (loop.Tools, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	asker := &lineAsker{out: out}
+	asker := &repl.Asker{Out: out}
 	gated, err := flags.gate(tb, asker, (&approvals{log: out}).decided, &fallback{log: out})
 	if err != nil {
 		t.Fatal(err)
@@ -46,7 +46,7 @@ func writeCall(id, path string) protocol.Call {
 func TestREPLAnswers(t *testing.T) {
 	var out bytes.Buffer
 	ts, asker, dir := replTools(t, safetyFlags{Sandbox: "none"}, &out)
-	asker.use(plainInput(strings.NewReader("y\nno\nalways\n"), &out, true))
+	asker.Use(repl.PlainInput(strings.NewReader("y\nno\nalways\n"), &out, true))
 	ctx := context.Background()
 
 	if res := ts.Run(ctx, writeCall("call_1", "b.txt")); !res.OK {
@@ -85,7 +85,7 @@ func TestREPLNobody(t *testing.T) {
 	if res := ts.Run(context.Background(), writeCall("call_1", "b.txt")); res.OK || !strings.Contains(res.Body, "nobody could approve it") {
 		t.Errorf("no lines yet: %+v", res)
 	}
-	asker.use(plainInput(strings.NewReader(""), &out, true))
+	asker.Use(repl.PlainInput(strings.NewReader(""), &out, true))
 	if res := ts.Run(context.Background(), writeCall("call_2", "b.txt")); res.OK || !strings.Contains(res.Body, "the input ended") {
 		t.Errorf("input ended: %+v", res)
 	}
@@ -97,23 +97,11 @@ func TestREPLQuestionInterrupted(t *testing.T) {
 	ts, asker, _ := replTools(t, safetyFlags{Sandbox: "none"}, &out)
 	pr, pw := io.Pipe()
 	defer pw.Close()
-	asker.use(plainInput(pr, &out, true))
+	asker.Use(repl.PlainInput(pr, &out, true))
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if res := ts.Run(ctx, writeCall("call_1", "b.txt")); res.OK || res.Body != "interrupted" {
 		t.Errorf("interrupted question: %+v", res)
-	}
-}
-
-func TestParseAnswer(t *testing.T) {
-	for in, want := range map[string]approve.Answer{
-		"y": approve.Yes, "Y": approve.Yes, " yes ": approve.Yes,
-		"a": approve.Always, "always": approve.Always,
-		"": approve.No, "n": approve.No, "no": approve.No, "sure": approve.No, "yy": approve.No,
-	} {
-		if got := parseAnswer(in); got != want {
-			t.Errorf("parseAnswer(%q) = %v, want %v", in, got, want)
-		}
 	}
 }
 

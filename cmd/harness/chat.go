@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -22,6 +21,7 @@ import (
 	"harness/openai"
 	"harness/protocol"
 	"harness/record"
+	"harness/repl"
 	"harness/sandbox"
 	"harness/subagent"
 	"harness/tools"
@@ -228,10 +228,10 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string, dirs xdg.
 	var asker approve.Asker // nil: nobody can answer
 	switch {
 	case inREPL:
-		r.answers = &lineAsker{out: std.out, st: view.Style(colours(std.out))}
+		r.answers = &repl.Asker{Out: std.out, Style: view.StyleFor(std.out)}
 		asker = r.answers
-	case interactive(std.in):
-		asker = &lineAsker{out: std.err, st: view.Style(colours(std.err)), open: func() *input { return plainInput(std.in, std.err, false) }}
+	case view.Interactive(std.in):
+		asker = &repl.Asker{Out: std.err, Style: view.StyleFor(std.err), Open: func() *repl.Input { return repl.PlainInput(std.in, std.err, false) }}
 	}
 	decided := func(d approve.Decision) {
 		r.approvals.decided(d)
@@ -258,7 +258,7 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string, dirs xdg.
 			IsTest:          r.cfg.IsTest,
 			Target:          target,
 			Parse:           r.cfg.Parse,
-			Hooks:           r.hooks(view.NewNest(log, view.Style(colours(log))), view.NewWire(log, view.Style(colours(log)), c.ShowWire)),
+			Hooks:           r.hooks(view.NewNest(log, view.StyleFor(log)), view.NewWire(log, view.StyleFor(log), c.ShowWire)),
 			Done:            r.saveChild,
 			Limited:         []subagent.Limited{readOnlyBash()},
 		})
@@ -267,7 +267,7 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string, dirs xdg.
 		r.close()
 		return nil, err
 	}
-	r.attach = &attacher{ws: tb.ws, tools: gated}
+	r.attach = &repl.Attacher{WS: tb.ws, Tools: gated}
 	r.mcp = servers
 	// Commands still running when the chat ends end with it: on macOS
 	// nothing else would end them.
@@ -502,11 +502,4 @@ func (c *promptCmd) Run(ctx context.Context, std stdio, dirs xdg.Dirs) error {
 	}
 	_, err = fmt.Fprint(std.out, systemPrompt(tb.ws, c.mainSpecs(tb.set.Specs()), dirs, std.err))
 	return err
-}
-
-// colours reports whether output to w may be coloured: w is a terminal
-// that shows colours (on Windows, a console that can) and NO_COLOR is not
-// set.
-func colours(w any) bool {
-	return os.Getenv("NO_COLOR") == "" && interactive(w) && ansi(w)
 }

@@ -73,7 +73,7 @@ func windowSize(ctx context.Context, warn io.Writer, m backend, flags *modelFlag
 // the summaries it asks of the model count in the budget and reach the
 // record as the steps do. Without, it only counts, for the display.
 func (r *runner) keepInWindow(log io.Writer, size, reserve int, compact, steps bool) {
-	v := &view.Window{W: log, Style: view.Style(colours(log)), Size: size, Steps: steps}
+	v := &view.Window{W: log, Style: view.StyleFor(log), Size: size, Steps: steps}
 	hooks := []loop.Hook{r.budget}
 	if r.rec != nil {
 		hooks = append(hooks, r.rec)

@@ -17,6 +17,7 @@ import (
 	"harness/openai"
 	"harness/protocol"
 	"harness/record"
+	"harness/repl"
 	"harness/tools"
 	"harness/view"
 	"harness/xdg"
@@ -42,7 +43,7 @@ type runner struct {
 	// diffs shown after each write, /diff and /undo.
 	journal *journal
 	// attach reads what the @tags of an input name, through the gate.
-	attach *attacher
+	attach *repl.Attacher
 	// mcp are the MCP servers of the run, whose tools the main
 	// conversation has; nil when there are none.
 	mcp *mcp.Servers
@@ -60,7 +61,7 @@ type runner struct {
 	toolsFor func(loop.Model) (loop.Tools, error)
 	// answers is the asker of the gate's questions that the REPL's input
 	// answers; nil with -p.
-	answers *lineAsker
+	answers *repl.Asker
 	conv    conversation // where the conversation comes from and is saved
 	// pinned is set when -m named the model: a resumed conversation then
 	// keeps it rather than going on with the model it used last.
@@ -127,17 +128,17 @@ func (r *runner) oneTurn(ctx context.Context, std stdio, prompt string) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
 	context.AfterFunc(ctx, stop) // after the first Ctrl-C, a second one quits at once
-	v := &view.Turn{Out: std.err, Log: std.err, Style: view.Style(colours(std.err)), Final: true}
+	v := &view.Turn{Out: std.err, Log: std.err, Style: view.StyleFor(std.err), Final: true}
 	agent := r.agent(v)
 	r.typed(prompt)
-	prompt = r.noted(r.attach.attach(ctx, prompt, std.err, v.Style))
+	prompt = r.noted(r.attach.Attach(ctx, prompt, std.err, v.Style))
 	ctx, cancel := r.budget.Start(ctx)
 	defer cancel()
 	answer, err := agent.Turn(ctx, prompt)
 	if err != nil {
 		return err
 	}
-	if interactive(std.out) { // a pipe or a file gets the answer exactly
+	if view.Interactive(std.out) { // a pipe or a file gets the answer exactly
 		answer = approve.Visible(answer)
 	}
 	_, err = fmt.Fprintln(std.out, answer)
@@ -150,7 +151,7 @@ type console struct {
 	r     *runner
 	out   io.Writer
 	st    view.Style
-	in    *input
+	in    *repl.Input
 	view  *view.Turn
 	agent *loop.Agent
 	turn  int // the number of the next turn
@@ -165,9 +166,9 @@ var errQuit = errors.New("quit")
 // second one quits); at the prompt, Ctrl-D, exit, quit and /exit leave.
 // An error ends the turn, not the conversation.
 func (r *runner) repl(ctx context.Context, std stdio) error {
-	st := view.Style(colours(std.out))
+	st := view.StyleFor(std.out)
 	in := openInput(std, r.dirs)
-	r.answers.use(in)
+	r.answers.Use(in)
 	fmt.Fprintf(std.out, "harness %s: %s model %s, workspace %s\n", version(), r.backend.Name, r.backend.Model, r.root)
 	fmt.Fprintln(std.out, st.Dim("Type /help for the commands. Ctrl-C stops a turn; Ctrl-D or /exit leaves."))
 	if err := checkBackend(ctx, r.model); err != nil {
@@ -180,11 +181,11 @@ func (r *runner) repl(ctx context.Context, std stdio) error {
 	v := &view.Turn{Out: std.out, Log: std.out, Style: st, Stream: true}
 	c := &console{r: r, out: std.out, st: st, in: in, view: v, agent: r.agent(v), cmds: commands()}
 	c.turn = c.agent.State().Turn + 1 // a resumed conversation goes on counting
-	comp := &completer{ws: r.ws}
+	comp := &repl.Completer{WS: r.ws}
 	for _, cmd := range c.cmds {
-		comp.commands = append(comp.commands, cmd.name)
+		comp.Commands = append(comp.Commands, cmd.name)
 	}
-	in.setCompleter(func(line string, pos int) (int, []string) { return comp.complete(ctx, line, pos) })
+	in.SetCompleter(func(line string, pos int) (int, []string) { return comp.Complete(ctx, line, pos) })
 
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt)
@@ -193,14 +194,14 @@ func (r *runner) repl(ctx context.Context, std stdio) error {
 		fmt.Fprintln(std.out, st.Dim(fmt.Sprintf("<Turn %d>", c.turn)))
 		text, err := c.read(ctx, sigs)
 		switch {
-		case errors.Is(err, errInterrupt):
+		case errors.Is(err, repl.ErrInterrupt):
 			fmt.Fprintln(std.out, st.Dim("(Ctrl-D, exit or /exit leaves)"))
 			continue
-		case errors.Is(err, errLongLine):
+		case errors.Is(err, repl.ErrLongLine):
 			fmt.Fprintf(std.err, "%s %v\n", st.Bad("error:"), err)
 			continue
 		case errors.Is(err, io.EOF), errors.Is(err, errQuit):
-			if in.terminal() {
+			if in.Terminal() {
 				fmt.Fprintln(std.out)
 			}
 			return nil
@@ -230,7 +231,7 @@ func (r *runner) repl(ctx context.Context, std stdio) error {
 		// its turn count and the session are as they were.
 		if next := c.agent.State().Turn + 1; next == c.turn {
 			recall := ""
-			if in.terminal() {
+			if in.Terminal() {
 				recall = "; Up recalls it"
 			}
 			fmt.Fprintln(std.out, st.Dim("The message was not sent: the conversation is as it was"+recall+"."))
@@ -243,17 +244,17 @@ func (r *runner) repl(ctx context.Context, std stdio) error {
 // openInput is the REPL's input: the terminal, with line editing and a
 // history in the state folder, when standard input is one; plain lines
 // otherwise.
-func openInput(std stdio, dirs xdg.Dirs) *input {
-	if f, ok := std.in.(*os.File); ok && f == os.Stdin && interactive(f) {
+func openInput(std stdio, dirs xdg.Dirs) *repl.Input {
+	if f, ok := std.in.(*os.File); ok && f == os.Stdin && view.Interactive(f) {
 		history := ""
 		if dir, err := dirs.State(); err == nil {
 			history = filepath.Join(dir, "history")
 		}
-		if in, err := terminalInput(std.out, history); err == nil {
+		if in, err := repl.TerminalInput(std.out, history); err == nil {
 			return in
 		}
 	}
-	return plainInput(std.in, std.out, !interactive(std.in))
+	return repl.PlainInput(std.in, std.out, !view.Interactive(std.in))
 }
 
 // read reads the next input at the prompt. Ctrl-C there, which is a signal
@@ -271,10 +272,10 @@ func (c *console) read(ctx context.Context, sigs <-chan os.Signal) (string, erro
 		}
 	}()
 	prompt := c.st.You("You") + ": "
-	if c.in.terminal() {
+	if c.in.Terminal() {
 		prompt = "You: " // the line editor counts the prompt's bytes as columns
 	}
-	text, err := c.in.message(ctx, prompt)
+	text, err := c.in.Message(ctx, prompt)
 	select {
 	case <-quit:
 		return "", errQuit
@@ -297,12 +298,12 @@ func (c *console) runTurn(parent context.Context, input string, sigs <-chan os.S
 	r := c.r
 	ctx, cancel := r.budget.Start(parent)
 	defer cancel()
-	c.in.setInterrupt(cancel)
-	defer c.in.setInterrupt(nil)
+	c.in.SetInterrupt(cancel)
+	defer c.in.SetInterrupt(nil)
 	done := make(chan error, 1)
 	r.typed(input)
 	go func() {
-		_, err := c.agent.Turn(ctx, r.noted(r.attach.attach(ctx, input, c.out, c.st)))
+		_, err := c.agent.Turn(ctx, r.noted(r.attach.Attach(ctx, input, c.out, c.st)))
 		done <- err
 	}()
 	for interrupted := false; ; {

@@ -1,4 +1,4 @@
-package main
+package repl
 
 import (
 	"bufio"
@@ -84,18 +84,18 @@ func FuzzReadLine(f *testing.F) {
 // after it; in a block, the whole block is skipped.
 func TestMessageLongLine(t *testing.T) {
 	long := strings.Repeat("x", maxLine+1)
-	in := plainInput(strings.NewReader(long+"\nnext\n\"\"\"\na\n"+long+"\nb\n\"\"\"\nlast\n"), io.Discard, false)
+	in := PlainInput(strings.NewReader(long+"\nnext\n\"\"\"\na\n"+long+"\nb\n\"\"\"\nlast\n"), io.Discard, false)
 	ctx := context.Background()
 	for _, want := range []string{"", "next", "", "last"} {
-		got, err := in.message(ctx, "You: ")
+		got, err := in.Message(ctx, "You: ")
 		switch {
-		case want == "" && !errors.Is(err, errLongLine):
-			t.Fatalf("got %q, %v; want an error wrapping errLongLine", got, err)
+		case want == "" && !errors.Is(err, ErrLongLine):
+			t.Fatalf("got %q, %v; want an error wrapping ErrLongLine", got, err)
 		case want != "" && (err != nil || got != want):
 			t.Fatalf("got %q, %v; want %q", got, err, want)
 		}
 	}
-	if _, err := in.message(ctx, "You: "); !errors.Is(err, io.EOF) {
+	if _, err := in.Message(ctx, "You: "); !errors.Is(err, io.EOF) {
 		t.Errorf("at the end: %v, want io.EOF", err)
 	}
 }
@@ -103,15 +103,15 @@ func TestMessageLongLine(t *testing.T) {
 // A block the input ends inside is sent, after a note.
 func TestMessageUnterminatedBlock(t *testing.T) {
 	var out bytes.Buffer
-	in := plainInput(strings.NewReader("\"\"\"\nfirst\nsecond"), &out, false)
-	got, err := in.message(context.Background(), "You: ")
+	in := PlainInput(strings.NewReader("\"\"\"\nfirst\nsecond"), &out, false)
+	got, err := in.Message(context.Background(), "You: ")
 	if err != nil || got != "first\nsecond" {
 		t.Fatalf("got %q, %v", got, err)
 	}
 	if !strings.Contains(out.String(), `the input ended inside a """ block; it is sent as it stands`) {
 		t.Errorf("no note: %q", out.String())
 	}
-	if _, err := in.message(context.Background(), "You: "); !errors.Is(err, io.EOF) {
+	if _, err := in.Message(context.Background(), "You: "); !errors.Is(err, io.EOF) {
 		t.Errorf("then: %v, want io.EOF", err)
 	}
 }

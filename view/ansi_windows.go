@@ -1,4 +1,4 @@
-package main
+package view
 
 import (
 	"os"
@@ -6,11 +6,11 @@ import (
 	"golang.org/x/sys/windows"
 )
 
-// ansi reports whether w, a terminal, shows ANSI escape sequences (colours,
+// ANSI reports whether w, a terminal, shows ANSI escape sequences (colours,
 // and the line editor's moves): on Windows, a console does once its
-// virtual terminal processing is on, which ansi turns on, and which
+// virtual terminal processing is on, which ANSI turns on, and which
 // consoles older than Windows 10 cannot do. Other writers do not.
-func ansi(w any) bool {
+func ANSI(w any) bool {
 	f, ok := w.(*os.File)
 	if !ok {
 		return false

@@ -1,4 +1,4 @@
-package main
+package repl
 
 import (
 	"context"
@@ -41,14 +41,14 @@ func tags(input string) []string {
 	return out
 }
 
-// attacher attaches what the @tags of an input name: a file's content, or
+// Attacher attaches what the @tags of an input name: a file's content, or
 // with @workspace the workspace's listing. It reads through the tools
 // behind the approval gate, as read_file and list_files: the same
 // workspace boundary, secret rules, size caps and questions. An @ that
 // names no file stays text (a Python decorator, a handle).
-type attacher struct {
-	ws    *tools.Workspace
-	tools interface {
+type Attacher struct {
+	WS    *tools.Workspace
+	Tools interface {
 		Run(ctx context.Context, call protocol.Call) protocol.Result
 	}
 	n int // calls made, to number them
@@ -59,9 +59,9 @@ type attachment struct {
 	name, body string
 }
 
-// attach returns input with what its tags name appended, and shows one
+// Attach returns input with what its tags name appended, and shows one
 // line for each tag that attached something or was refused on log.
-func (a *attacher) attach(ctx context.Context, input string, log io.Writer, st view.Style) string {
+func (a *Attacher) Attach(ctx context.Context, input string, log io.Writer, st view.Style) string {
 	var got []attachment
 	seen := map[string]bool{}
 	for _, tag := range tags(input) {
@@ -146,7 +146,7 @@ type tagged struct {
 // may follow it in a sentence; a tag PATH:LINE names PATH, and the line.
 // A tag that leads out of the workspace is an error wrapping
 // tools.ErrOutsideWorkspace.
-func (a *attacher) file(tag string) (tagged, error) {
+func (a *Attacher) file(tag string) (tagged, error) {
 	for p := tag; p != ""; p = p[:len(p)-1] {
 		t, err := a.lookup(p)
 		if err != nil || t.name != "" || t.folder != "" {
@@ -165,7 +165,7 @@ func (a *attacher) file(tag string) (tagged, error) {
 
 // lookup returns what p names: a file, a file and a line (PATH:LINE), or
 // a folder; nothing when it names none of them.
-func (a *attacher) lookup(p string) (tagged, error) {
+func (a *Attacher) lookup(p string) (tagged, error) {
 	t, err := a.stat(p)
 	if err != nil || t.name != "" || t.folder != "" {
 		return t, err
@@ -180,8 +180,8 @@ func (a *attacher) lookup(p string) (tagged, error) {
 }
 
 // stat returns the file or the folder path names in the workspace.
-func (a *attacher) stat(path string) (tagged, error) {
-	abs, err := a.ws.Resolve(path)
+func (a *Attacher) stat(path string) (tagged, error) {
+	abs, err := a.WS.Resolve(path)
 	if err != nil {
 		return tagged{}, err
 	}
@@ -190,9 +190,9 @@ func (a *attacher) stat(path string) (tagged, error) {
 	case err != nil:
 		return tagged{}, nil // no such file, or one that cannot be read as one
 	case fi.Mode().IsRegular():
-		return tagged{name: a.ws.Rel(abs), abs: abs}, nil
+		return tagged{name: a.WS.Rel(abs), abs: abs}, nil
 	case fi.IsDir():
-		return tagged{folder: a.ws.Rel(abs)}, nil
+		return tagged{folder: a.WS.Rel(abs)}, nil
 	}
 	return tagged{}, nil
 }
@@ -212,9 +212,9 @@ func splitLine(p string) (string, int) {
 }
 
 // run runs one call of tool on path through the gate.
-func (a *attacher) run(ctx context.Context, tool, path string) protocol.Result {
+func (a *Attacher) run(ctx context.Context, tool, path string) protocol.Result {
 	a.n++
-	return a.tools.Run(ctx, protocol.Call{
+	return a.Tools.Run(ctx, protocol.Call{
 		ID:   fmt.Sprintf("attach_%d", a.n),
 		Name: tool,
 		Args: map[string]any{"path": path},

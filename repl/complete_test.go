@@ -1,4 +1,4 @@
-package main
+package repl
 
 import (
 	"context"
@@ -33,7 +33,7 @@ func TestComplete(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &completer{ws: ws, commands: []string{"help", "load", "model", "save", "sessions"}}
+	c := &Completer{WS: ws, Commands: []string{"help", "load", "model", "save", "sessions"}}
 	tests := []struct {
 		line  string
 		pos   int // -1: the end
@@ -68,7 +68,7 @@ func TestComplete(t *testing.T) {
 		if pos < 0 {
 			pos = len(tt.line)
 		}
-		start, got := c.complete(context.Background(), tt.line, pos)
+		start, got := c.Complete(context.Background(), tt.line, pos)
 		if start != tt.start || !slices.Equal(got, tt.want) {
 			t.Errorf("complete(%q, %d) = %d, %q; want %d, %q", tt.line, pos, start, got, tt.start, tt.want)
 		}

@@ -1,4 +1,4 @@
-package main
+package repl
 
 import (
 	"bufio"
@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"harness/view"
 	"io"
 	"os"
 	"path/filepath"
@@ -17,17 +18,17 @@ import (
 	"golang.org/x/term"
 )
 
-// errNotTerminal is returned by terminalInput when standard input is not
+// errNotTerminal is returned by TerminalInput when standard input is not
 // a terminal.
 var errNotTerminal = errors.New("standard input is not a terminal")
 
-// errInterrupt is returned by a read at a terminal when Ctrl-C was
+// ErrInterrupt is returned by a read at a terminal when Ctrl-C was
 // pressed: in raw mode the key is read, not sent as a signal.
-var errInterrupt = errors.New("interrupted at the prompt")
+var ErrInterrupt = errors.New("interrupted at the prompt")
 
-// errLongLine is wrapped by the error of an input line longer than
+// ErrLongLine is wrapped by the error of an input line longer than
 // maxLine bytes: the line is skipped, and the input goes on after it.
-var errLongLine = fmt.Errorf("longer than %d MiB; it was skipped", maxLine>>20)
+var ErrLongLine = fmt.Errorf("longer than %d MiB; it was skipped", maxLine>>20)
 
 // maxLine bounds an input line read from a pipe or a file.
 const maxLine = 1 << 20
@@ -35,13 +36,13 @@ const maxLine = 1 << 20
 // historyLimit bounds the inputs kept in the history file.
 const historyLimit = 1000
 
-// input is where the REPL and the approval questions read what the user
+// Input is where the REPL and the approval questions read what the user
 // types: one line at a time, from a terminal with line editing, history
 // and completion (github.com/reeflective/readline, which reads the user's
 // ~/.inputrc as bash does), or plainly, from a pipe. Plain input is echoed
 // after its prompt, so that a transcript reads as a terminal would have
 // shown it.
-type input struct {
+type Input struct {
 	out io.Writer // prompts and echoes of plain input
 
 	// Plain input: lines from r, read by a goroutine started at the first
@@ -71,30 +72,30 @@ type readResult struct {
 	err  error
 }
 
-// plainInput reads lines from r, echoing them to out when echo is set.
-func plainInput(r io.Reader, out io.Writer, echo bool) *input {
-	return &input{r: r, out: out, echo: echo}
+// PlainInput reads lines from r, echoing them to out when echo is set.
+func PlainInput(r io.Reader, out io.Writer, echo bool) *Input {
+	return &Input{r: r, out: out, echo: echo}
 }
 
-// terminalInput reads from the terminal on standard input, with line
+// TerminalInput reads from the terminal on standard input, with line
 // editing, bracketed paste (on while a line is read), and the history
 // kept in historyFile ("" keeps none). It fails when standard input is not
 // a terminal, or out does not show the escape sequences the line editor
 // writes (a Windows console without them). The cursor's shape stays the
 // user's, and the terminal is never asked where the cursor is (a terminal
 // that does not answer would hang the prompt).
-func terminalInput(out io.Writer, historyFile string) (*input, error) {
+func TerminalInput(out io.Writer, historyFile string) (*Input, error) {
 	if !term.IsTerminal(int(os.Stdin.Fd())) {
 		return nil, errNotTerminal
 	}
-	if !ansi(out) {
+	if !view.ANSI(out) {
 		return nil, errors.New("the terminal shows no escape sequences")
 	}
 	rl := readline.NewShell(inputrc.WithApp("harness"))
 	rl.Config.Set("enable-bracketed-paste", true)
 	rl.Config.Set("cursor-position-probe", false)
 	rl.Config.Set("cursor-emacs", "default") // the user's cursor, not a blinking block
-	in := &input{out: out, rl: rl, hist: loadHistory(historyFile)}
+	in := &Input{out: out, rl: rl, hist: loadHistory(historyFile)}
 	rl.Prompt.Primary(func() string { return in.prompt })
 	rl.Prompt.Secondary(func() string { return "...  " })
 	rl.History.Delete()
@@ -102,12 +103,12 @@ func terminalInput(out io.Writer, historyFile string) (*input, error) {
 	return in, nil
 }
 
-// setCompleter makes Tab at the terminal complete the word before the
+// SetCompleter makes Tab at the terminal complete the word before the
 // cursor with complete, which returns where the word starts in line (at
 // byte pos) and the words it may become; a word that ends in / is a
 // folder, completed on without a space. Answers to questions are not
 // completed.
-func (in *input) setCompleter(complete func(line string, pos int) (start int, candidates []string)) {
+func (in *Input) SetCompleter(complete func(line string, pos int) (start int, candidates []string)) {
 	if in.rl == nil {
 		return
 	}
@@ -245,20 +246,20 @@ func (h *lineHistory) Dump() any { return h.lines }
 
 var _ readline.History = (*lineHistory)(nil)
 
-// terminal reports whether the input is a terminal with line editing.
-func (in *input) terminal() bool { return in.rl != nil }
+// Terminal reports whether the input is a terminal with line editing.
+func (in *Input) Terminal() bool { return in.rl != nil }
 
-// setInterrupt sets what Ctrl-C at a question does (nil: nothing more).
-func (in *input) setInterrupt(f func()) {
+// SetInterrupt sets what Ctrl-C at a question does (nil: nothing more).
+func (in *Input) SetInterrupt(f func()) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	in.interrupt = f
 }
 
 // read prints prompt and returns the next line: io.EOF at the end of the
-// input (Ctrl-D at a terminal), errInterrupt for Ctrl-C at a terminal, or
+// input (Ctrl-D at a terminal), ErrInterrupt for Ctrl-C at a terminal, or
 // ctx's error. A question is read without the REPL's history.
-func (in *input) read(ctx context.Context, prompt string, question bool) (string, error) {
+func (in *Input) read(ctx context.Context, prompt string, question bool) (string, error) {
 	if in.rl == nil {
 		return in.readPlain(ctx, prompt)
 	}
@@ -290,7 +291,7 @@ func (in *input) read(ctx context.Context, prompt string, question bool) (string
 					stop()
 				}
 			}
-			return "", errInterrupt
+			return "", ErrInterrupt
 		case r.err != nil && !errors.Is(r.err, io.EOF):
 			return "", r.err
 		case r.err != nil:
@@ -302,7 +303,7 @@ func (in *input) read(ctx context.Context, prompt string, question bool) (string
 	}
 }
 
-func (in *input) readPlain(ctx context.Context, prompt string) (string, error) {
+func (in *Input) readPlain(ctx context.Context, prompt string) (string, error) {
 	in.once.Do(func() {
 		in.lines = make(chan readResult)
 		go readLines(in.r, in.lines)
@@ -330,7 +331,7 @@ func (in *input) readPlain(ctx context.Context, prompt string) (string, error) {
 
 // readLines sends the lines of r, each without its end (\n or \r\n), and
 // closes lines at the end of r. A line longer than maxLine bytes is sent
-// as an error wrapping errLongLine that names it, and the reading goes on
+// as an error wrapping ErrLongLine that names it, and the reading goes on
 // after it; an error reading r is sent, and ends it.
 func readLines(r io.Reader, lines chan<- readResult) {
 	defer close(lines)
@@ -344,7 +345,7 @@ func readLines(r io.Reader, lines chan<- readResult) {
 			lines <- readResult{err: fmt.Errorf("reading the input: %w", err)}
 			return
 		case long:
-			lines <- readResult{err: fmt.Errorf("input line %d is %w", n, errLongLine)}
+			lines <- readResult{err: fmt.Errorf("input line %d is %w", n, ErrLongLine)}
 		default:
 			lines <- readResult{line: string(line)}
 		}
@@ -382,7 +383,7 @@ func readLine(br *bufio.Reader, limit int) (line []byte, long bool, err error) {
 	}
 }
 
-// message reads one input of the REPL: a line; the lines of a bracketed
+// Message reads one input of the REPL: a line; the lines of a bracketed
 // paste, up to the Enter after it; or the lines of a block between """
 // marks, as `ollama run` reads them:
 //
@@ -394,9 +395,9 @@ func readLine(br *bufio.Reader, limit int) (line []byte, long bool, err error) {
 // The marks may also share a line with the text ("""first ... last""").
 // A block the input ends inside (or Ctrl-D ends, at a terminal) is sent as
 // it stands, after a note saying so. A line too long to read is an error
-// wrapping errLongLine; a block that holds one is read to its end and
+// wrapping ErrLongLine; a block that holds one is read to its end and
 // skipped whole.
-func (in *input) message(ctx context.Context, prompt string) (string, error) {
+func (in *Input) Message(ctx context.Context, prompt string) (string, error) {
 	line, err := in.read(ctx, prompt, false)
 	if err != nil {
 		return "", err
@@ -418,7 +419,7 @@ func (in *input) message(ctx context.Context, prompt string) (string, error) {
 	for {
 		line, err := in.read(ctx, "...  ", false)
 		switch {
-		case errors.Is(err, errLongLine):
+		case errors.Is(err, ErrLongLine):
 			if skipped == nil {
 				skipped = err
 			}
