@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -10,6 +11,8 @@ import (
 	"harness/protocol"
 	"harness/record"
 	"harness/window"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // A run becomes a test: its model calls (exchanges) become a fake-model
@@ -78,7 +81,11 @@ func fakeScript(source string, start *record.Start, xs []record.Exchange, inputs
 	}
 	switch {
 	case len(inputs) == 1:
-		comment(&b, "harness --fake FILE -p "+shellQuote(inputs[0]))
+		prompt, err := syntax.Quote(inputs[0], syntax.LangBash)
+		if err != nil { // a NUL, which no command line can hold
+			prompt = strconv.Quote(inputs[0])
+		}
+		comment(&b, "harness --fake FILE -p "+prompt)
 	case len(inputs) > 1:
 		b.WriteString("#   harness --fake FILE < input\n# where input holds what was typed, approval answers included:\n")
 		for _, in := range inputs {

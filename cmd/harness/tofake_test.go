@@ -79,7 +79,7 @@ func TestFakeScriptInputsStayComments(t *testing.T) {
 		inputs []string
 		want   string
 	}{
-		{[]string{"one\n>>> two\n"}, "#   harness --fake FILE -p 'one\n#   >>> two\n#   '\n"},
+		{[]string{"one\n>>> two\n"}, "#   harness --fake FILE -p $'one\\n>>> two\\n'\n"},
 		{[]string{"first\nsecond", "y"}, "#   \"\"\"\n#   first\n#   second\n#   \"\"\"\n#   y\n"},
 	}
 	for _, tt := range tests {

@@ -3,13 +3,15 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
+	"harness/tour"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"golang.org/x/tools/txtar"
 )
 
 // TestTour runs every stage of the tour as a learner would, offline, and
@@ -30,16 +32,17 @@ func TestTour(t *testing.T) {
 	}
 	state := t.TempDir()
 	t.Setenv("XDG_STATE_HOME", state)
-	stages, _, err := loadTour()
+	tr, err := tour.Load()
 	if err != nil {
 		t.Fatal(err)
 	}
+	stages := tr.Stages
 	if len(stages) < 10 {
 		t.Fatalf("%d stages; the tour has at least 10", len(stages))
 	}
 	for i, s := range stages {
 		t.Run(fmt.Sprintf("%02d", i+1), func(t *testing.T) {
-			if len(s.want) == 0 {
+			if len(s.Want) == 0 {
 				t.Fatal("the stage says nothing it must show (no want)")
 			}
 			var out bytes.Buffer
@@ -50,12 +53,12 @@ func TestTour(t *testing.T) {
 			if strings.Contains(out.String(), "own instructions") {
 				t.Errorf("the stage read the user's SYSTEM.md:\n%s", out.String())
 			}
-			for _, w := range s.want {
+			for _, w := range s.Want {
 				if !regexp.MustCompile("(?m)" + w).MatchString(out.String()) {
 					t.Errorf("no line matches %q in:\n%s", w, out.String())
 				}
 			}
-			for _, part := range []string{s.title, "What to notice", "harness --show-wire --fake model.fake -w ws"} {
+			for _, part := range []string{s.Title, "What to notice", "harness --show-wire --fake model.fake -w ws"} {
 				if !strings.Contains(out.String(), part) {
 					t.Errorf("the output lacks %q", part)
 				}
@@ -70,21 +73,20 @@ func TestTour(t *testing.T) {
 // A stage whose harness strays from the scripted model fails, with the
 // harness's exit code.
 func TestTourStageStrays(t *testing.T) {
-	_, base, err := loadTour()
-	if err != nil {
-		t.Fatal(err)
+	tests := map[string]string{
+		"expectation": "-- input --\nhello\n-- model.fake --\n>>> expect=\"something else\"\nhi\n",
+		"exhausted":   "-- input --\nhello\nagain\n-- model.fake --\n>>>\nhi\n",
 	}
-	tests := map[string]stage{
-		"expectation": {title: "t", input: "hello\n", script: ">>> expect=\"something else\"\nhi\n"},
-		"exhausted":   {title: "t", input: "hello\nagain\n", script: ">>>\nhi\n"},
-	}
-	for name, s := range tests {
+	for name, archive := range tests {
 		t.Run(name, func(t *testing.T) {
+			s, err := tour.ParseStage(txtar.Parse([]byte("title: t\n" + archive)))
+			if err != nil {
+				t.Fatal(err)
+			}
 			var out bytes.Buffer
-			err := runStage(context.Background(), stdio{out: &out, err: &out}, 1, 1, s, base)
-			var ec *exitCodeError
-			if !errors.As(err, &ec) || ec.code != exitError {
-				t.Errorf("the stage ended with %v:\n%s", err, out.String())
+			code, err := (&tour.Tour{Stages: []tour.Stage{s}}).Run(context.Background(), &out, 1, runIn)
+			if err != nil || code != exitError {
+				t.Errorf("the stage ended with %d, %v:\n%s", code, err, out.String())
 			}
 		})
 	}
