@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"harness/fakemodel"
 	"harness/record"
 	"harness/session"
 	"harness/tools"
@@ -114,6 +115,6 @@ func (c *replayCmd) toFake(std stdio, lines []record.Line) error {
 	if len(xs) == 0 {
 		return fmt.Errorf("%s: the run holds no model reply to replay", c.File)
 	}
-	_, err = std.out.Write(fakeScript(filepath.Base(c.File), run[0].Start, xs, record.Inputs(run), c.Expect))
+	_, err = std.out.Write(fakemodel.FromRun(filepath.Base(c.File), run[0].Start, xs, record.Inputs(run), c.Expect))
 	return err
 }

@@ -1,4 +1,4 @@
-package main
+package fakemodel
 
 import (
 	"fmt"
@@ -6,7 +6,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"harness/fakemodel"
 	"harness/plural"
 	"harness/protocol"
 	"harness/record"
@@ -26,22 +25,24 @@ import (
 // its conversation, with the message before it, is an exchange, lacking
 // only the thinking and the done reason, which a session does not keep.
 // A function that turns a session into exchanges is all --to-fake needs
-// to take one; fakeScript does the rest.
+// to take one; FromRun does the rest.
 
-// fakeScript writes the script of exchanges. Each expect is the whole last
+// FromRun writes the script of the exchanges of a run, read from source
+// (a file name, for the comments), which began with start (nil when not
+// known) and was typed inputs. Each expect is the whole last
 // message sent (match=whole), or, when that is longer than limit bytes
 // (limit > 0), its end from the first line that starts in its last limit
 // bytes (match=end); the comments at the top say which replies expect an
 // end only, and how to run the script.
-func fakeScript(source string, start *record.Start, xs []record.Exchange, inputs []string, limit int) []byte {
-	s := &fakemodel.Script{}
+func FromRun(source string, start *record.Start, xs []record.Exchange, inputs []string, limit int) []byte {
+	s := &Script{}
 	var notes []string
 	turns := map[int]bool{}
 	for i, x := range xs {
 		expect, trimmed := expectTail(x.Sent.Content, limit)
-		r := fakemodel.Reply{Expect: expect, Match: fakemodel.MatchWhole, Role: x.Sent.Role, Body: x.Reply.Content, Think: x.Reply.Thinking}
+		r := Reply{Expect: expect, Match: MatchWhole, Role: x.Sent.Role, Body: x.Reply.Content, Think: x.Reply.Thinking}
 		if trimmed {
-			r.Match = fakemodel.MatchEnd
+			r.Match = MatchEnd
 		}
 		r.When = x.Task // a helper's replies go to the conversation of its task
 		if x.Reply.DoneReason == protocol.DoneLength {

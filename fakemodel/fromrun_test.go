@@ -1,10 +1,9 @@
-package main
+package fakemodel
 
 import (
 	"strings"
 	"testing"
 
-	"harness/fakemodel"
 	"harness/protocol"
 	"harness/record"
 )
@@ -44,8 +43,8 @@ func TestFakeScriptRoundTrip(t *testing.T) {
 			Reply: protocol.Reply{Content: "cut", DoneReason: protocol.DoneLength}},
 		{Turn: 2, Step: 1, Sent: protocol.Message{Role: protocol.User, Content: "again"}, Reply: protocol.Reply{Content: ""}},
 	}
-	text := fakeScript("run.jsonl", &record.Start{Workspace: "/ws", Tools: []string{"x"}}, xs, []string{"do it", "again"}, 40)
-	s, err := fakemodel.Parse("run.fake", text)
+	text := FromRun("run.jsonl", &record.Start{Workspace: "/ws", Tools: []string{"x"}}, xs, []string{"do it", "again"}, 40)
+	s, err := Parse("run.fake", text)
 	if err != nil {
 		t.Fatalf("%v in:\n%s", err, text)
 	}
@@ -58,10 +57,10 @@ func TestFakeScriptRoundTrip(t *testing.T) {
 			t.Errorf("reply %d = %+v, want %+v", i+1, r, x)
 		}
 	}
-	if r := s.Replies[0]; r.Expect != xs[0].Sent.Content || r.Match != fakemodel.MatchWhole {
+	if r := s.Replies[0]; r.Expect != xs[0].Sent.Content || r.Match != MatchWhole {
 		t.Errorf("reply 1 expects %q (%s)", r.Expect, r.Match)
 	}
-	if r := s.Replies[1]; r.Expect != strings.Repeat("line\n", 7)+"end\n" || r.Match != fakemodel.MatchEnd || r.Done != protocol.DoneLength {
+	if r := s.Replies[1]; r.Expect != strings.Repeat("line\n", 7)+"end\n" || r.Match != MatchEnd || r.Done != protocol.DoneLength {
 		t.Errorf("reply 2 expects %q (%s), done %q", r.Expect, r.Match, r.Done)
 	}
 	for _, want := range []string{"# reply 2: turn 1, step 2; expects only the last 39 of the 283 bytes sent\n", "#   harness --fake FILE < input\n", "#   again\n", "2 turns"} {
@@ -83,8 +82,8 @@ func TestFakeScriptInputsStayComments(t *testing.T) {
 		{[]string{"first\nsecond", "y"}, "#   \"\"\"\n#   first\n#   second\n#   \"\"\"\n#   y\n"},
 	}
 	for _, tt := range tests {
-		text := fakeScript("run.jsonl", nil, xs, tt.inputs, 0)
-		if _, err := fakemodel.Parse("run.fake", text); err != nil {
+		text := FromRun("run.jsonl", nil, xs, tt.inputs, 0)
+		if _, err := Parse("run.fake", text); err != nil {
 			t.Errorf("inputs %q: %v in:\n%s", tt.inputs, err, text)
 		}
 		if !strings.Contains(string(text), tt.want) {
