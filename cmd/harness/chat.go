@@ -12,6 +12,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"harness/approve"
+	"harness/chat"
 	"harness/config"
 	"harness/fakemodel"
 	"harness/guard"
@@ -85,7 +86,7 @@ func (c *chatCmd) Run(ctx context.Context, std stdio, k *kong.Context, dirs xdg.
 	if err := r.repl(ctx, std); err != nil {
 		return err
 	}
-	return r.script.failure()
+	return r.script.Failure()
 }
 
 // wire builds the parts of a chat from the flags, once; they are passed
@@ -172,7 +173,7 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string, dirs xdg.
 		dirs:    dirs,
 		journal: j,
 		cfg: loop.Config{
-			System:          systemPrompt(tb.ws, specs, dirs, log),
+			System:          chat.SystemPrompt(tb.ws, specs, dirs, log),
 			MaxSteps:        c.MaxSteps,
 			MaxFormatErrors: c.MaxFormatErrors,
 			IsTest:          isTest(tests),
@@ -188,7 +189,7 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string, dirs xdg.
 			Window:       8,
 		},
 		close:     closeFiles,
-		script:    &scripted{},
+		script:    &chat.Scripted{},
 		pinned:    slices.Contains(given, "model"),
 		providers: provs,
 	}
@@ -500,6 +501,6 @@ func (c *promptCmd) Run(ctx context.Context, std stdio, dirs xdg.Dirs) error {
 	if err != nil {
 		return &exitCodeError{code: exitUsage, err: err}
 	}
-	_, err = fmt.Fprint(std.out, systemPrompt(tb.ws, c.mainSpecs(tb.set.Specs()), dirs, std.err))
+	_, err = fmt.Fprint(std.out, chat.SystemPrompt(tb.ws, c.mainSpecs(tb.set.Specs()), dirs, std.err))
 	return err
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"harness/approve"
+	"harness/chat"
 	"harness/loop"
 	"harness/mcp"
 	"harness/ollama"
@@ -68,7 +69,7 @@ type runner struct {
 	pinned bool
 	// script keeps the failure of a scripted model (--fake) that a
 	// REPL turn ended with, which fails the run at its end.
-	script *scripted
+	script *chat.Scripted
 	close  func() // closes what the run opened
 	wire   bool   // --show-wire
 }

@@ -1,4 +1,4 @@
-package main
+package chat
 
 import (
 	"errors"
@@ -19,12 +19,12 @@ import (
 // prompt, which every request carries.
 const maxInstructions = 16 << 10
 
-// systemPrompt is the system prompt of a run: the fixed part, built from
+// SystemPrompt is the system prompt of a run: the fixed part, built from
 // the workspace and the specs of its tools, then the instructions of the workspace's
 // AGENTS.md and of the user's SYSTEM.md, when they exist. It is built once
 // a run, so it stays byte for byte the same. Warnings about the
 // instructions go to warn; SYSTEM.md is in the settings folder of dirs.
-func systemPrompt(ws *tools.Workspace, specs []protocol.ToolSpec, dirs xdg.Dirs, warn io.Writer) string {
+func SystemPrompt(ws *tools.Workspace, specs []protocol.ToolSpec, dirs xdg.Dirs, warn io.Writer) string {
 	fixed := protocol.SystemPrompt(ws.Root(), specs)
 	var ins []protocol.Instructions
 	if text, ok := agentsFile(ws, warn); ok {
