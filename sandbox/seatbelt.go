@@ -12,6 +12,13 @@ import (
 	"harness/fence"
 )
 
+// seatbelt runs commands under sandbox-exec, macOS's sandbox, each with a
+// profile of its own (see Policy.Profile); what runs it is macOS's
+// (seatbelt_darwin.go).
+type seatbelt struct{}
+
+func (seatbelt) name() string { return "Seatbelt" }
+
 // Policy is what a command under Seatbelt may do with files. Every path is
 // absolute, as the kernel sees it: with its symlinks resolved (on macOS
 // /tmp is /private/tmp), since Seatbelt matches the path a file is

@@ -407,7 +407,7 @@ func TestSeatbeltOnlyOnMacOS(t *testing.T) {
 	if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "macOS") {
 		t.Errorf("mode seatbelt here: %v", err)
 	}
-	if _, _, err := (&Sandbox{cfg: Config{Dir: ws}}).seatbeltCommand(t.Context(), Command{}); err == nil {
+	if _, _, err := (seatbelt{}).command(t.Context(), &Sandbox{cfg: Config{Dir: ws}}, Command{}); err == nil {
 		t.Error("a Seatbelt command was made here")
 	}
 }
