@@ -8,8 +8,7 @@ import (
 	"os/exec"
 )
 
-// Seatbelt is macOS's: elsewhere it cannot run.
-
+// auto reports false: Seatbelt is macOS's, and elsewhere cannot run.
 func (seatbelt) auto() bool { return false }
 
 func (seatbelt) installed(*Sandbox) bool { return false }
