@@ -9,9 +9,10 @@ import (
 
 // tier is one way of running commands: in one of the sandboxes a system
 // has, or in none. Each tier is one file (bwrap.go, landlock_linux.go,
-// seatbelt.go, none.go), with a part for the systems that lack it where
-// its code builds only on its own, and one entry in tiers; Sandbox asks
-// nothing else of it.
+// seatbelt.go, none.go) and one entry in tiers; a tier whose code builds
+// only on its own system has a file more that says it cannot run
+// elsewhere (landlock_other.go, seatbelt_other.go). Sandbox knows tiers
+// only through this interface and the table.
 type tier interface {
 	// name is what messages call the tier: "bubblewrap".
 	name() string
@@ -29,8 +30,8 @@ type tier interface {
 	command(ctx context.Context, s *Sandbox, c Command) (*exec.Cmd, func(), error)
 }
 
-// tiers lists every tier but Auto, in the order mode Auto tries those it
-// may on this system. A new tier is a file that implements tier and an
+// tiers lists a tier for every mode but Auto, in the order mode Auto
+// tries those it may on this system. A new tier is a file that implements tier and an
 // entry here.
 var tiers = []struct {
 	mode Mode
