@@ -311,7 +311,7 @@ func (l *landlock) command(ctx context.Context, s *Sandbox, c Command) (*exec.Cm
 		return nil, nil, err
 	}
 	removeTmp := func() { os.RemoveAll(tmp) }
-	rules, err := s.landlockRules(c, tmp)
+	rules, err := l.rules(s, c, tmp)
 	if err != nil {
 		removeTmp()
 		return nil, nil, err
@@ -333,13 +333,13 @@ func (l *landlock) command(ctx context.Context, s *Sandbox, c Command) (*exec.Cm
 	return cmd, func() { spec.Close(); removeTmp() }, nil
 }
 
-// landlockRules returns the rules that let c read what it may read and
+// rules returns the rules that let c read what it may read and
 // write what it may write, in the private folder tmp: see the package
 // documentation. Landlock only grants, and grants to everything beneath a
 // folder: a folder holding something hidden or read-only is opened up
 // one entry at a time, its own names readable, so nothing in it can be
 // made, renamed or removed.
-func (s *Sandbox) landlockRules(c Command, tmp string) ([]launchRule, error) {
+func (*landlock) rules(s *Sandbox, c Command, tmp string) ([]launchRule, error) {
 	p := &planner{deny: s.hidden(c), rules: make(map[string]uint64)}
 	for _, r := range c.ReadOnly {
 		if real, err := filepath.EvalSymlinks(r); err == nil {

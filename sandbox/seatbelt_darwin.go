@@ -47,7 +47,7 @@ func (sb seatbelt) probe(ctx context.Context, s *Sandbox) string {
 // command returns the command that runs c under sandbox-exec, with the
 // profile of c (Policy.Profile) in a file and a private temporary folder,
 // both of which cleanup removes.
-func (seatbelt) command(ctx context.Context, s *Sandbox, c Command) (*exec.Cmd, func(), error) {
+func (sb seatbelt) command(ctx context.Context, s *Sandbox, c Command) (*exec.Cmd, func(), error) {
 	tmp, err := os.MkdirTemp("", "harness-cmd-")
 	if err != nil {
 		return nil, nil, err
@@ -56,7 +56,7 @@ func (seatbelt) command(ctx context.Context, s *Sandbox, c Command) (*exec.Cmd, 
 	if real, err := filepath.EvalSymlinks(tmp); err == nil {
 		tmp = real
 	}
-	text, err := s.seatbeltPolicy(c, tmp).Profile()
+	text, err := sb.policy(s, c, tmp).Profile()
 	if err != nil {
 		removeTmp()
 		return nil, nil, err
