@@ -6,8 +6,8 @@ import (
 	"harness/protocol"
 )
 
-// Model produces the next reply of a conversation. The Ollama adapter and
-// the scripted fake model satisfy it.
+// Model produces the next reply of a conversation. Each backend's adapter
+// (Ollama, OpenAI-compatible) and the scripted fake model satisfy it.
 //
 // Chat streams the reply through stream (which may be nil) as it arrives
 // and returns the complete reply. It returns an error only when no complete

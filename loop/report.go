@@ -17,8 +17,8 @@ type Report struct {
 	// Changed lists what the calls that wrote, or may have, acted on, in
 	// order, each once (see Config.Target).
 	Changed []string `json:"changed"`
-	// Tested is true when a call that runs tests ran; TestsPassed says
-	// how the last one ended.
+	// Tested is true when a call that runs tests ran and found tests to
+	// run; TestsPassed says how the last such run ended.
 	Tested      bool `json:"tested"`
 	TestsPassed bool `json:"tests_passed"`
 	// EmptyTestRuns counts the test commands that ran and found no test

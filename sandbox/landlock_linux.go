@@ -256,9 +256,23 @@ func landlockABI() int {
 	return int(v)
 }
 
-// probeLandlock returns why commands cannot run under Landlock, or "":
-// the kernel must have it, and the launcher must start and run a command.
-func (s *Sandbox) probeLandlock(ctx context.Context) string {
+// landlock runs commands under Landlock, through the launcher (see
+// Launch), which restricts itself and then becomes the command.
+type landlock struct {
+	abi      int    // the kernel's Landlock ABI
+	launcher string // the launcher's path
+}
+
+func (*landlock) name() string { return "Landlock" }
+
+func (*landlock) auto() bool { return true }
+
+// installed reports whether the kernel has Landlock: it needs no program.
+func (*landlock) installed(*Sandbox) bool { return landlockABI() > 0 }
+
+// probe returns why commands cannot run under Landlock, or "": the
+// kernel must have it, and the launcher must start and run a command.
+func (l *landlock) probe(ctx context.Context, s *Sandbox) string {
 	abi := landlockABI()
 	if abi < 1 {
 		return "the kernel has no Landlock (or it is turned off)"
@@ -271,10 +285,10 @@ func (s *Sandbox) probeLandlock(ctx context.Context) string {
 		}
 		launcher = exe
 	}
-	s.abi, s.launcher = abi, launcher
+	l.abi, l.launcher = abi, launcher
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	cmd, cleanup, err := s.landlockCommand(ctx, Command{Script: "true"})
+	cmd, cleanup, err := l.command(ctx, s, Command{Script: "true"})
 	if err != nil {
 		return "Landlock cannot be set up: " + err.Error()
 	}
@@ -289,20 +303,20 @@ func (s *Sandbox) probeLandlock(ctx context.Context) string {
 	return ""
 }
 
-// landlockCommand returns the command that runs c under Landlock, through
-// the launcher, with a private temporary folder that cleanup removes.
-func (s *Sandbox) landlockCommand(ctx context.Context, c Command) (*exec.Cmd, func(), error) {
+// command returns the command that runs c under Landlock, through the
+// launcher, with a private temporary folder that cleanup removes.
+func (l *landlock) command(ctx context.Context, s *Sandbox, c Command) (*exec.Cmd, func(), error) {
 	tmp, err := os.MkdirTemp("", "harness-cmd-")
 	if err != nil {
 		return nil, nil, err
 	}
 	removeTmp := func() { os.RemoveAll(tmp) }
-	rules, err := s.landlockRules(c, tmp)
+	rules, err := l.rules(s, c, tmp)
 	if err != nil {
 		removeTmp()
 		return nil, nil, err
 	}
-	data, err := json.Marshal(launchSpec{ABI: s.abi, Rules: rules})
+	data, err := json.Marshal(launchSpec{ABI: l.abi, Rules: rules})
 	if err != nil {
 		removeTmp()
 		return nil, nil, err
@@ -312,20 +326,20 @@ func (s *Sandbox) landlockCommand(ctx context.Context, c Command) (*exec.Cmd, fu
 		removeTmp()
 		return nil, nil, err
 	}
-	cmd := exec.CommandContext(ctx, s.launcher, s.shellArgs(c.Script)...)
+	cmd := exec.CommandContext(ctx, l.launcher, s.shellArgs(c.Script)...)
 	cmd.Dir = s.cfg.Dir
-	cmd.Env = append(s.env(Landlock, tmp), launchVar+"=1")
+	cmd.Env = append(s.env(tmp), launchVar+"=1")
 	cmd.ExtraFiles = []*os.File{spec}
 	return cmd, func() { spec.Close(); removeTmp() }, nil
 }
 
-// landlockRules returns the rules that let c read what it may read and
+// rules returns the rules that let c read what it may read and
 // write what it may write, in the private folder tmp: see the package
 // documentation. Landlock only grants, and grants to everything beneath a
 // folder: a folder holding something hidden or read-only is opened up
 // one entry at a time, its own names readable, so nothing in it can be
 // made, renamed or removed.
-func (s *Sandbox) landlockRules(c Command, tmp string) ([]launchRule, error) {
+func (*landlock) rules(s *Sandbox, c Command, tmp string) ([]launchRule, error) {
 	p := &planner{deny: s.hidden(c), rules: make(map[string]uint64)}
 	for _, r := range c.ReadOnly {
 		if real, err := filepath.EvalSymlinks(r); err == nil {

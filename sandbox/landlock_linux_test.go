@@ -170,7 +170,7 @@ func TestLandlockRules(t *testing.T) {
 	os.MkdirAll(filepath.Join(home, "go", "bin"), 0o755)
 	os.MkdirAll(filepath.Join(home, ".ssh"), 0o755)
 	s := newSandbox(t, Config{Mode: Landlock, Dir: ws, Home: home, Env: []string{"PATH=/usr/bin:" + home + "/go/bin:" + home}})
-	rules, err := s.landlockRules(Command{ReadOnly: []string{filepath.Join(ws, ".git")}, Hide: []string{filepath.Join(ws, ".env")}}, t.TempDir())
+	rules, err := new(landlock).rules(s, Command{ReadOnly: []string{filepath.Join(ws, ".git")}, Hide: []string{filepath.Join(ws, ".env")}}, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

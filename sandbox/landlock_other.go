@@ -23,10 +23,19 @@ func Launch() error {
 	return errors.New("sandbox launcher: Landlock is a Linux feature")
 }
 
-func (s *Sandbox) probeLandlock(context.Context) string {
+// landlock is Linux's: elsewhere it cannot run.
+type landlock struct{}
+
+func (*landlock) name() string { return "Landlock" }
+
+func (*landlock) auto() bool { return false }
+
+func (*landlock) installed(*Sandbox) bool { return false }
+
+func (*landlock) probe(context.Context, *Sandbox) string {
 	return "Landlock is a Linux feature"
 }
 
-func (s *Sandbox) landlockCommand(context.Context, Command) (*exec.Cmd, func(), error) {
+func (*landlock) command(context.Context, *Sandbox, Command) (*exec.Cmd, func(), error) {
 	return nil, nil, errors.New("the Landlock sandbox exists only on Linux")
 }

@@ -53,9 +53,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -83,19 +81,6 @@ func Preferred() Mode {
 		return tiers[0]
 	}
 	return None
-}
-
-// name returns how a tier is called in messages.
-func (m Mode) name() string {
-	switch m {
-	case Bwrap:
-		return "bubblewrap"
-	case Landlock:
-		return "Landlock"
-	case Seatbelt:
-		return "Seatbelt"
-	}
-	return string(m)
 }
 
 // Defaults of a Config.
@@ -223,14 +208,9 @@ type Result struct {
 type Sandbox struct {
 	cfg   Config
 	start sync.Once
-	// Set by Start.
-	tier     Mode
-	abi      int    // the kernel's Landlock ABI, with tier Landlock
-	launcher string // the launcher's path, with tier Landlock
-	// nouserns is true when bwrap cannot make a user namespace here (a
-	// setuid bwrap where the kernel forbids them): its commands then run
-	// without one, and may make their own.
-	nouserns bool
+	// Set by Start: the tier commands run in, and its mode.
+	tier     tier
+	mode     Mode
 	fallback string
 	err      error
 	noticed  atomic.Bool // the fallback was told
@@ -247,12 +227,11 @@ type Sandbox struct {
 // New returns a sandbox for cfg. It checks the paths of cfg but starts
 // nothing; Start finds out whether the sandbox works.
 func New(cfg Config) (*Sandbox, error) {
-	switch cfg.Mode {
-	case Auto, Bwrap, Landlock, Seatbelt, None:
-	case "":
+	if cfg.Mode == "" {
 		cfg.Mode = Auto
-	default:
-		return nil, fmt.Errorf("sandbox: unknown mode %q; use auto, bwrap, landlock, seatbelt or none", cfg.Mode)
+	}
+	if _, ok := tierOf(cfg.Mode); !ok && cfg.Mode != Auto {
+		return nil, fmt.Errorf("sandbox: unknown mode %q; use %s", cfg.Mode, modes())
 	}
 	if !filepath.IsAbs(cfg.Dir) {
 		return nil, fmt.Errorf("sandbox: the workspace %q is not an absolute path", cfg.Dir)
@@ -331,87 +310,39 @@ func (s *Sandbox) Start(ctx context.Context) error {
 		// Ctrl-C during the first command) must not decide it.
 		ctx := context.WithoutCancel(ctx)
 		becomeReaper()
-		s.tier = None
-		switch s.cfg.Mode {
-		case None:
+		s.tier, s.mode = none{}, None
+		if s.cfg.Mode == Auto {
+			s.fallback = s.auto(ctx)
 			return
-		case Auto:
-			tiers := autoTiers()
-			if len(tiers) == 0 {
-				s.fallback = noTier()
-				return
-			}
-			var whys []string
-			for _, t := range tiers {
-				why := s.probeTier(ctx, t)
-				if why == "" {
-					s.tier = t
-					break
-				}
-				whys = append(whys, why)
-			}
-			s.fallback = strings.Join(whys, "; ")
-		default:
-			if why := s.probeTier(ctx, s.cfg.Mode); why != "" {
-				s.err = fmt.Errorf("%w: %s", ErrUnavailable, why)
-				return
-			}
-			s.tier = s.cfg.Mode
 		}
+		t, _ := tierOf(s.cfg.Mode)
+		if why := t.probe(ctx, s); why != "" {
+			s.err = fmt.Errorf("%w: %s", ErrUnavailable, why)
+			return
+		}
+		s.tier, s.mode = t, s.cfg.Mode
 	})
 	return s.err
 }
 
-// probeTier returns why commands cannot run in tier, or "".
-func (s *Sandbox) probeTier(ctx context.Context, tier Mode) string {
-	switch tier {
-	case Bwrap:
-		return s.probe(ctx)
-	case Landlock:
-		return s.probeLandlock(ctx)
-	case Seatbelt:
-		return s.probeSeatbelt(ctx)
+// auto starts the first tier that works of those mode Auto tries here,
+// and returns why those before it, or all of them, did not work.
+func (s *Sandbox) auto(ctx context.Context) string {
+	tried := autoTiers()
+	if len(tried) == 0 {
+		return noTier()
 	}
-	return "unknown sandbox " + string(tier)
-}
-
-// probe returns why bwrap cannot run a command, or "".
-func (s *Sandbox) probe(ctx context.Context) string {
-	if runtime.GOOS != "linux" {
-		return "bubblewrap runs only on Linux"
-	}
-	path, err := exec.LookPath(s.cfg.Bwrap)
-	if err != nil {
-		return "bwrap is not installed (Debian and Ubuntu: apt-get install bubblewrap)"
-	}
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	run := func() ([]byte, error) {
-		args, files, err := s.bwrapArgs(Command{Script: "true"})
-		if err != nil {
-			return []byte("bwrap cannot be set up: " + err.Error()), err
+	var whys []string
+	for _, m := range tried {
+		t, _ := tierOf(m)
+		why := t.probe(ctx, s)
+		if why == "" {
+			s.tier, s.mode = t, m
+			break
 		}
-		defer closeAll(files)
-		cmd := exec.CommandContext(ctx, path, args...)
-		cmd.Env = s.env(Bwrap, "")
-		cmd.ExtraFiles = files
-		return cmd.CombinedOutput()
+		whys = append(whys, why)
 	}
-	out, err := run()
-	if err != nil && ctx.Err() == nil {
-		// Without a user namespace of its own (which forbids commands
-		// to make more) rather than not at all.
-		s.nouserns = true
-		out, err = run()
-	}
-	if err != nil {
-		msg := strings.TrimSpace(string(out))
-		if msg == "" {
-			msg = err.Error()
-		}
-		return "bwrap fails here: " + msg
-	}
-	return ""
+	return strings.Join(whys, "; ")
 }
 
 // Installed reports whether the program of this system's preferred
@@ -421,14 +352,8 @@ func (s *Sandbox) probe(ctx context.Context) string {
 // which Run calls on first use, so a run that never runs a command never
 // pays for the check.
 func (s *Sandbox) Installed() bool {
-	switch Preferred() {
-	case Bwrap:
-		_, err := exec.LookPath(s.cfg.Bwrap)
-		return err == nil
-	case Seatbelt:
-		return seatbeltInstalled()
-	}
-	return false
+	t, _ := tierOf(Preferred())
+	return t.installed(s)
 }
 
 // TakeNotice returns, once, a sentence for the model saying how commands
@@ -440,7 +365,7 @@ func (s *Sandbox) TakeNotice() string {
 	}
 	first := Preferred()
 	switch {
-	case s.tier != None:
+	case s.mode != None:
 		return fmt.Sprintf("this and later commands run under %s instead of the %s sandbox: %s", s.tier.name(), first.name(), s.fallback)
 	case first == None:
 		return "this and later commands run without a sandbox: " + s.fallback
@@ -450,11 +375,11 @@ func (s *Sandbox) TakeNotice() string {
 
 // Isolated reports whether commands run inside bwrap. It is known after
 // Start.
-func (s *Sandbox) Isolated() bool { return s.tier == Bwrap }
+func (s *Sandbox) Isolated() bool { return s.mode == Bwrap }
 
 // Tier reports how commands run: Bwrap, Landlock, Seatbelt or None. It is
 // known after Start.
-func (s *Sandbox) Tier() Mode { return s.tier }
+func (s *Sandbox) Tier() Mode { return s.mode }
 
 // Fallback says why mode Auto runs commands without this system's
 // preferred sandbox (and, when the next cannot run either, why not), or
@@ -541,7 +466,7 @@ func (s *Sandbox) Run(ctx context.Context, c Command) (Result, error) {
 	}
 	runCtx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
 	defer cancel()
-	cmd, cleanup, err := s.command(runCtx, c)
+	cmd, cleanup, err := s.tier.command(runCtx, s, c)
 	if err != nil {
 		return Result{}, fmt.Errorf("sandbox: cannot set the command up: %w", err)
 	}
@@ -573,7 +498,7 @@ func (s *Sandbox) Run(ctx context.Context, c Command) (Result, error) {
 	tree.release()
 	s.untrack(tree)
 	s.sweep() // and what left the process group
-	res := Result{Elapsed: time.Since(began), Exit: -1, Tier: s.tier, Notice: s.TakeNotice()}
+	res := Result{Elapsed: time.Since(began), Exit: -1, Tier: s.mode, Notice: s.TakeNotice()}
 	res.Output, res.Omitted = out.result()
 	if cmd.ProcessState != nil {
 		res.Exit = cmd.ProcessState.ExitCode()
@@ -601,34 +526,6 @@ func abandon(cmd *exec.Cmd, t *tree) {
 	t.release()
 }
 
-// command returns the command that runs c as the sandbox's tier says,
-// its environment set, and what to do once it has ended.
-func (s *Sandbox) command(ctx context.Context, c Command) (*exec.Cmd, func(), error) {
-	var cmd *exec.Cmd
-	cleanup := func() {}
-	switch s.tier {
-	case Bwrap:
-		args, files, err := s.bwrapArgs(c)
-		if err != nil {
-			return nil, nil, err
-		}
-		cmd = exec.CommandContext(ctx, s.cfg.Bwrap, args...)
-		cmd.Env = s.env(Bwrap, "")
-		cmd.ExtraFiles = files
-		cleanup = func() { closeAll(files) }
-	case Landlock:
-		return s.landlockCommand(ctx, c)
-	case Seatbelt:
-		return s.seatbeltCommand(ctx, c)
-	default:
-		args := s.shellArgs(c.Script)
-		cmd = exec.CommandContext(ctx, args[0], args[1:]...)
-		cmd.Env = s.env(None, "")
-	}
-	cmd.Dir = s.cfg.Dir
-	return cmd, cleanup, nil
-}
-
 // shellArgs returns the command line that runs script with the shell: a
 // first shell lowers the limit on the size of files written
 // (RLIMIT_FSIZE, which every program it starts inherits), then replaces
@@ -641,14 +538,11 @@ func (s *Sandbox) shellArgs(script string) []string {
 	return []string{s.cfg.Shell, "--noprofile", "--norc", "-c", limit, s.cfg.Shell, script}
 }
 
-// env returns the environment of a command run in tier, with tmp as its
-// temporary folder when not empty. Git searches for no repository (see
-// gitVars): GIT_DIR names it.
-func (s *Sandbox) env(tier Mode, tmp string) []string {
+// env returns the environment of a command, with tmp as its temporary
+// folder when not empty. Git searches for no repository (see gitVars):
+// GIT_DIR names it.
+func (s *Sandbox) env(tmp string) []string {
 	env := s.cfg.Env
-	if tier == Bwrap {
-		tmp = "/tmp"
-	}
 	if tmp == "" {
 		return env
 	}
@@ -670,119 +564,6 @@ func (s *Sandbox) gitVars(r Repository) []string {
 		r = Repository{Dir: cmp.Or(l.Git, l.Dot), WorkTree: s.cfg.Dir}
 	}
 	return []string{"GIT_DIR=" + r.Dir, "GIT_WORK_TREE=" + r.WorkTree, "GIT_CEILING_DIRECTORIES=" + filepath.Dir(r.WorkTree)}
-}
-
-// tmpSize bounds, in bytes, the /tmp that bwrap gives a command, which
-// is held in memory.
-const tmpSize = 512 << 20
-
-// bwrapArgs returns the arguments of bwrap that run c, and the files whose
-// content bwrap shows at the paths c replaces, to be given to it as
-// descriptors 3 and up; the caller closes them.
-//
-// Mounts are made in order, each over those before it: the system
-// read-only; the private folders (see private) as empty folders, with the
-// toolchains in them (toolDirs) and what c keeps read-only outside the
-// workspace shown again, read-only; the workspace and the paths of
-// Config.Write, writable; inside them, what c keeps read-only; the files
-// c replaces; what is hidden; and last the private folders made
-// read-only, once nothing more needs to be made in them. A private folder
-// inside the workspace or a path of Write is hidden after those are
-// mounted, as what is hidden is; one that is the workspace or a path of
-// Write is left as it is.
-func (s *Sandbox) bwrapArgs(c Command) ([]string, []*os.File, error) {
-	dir := s.cfg.Dir
-	// Every capability is dropped: run by root, bwrap would otherwise
-	// leave them all, and the command could undo its mounts (unmount
-	// what hides a secret, remount / writable). In a user namespace of
-	// its own, the command may make no other, where it would get them
-	// back.
-	args := []string{"--die-with-parent", "--new-session", "--unshare-all", "--cap-drop", "ALL"}
-	if !s.nouserns {
-		args = append(args, "--unshare-user", "--disable-userns")
-	}
-	args = append(args,
-		"--ro-bind", "/", "/",
-		"--dev", "/dev",
-		"--proc", "/proc",
-		"--size", strconv.Itoa(tmpSize), "--tmpfs", "/tmp",
-	)
-	writable := append([]string{dir}, s.cfg.Write...)
-	var shut, late []string // private folders shut first, and those hidden late
-	for _, p := range s.private() {
-		switch {
-		case slices.Contains(writable, p):
-			continue // the workspace, or a path the user made writable: theirs to see
-		case within(writable, p):
-			late = append(late, p)
-			continue
-		}
-		shut = append(shut, p)
-		args = append(args, "--size", strconv.Itoa(privateSize), "--tmpfs", p)
-	}
-	shown := slices.Clone(writable) // what of the private folders is seen again
-	for _, t := range s.toolDirs() {
-		if (within(shut, t) || slices.Contains(s.cfg.Read, t)) && !within(shown, t) {
-			args, shown = roBindExisting(args, shown, t) // what the user named, in /tmp too
-		}
-	}
-	for _, p := range c.ReadOnly {
-		if within(shut, p) && !fence.Within(dir, p) {
-			args, shown = roBindExisting(args, shown, p)
-		}
-	}
-	args = append(args, "--bind", dir, dir)
-	for _, w := range s.cfg.Write {
-		args = append(args, "--bind", w, w)
-	}
-	for _, p := range c.ReadOnly {
-		if _, err := os.Lstat(p); err == nil && fence.Within(dir, p) {
-			args = append(args, "--ro-bind", p, p)
-		}
-	}
-	var files []*os.File
-	for _, f := range c.Replace {
-		if fi, err := os.Stat(f.Path); err != nil || !fi.Mode().IsRegular() {
-			continue
-		}
-		file, err := dataFile(f.Data)
-		if err != nil {
-			closeAll(files)
-			return nil, nil, err
-		}
-		files = append(files, file)
-		args = append(args, "--ro-bind-data", strconv.Itoa(2+len(files)), f.Path)
-	}
-	for _, p := range append(s.hidden(c), late...) {
-		fi, err := os.Stat(p)
-		switch {
-		case err != nil:
-		case within(shut, p) && !within(shown, p):
-			// out of sight already
-		case fi.IsDir():
-			args = append(args, "--tmpfs", p, "--remount-ro", p)
-		default:
-			args = append(args, "--ro-bind", "/dev/null", p)
-		}
-	}
-	for _, p := range shut {
-		args = append(args, "--remount-ro", p)
-	}
-	args = append(args, "--chdir", dir, "--")
-	return append(args, s.shellArgs(c.Script)...), files, nil
-}
-
-// privateSize bounds, in bytes, each empty folder bwrap puts over a
-// private folder: it holds only the folders made for what is shown again.
-const privateSize = 1 << 20
-
-// roBindExisting appends to args a read-only bind of p at its place, and
-// p to shown, when p exists.
-func roBindExisting(args, shown []string, p string) ([]string, []string) {
-	if _, err := os.Stat(p); err != nil {
-		return args, shown
-	}
-	return append(args, "--ro-bind", p, p), append(shown, p)
 }
 
 // hidden returns the paths to hide from c, resolved: the secret places
@@ -839,12 +620,6 @@ func dataFile(data []byte) (*os.File, error) {
 		return nil, err
 	}
 	return f, nil
-}
-
-func closeAll(files []*os.File) {
-	for _, f := range files {
-		f.Close()
-	}
 }
 
 // capture keeps the start and the end of a command's output, or gives it

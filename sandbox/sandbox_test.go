@@ -392,7 +392,7 @@ func TestBwrapArgs(t *testing.T) {
 	os.MkdirAll(filepath.Join(ws, ".git"), 0o755)
 	os.WriteFile(filepath.Join(ws, ".git", "config"), nil, 0o644)
 	s := newSandbox(t, Config{Mode: Bwrap, Dir: ws, Home: home, Write: []string{outside}, Hide: []string{filepath.Dir(ws)}, MaxFileSize: 1 << 20})
-	list, files, err := s.bwrapArgs(Command{
+	list, files, err := new(bwrap).args(s, Command{
 		Script:   "go test ./...",
 		Hide:     []string{filepath.Join(ws, ".env"), filepath.Join(ws, "missing")},
 		ReadOnly: []string{filepath.Join(ws, ".git"), "/etc/passwd"},
@@ -442,7 +442,7 @@ func TestBwrapArgsPrivate(t *testing.T) {
 	}
 	env := []string{"PATH=/usr/bin:" + filepath.Join(home, "go", "bin") + ":" + filepath.Join(home, ".local", "bin")}
 	s := newSandbox(t, Config{Mode: Bwrap, Dir: ws, Home: home, Env: env})
-	list, files, err := s.bwrapArgs(Command{Script: "true"})
+	list, files, err := new(bwrap).args(s, Command{Script: "true"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,13 @@ import (
 	"harness/fence"
 )
 
+// seatbelt runs commands under sandbox-exec, macOS's sandbox, each with a
+// profile of its own (see Policy.Profile); what runs it is macOS's
+// (seatbelt_darwin.go).
+type seatbelt struct{}
+
+func (seatbelt) name() string { return "Seatbelt" }
+
 // Policy is what a command under Seatbelt may do with files. Every path is
 // absolute, as the kernel sees it: with its symlinks resolved (on macOS
 // /tmp is /private/tmp), since Seatbelt matches the path a file is
@@ -231,7 +238,7 @@ func quoteSBPL(s string) (string, error) {
 	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`, nil
 }
 
-// seatbeltPolicy returns the policy of c, run with tmp as its private
+// policy returns the policy of c, run with tmp as its private
 // temporary folder: the workspace, tmp and the paths of Config.Write
 // writable; c's read-only paths read-only, even those that do not exist
 // yet; the secret places of the home folder, those of the Config and
@@ -239,7 +246,7 @@ func quoteSBPL(s string) (string, error) {
 // TMPDIR) hidden too; and the home folders private, but for the
 // toolchains and git's configuration in them (see toolDirs) and c's
 // read-only paths.
-func (s *Sandbox) seatbeltPolicy(c Command, tmp string) Policy {
+func (seatbelt) policy(s *Sandbox, c Command, tmp string) Policy {
 	var p Policy
 	for _, w := range slices.Concat([]string{s.cfg.Dir, tmp}, s.cfg.Write) {
 		if w = realOrClean(w); !slices.Contains(p.Write, w) {

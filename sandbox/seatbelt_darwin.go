@@ -13,21 +13,23 @@ import (
 // profile. It is taken from where macOS keeps it, never from the PATH.
 const sandboxExec = "/usr/bin/sandbox-exec"
 
-// seatbeltInstalled reports whether sandbox-exec is there.
-func seatbeltInstalled() bool {
+func (seatbelt) auto() bool { return true }
+
+// installed reports whether sandbox-exec is there.
+func (seatbelt) installed(*Sandbox) bool {
 	_, err := os.Stat(sandboxExec)
 	return err == nil
 }
 
-// probeSeatbelt returns why commands cannot run under Seatbelt, or "":
+// probe returns why commands cannot run under Seatbelt, or "":
 // sandbox-exec must be there and run a command under the profile.
-func (s *Sandbox) probeSeatbelt(ctx context.Context) string {
-	if !seatbeltInstalled() {
+func (sb seatbelt) probe(ctx context.Context, s *Sandbox) string {
+	if !sb.installed(s) {
 		return sandboxExec + " is missing"
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	cmd, cleanup, err := s.seatbeltCommand(ctx, Command{Script: "true"})
+	cmd, cleanup, err := sb.command(ctx, s, Command{Script: "true"})
 	if err != nil {
 		return "Seatbelt cannot be set up: " + err.Error()
 	}
@@ -42,10 +44,10 @@ func (s *Sandbox) probeSeatbelt(ctx context.Context) string {
 	return ""
 }
 
-// seatbeltCommand returns the command that runs c under sandbox-exec,
-// with the profile of c (Policy.Profile) in a file and a private
-// temporary folder, both of which cleanup removes.
-func (s *Sandbox) seatbeltCommand(ctx context.Context, c Command) (*exec.Cmd, func(), error) {
+// command returns the command that runs c under sandbox-exec, with the
+// profile of c (Policy.Profile) in a file and a private temporary folder,
+// both of which cleanup removes.
+func (sb seatbelt) command(ctx context.Context, s *Sandbox, c Command) (*exec.Cmd, func(), error) {
 	tmp, err := os.MkdirTemp("", "harness-cmd-")
 	if err != nil {
 		return nil, nil, err
@@ -54,7 +56,7 @@ func (s *Sandbox) seatbeltCommand(ctx context.Context, c Command) (*exec.Cmd, fu
 	if real, err := filepath.EvalSymlinks(tmp); err == nil {
 		tmp = real
 	}
-	text, err := s.seatbeltPolicy(c, tmp).Profile()
+	text, err := sb.policy(s, c, tmp).Profile()
 	if err != nil {
 		removeTmp()
 		return nil, nil, err
@@ -75,6 +77,6 @@ func (s *Sandbox) seatbeltCommand(ctx context.Context, c Command) (*exec.Cmd, fu
 	}
 	cmd := exec.CommandContext(ctx, sandboxExec, append([]string{"-f", f.Name()}, s.shellArgs(c.Script)...)...)
 	cmd.Dir = s.cfg.Dir
-	cmd.Env = s.env(Seatbelt, tmp)
+	cmd.Env = s.env(tmp)
 	return cmd, cleanup, nil
 }

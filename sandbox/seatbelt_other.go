@@ -8,13 +8,15 @@ import (
 	"os/exec"
 )
 
-// seatbeltInstalled reports false: Seatbelt is macOS's.
-func seatbeltInstalled() bool { return false }
+// auto reports false: Seatbelt is macOS's, and elsewhere cannot run.
+func (seatbelt) auto() bool { return false }
 
-func (s *Sandbox) probeSeatbelt(context.Context) string {
+func (seatbelt) installed(*Sandbox) bool { return false }
+
+func (seatbelt) probe(context.Context, *Sandbox) string {
 	return "Seatbelt (sandbox-exec) is a macOS feature"
 }
 
-func (s *Sandbox) seatbeltCommand(context.Context, Command) (*exec.Cmd, func(), error) {
+func (seatbelt) command(context.Context, *Sandbox, Command) (*exec.Cmd, func(), error) {
 	return nil, nil, errors.New("sandbox-exec (Seatbelt) exists only on macOS")
 }

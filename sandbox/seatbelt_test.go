@@ -215,7 +215,7 @@ func TestSeatbeltProfile(t *testing.T) {
 	s := newSandbox(t, Config{Mode: Seatbelt, Dir: ws, Home: home, Write: []string{cache}, Env: env})
 	tmp := filepath.Join(outside, "private-tmp")
 	layout := gitdir.Find(ws)
-	text, err := s.seatbeltPolicy(Command{Script: "true", Hide: []string{secret}, ReadOnly: layout.Paths()}, tmp).Profile()
+	text, err := (seatbelt{}).policy(s, Command{Script: "true", Hide: []string{secret}, ReadOnly: layout.Paths()}, tmp).Profile()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -384,7 +384,7 @@ func TestSeatbeltPolicyPaths(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := newSandbox(t, Config{Mode: Seatbelt, Dir: ws, Home: seatbeltHome(t), Write: []string{link}})
-	p := s.seatbeltPolicy(Command{ReadOnly: []string{filepath.Join(link, ".git")}}, filepath.Join(outside, "tmp"))
+	p := (seatbelt{}).policy(s, Command{ReadOnly: []string{filepath.Join(link, ".git")}}, filepath.Join(outside, "tmp"))
 	if !slices.Equal(p.Write, []string{ws, filepath.Join(outside, "tmp")}) {
 		t.Errorf("Write = %q", p.Write)
 	}
@@ -407,7 +407,7 @@ func TestSeatbeltOnlyOnMacOS(t *testing.T) {
 	if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "macOS") {
 		t.Errorf("mode seatbelt here: %v", err)
 	}
-	if _, _, err := (&Sandbox{cfg: Config{Dir: ws}}).seatbeltCommand(t.Context(), Command{}); err == nil {
+	if _, _, err := (seatbelt{}).command(t.Context(), &Sandbox{cfg: Config{Dir: ws}}, Command{}); err == nil {
 		t.Error("a Seatbelt command was made here")
 	}
 }

@@ -1,6 +1,10 @@
 package loop
 
-import "testing"
+import (
+	"testing"
+
+	"harness/protocol"
+)
 
 func TestRanNoTests(t *testing.T) {
 	tests := []struct {
@@ -31,6 +35,27 @@ func TestRanNoTests(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := ranNoTests(tt.body); got != tt.none {
 				t.Errorf("ranNoTests = %v, want %v for\n%s", got, tt.none, tt.body)
+			}
+		})
+	}
+}
+
+func TestOutcomeOf(t *testing.T) {
+	tests := []struct {
+		name string
+		res  protocol.Result
+		want testOutcome
+	}{
+		{"refused before it began", protocol.Result{Body: "the guard refused it"}, testsRefused},
+		{"ran and found no test", protocol.Result{OK: true, Wrote: true, Body: "?   \texample.com/greet\t[no test files]\n[exit status 0]"}, testsNone},
+		{"found no test and failed", protocol.Result{Wrote: true, Body: "collected 0 items\n[exit status 5]"}, testsNone},
+		{"passed", protocol.Result{OK: true, Wrote: true, Body: "ok  \texample.com/greet\t0.004s\n[exit status 0]"}, testsPassed},
+		{"failed", protocol.Result{Wrote: true, Body: "--- FAIL: TestGreet (0.00s)\nFAIL\n[exit status 1]"}, testsFailed},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := outcomeOf(tt.res); got != tt.want {
+				t.Errorf("outcomeOf = %v, want %v", got, tt.want)
 			}
 		})
 	}

@@ -9,8 +9,9 @@ import (
 	"harness/protocol"
 )
 
-// testOutcome is what the result of a call that runs tests says about the
-// tests. Only passed and failed are a test run; the others verify nothing.
+// testOutcome is what the result of a call that runs tests (Config.IsTest)
+// says about the tests, for the turn report. Only passed and failed are a
+// test run; the others verify nothing.
 type testOutcome int
 
 const (
@@ -22,7 +23,8 @@ const (
 
 // outcomeOf reads the result of a call that runs tests and that ran. A
 // failure that changed nothing was a refusal (by the guard, say): the
-// command never began.
+// command never began. Otherwise the output says whether any test ran
+// (ranNoTests), and the result's OK whether they passed.
 func outcomeOf(res protocol.Result) testOutcome {
 	switch {
 	case !res.OK && !res.Wrote:

@@ -1,7 +1,0 @@
-package sandbox
-
-// autoTiers are the sandboxes mode Auto tries, in order.
-func autoTiers() []Mode { return []Mode{Bwrap, Landlock} }
-
-// noTier says why mode Auto has no sandbox to try.
-func noTier() string { return "" }
