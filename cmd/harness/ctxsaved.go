@@ -6,7 +6,6 @@ import (
 	"os"
 	"strings"
 
-	"harness/config"
 	"harness/protocol"
 	"harness/sandbox"
 	"harness/session"
@@ -36,7 +35,7 @@ func (c *contextCmd) Run(std stdio, dirs xdg.Dirs) error {
 	if err != nil {
 		return err
 	}
-	size := config.DefaultNumCtx
+	size := defaultWindow
 	if n, ok := intOption(sv.Start.Options, protocol.NumCtx); ok {
 		size = n
 	}
