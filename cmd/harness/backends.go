@@ -1,6 +1,8 @@
 package main
 
 import (
+	"strings"
+
 	"harness/config"
 	"harness/fakemodel"
 	"harness/ollama"
@@ -112,4 +114,14 @@ func backendOf(name string) (backendKind, bool) {
 		}
 	}
 	return backendKind{}, false
+}
+
+// backendNames lists the backends' names as --backend takes them, comma
+// separated.
+func backendNames() string {
+	names := make([]string, len(backends))
+	for i, b := range backends {
+		names[i] = b.Name
+	}
+	return strings.Join(names, ",")
 }
