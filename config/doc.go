@@ -93,15 +93,15 @@
 // Everything after the first "/" is the model's name on that provider. A
 // name with no "/" runs on the provider Flags.Provider names, else on the
 // default provider: the one the file's model names, or else the first
-// type's built-in provider, ollama. A name whose part before the first "/" is no
-// provider is an error wrapping [ErrUnknownProvider], which lists the
-// providers there are (an Ollama model whose name holds a "/" is written
-// ollama/NAME).
+// type's built-in provider, ollama. A name whose part before the first "/"
+// is no provider is an error wrapping [ErrUnknownProvider], which lists the
+// providers there are (a model whose name holds a "/" is written
+// PROVIDER/NAME, as ollama/hf.co/org/m:Q4).
 //
 // # Precedence
 //
-// [Types.Resolve] is a pure function: it is given the file, the flags that were
-// set and a way to read the environment, and reads nothing itself. Each
+// [Types.Resolve] is a pure function: it is given the file, the flags that
+// were set and a way to read the environment, and reads nothing itself. Each
 // setting takes the first value it finds in this order:
 //
 //	setting       flag            environment                        file                      default
