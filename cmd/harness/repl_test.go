@@ -307,7 +307,7 @@ func TestSplitLine(t *testing.T) {
 }
 
 func TestStrayWords(t *testing.T) {
-	parser, err := kong.New(&cli{}, kong.Vars{"version": "test", "default_model": "m", "test_pattern": "x"})
+	parser, err := kong.New(&cli{}, kong.Vars{"version": "test", "default_model": "m", "test_pattern": "x", "backends": backendNames(), "default_backend": backends[0].Name})
 	if err != nil {
 		t.Fatal(err)
 	}
