@@ -54,8 +54,14 @@
 // that looks like one (fence.Leak), and a url with a user, a password or a
 // token in it are refused.
 //
-// Two providers are built in, and a file may redefine either (its type may
-// then be left out):
+// # Types
+//
+// This package knows no backend itself: the harness gives it the types of
+// provider it is built with, as [Types], each saying its name, its default
+// address, how an address is read, the variables it reads and which of
+// num_ctx and api_key_env its providers have. Every type has a built-in
+// provider of its name, which a file may redefine (its type may then be
+// left out). The harness is built with two:
 //
 //	ollama   type "ollama", base_url http://127.0.0.1:11434, num_ctx 16384
 //	openai   type "openai", base_url https://api.openai.com/v1, api_key_env OPENAI_API_KEY
@@ -86,15 +92,16 @@
 // A model is written PROVIDER/MODEL: "lms/qwen3-8b", "ollama/hf.co/org/m:Q4".
 // Everything after the first "/" is the model's name on that provider. A
 // name with no "/" runs on the provider Flags.Provider names, else on the
-// default provider: the one the file's model names, or else ollama. A name whose part before the first "/" is no
-// provider is an error wrapping [ErrUnknownProvider], which lists the
-// providers there are (an Ollama model whose name holds a "/" is written
-// ollama/NAME).
+// default provider: the one the file's model names, or else the first
+// type's built-in provider, ollama. A name whose part before the first "/"
+// is no provider is an error wrapping [ErrUnknownProvider], which lists the
+// providers there are (a model whose name holds a "/" is written
+// PROVIDER/NAME, as ollama/hf.co/org/m:Q4).
 //
 // # Precedence
 //
-// [Resolve] is a pure function: it is given the file, the flags that were
-// set and a way to read the environment, and reads nothing itself. Each
+// [Types.Resolve] is a pure function: it is given the file, the flags that
+// were set and a way to read the environment, and reads nothing itself. Each
 // setting takes the first value it finds in this order:
 //
 //	setting       flag            environment                        file                      default
@@ -114,8 +121,9 @@
 // provider. The environment's
 // addresses apply only to the built-in providers they belong to, so that a
 // variable set for other programs never redirects a provider the file
-// defines. num_ctx is resolved for ollama providers only, api_key_env and
-// api_key for openai providers only.
+// defines. num_ctx is resolved only for providers of a type that sends one
+// (ollama), api_key_env and api_key only for those of a type that takes a
+// key (openai).
 //
 // Every resolved [Setting] carries its [Source]; [Settings.Rows] lists them
 // for display, the API key as [Secret] shows it: "[redacted]", never the

@@ -4,10 +4,17 @@ import (
 	"fmt"
 
 	"harness/config"
+	"harness/ollama"
+	"harness/openai"
 )
 
-func ExampleResolve() {
-	file, err := config.Parse("/home/me/.config/harness/config.toml", []byte(`model = "local/qwen2.5-coder:7b"
+func ExampleTypes_Resolve() {
+	// The types of provider there are, as the harness lists its backends.
+	types := config.Types{
+		{Name: ollama.Name, BaseURL: ollama.DefaultHost, URLEnv: ollama.HostEnv, ParseURL: ollama.ParseHost, NumCtx: ollama.DefaultNumCtx},
+		{Name: openai.Name, BaseURL: openai.DefaultBaseURL, URLEnv: openai.BaseURLEnv, ParseURL: openai.ParseBaseURL, KeyEnv: openai.KeyEnv},
+	}
+	file, err := types.Parse("/home/me/.config/harness/config.toml", []byte(`model = "local/qwen2.5-coder:7b"
 
 [providers.local]
 type = "ollama"
@@ -23,7 +30,7 @@ api_key_env = "LMSTUDIO_KEY"
 		return
 	}
 	env := map[string]string{"LMSTUDIO_KEY": "lm-0123", "OLLAMA_HOST": "10.0.0.9"}
-	s, err := config.Resolve(config.Input{
+	s, err := types.Resolve(config.Input{
 		File:   file,
 		Flags:  config.Flags{Model: "lms/qwen3-8b"}, // as if --model lms/qwen3-8b
 		Getenv: func(k string) string { return env[k] },

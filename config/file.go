@@ -14,15 +14,7 @@ import (
 	"github.com/pelletier/go-toml/v2"
 	"github.com/pelletier/go-toml/v2/unstable"
 
-	"harness/ollama"
-	"harness/openai"
 	"harness/xdg"
-)
-
-// Provider types.
-const (
-	TypeOllama = "ollama"
-	TypeOpenAI = "openai"
 )
 
 var (
@@ -102,9 +94,9 @@ func Path(dirs xdg.Dirs) (string, error) {
 	return filepath.Join(dir, "config.toml"), nil
 }
 
-// Load reads and checks the file at path. A file that does not exist is
-// an empty File, not an error.
-func Load(path string) (*File, error) {
+// Load reads and checks the file at path, whose providers are of the
+// types ts. A file that does not exist is an empty File, not an error.
+func (ts Types) Load(path string) (*File, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &File{}, nil
@@ -112,7 +104,7 @@ func Load(path string) (*File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
-	return Parse(path, data)
+	return ts.Parse(path, data)
 }
 
 // raw is the file as decoded; APIKey is there only to be refused.
@@ -130,9 +122,9 @@ type rawProvider struct {
 	NumCtx    *int    `toml:"num_ctx"`
 }
 
-// Parse reads and checks a settings file; path names it in errors. Errors
-// are of type *Error.
-func Parse(path string, data []byte) (*File, error) {
+// Parse reads and checks a settings file, whose providers are of the
+// types ts; path names it in errors. Errors are of type *Error.
+func (ts Types) Parse(path string, data []byte) (*File, error) {
 	f := &File{Path: path, lines: make(map[string]int)}
 	fail := func(key string, err error) error {
 		return &Error{Path: path, Line: f.lines[key], Key: key, Err: err}
@@ -163,26 +155,26 @@ func Parse(path string, data []byte) (*File, error) {
 			return nil, fail(key+".api_key", fmt.Errorf("%w: the file holds no keys; put the key in an environment variable and name it with api_key_env", ErrUnknownKey))
 		}
 		out := Provider{Type: p.Type, BaseURL: p.BaseURL}
-		if b, ok := builtin(name); ok && out.Type == "" {
-			out.Type = b.Type
+		if _, ok := ts.lookup(name); ok && out.Type == "" {
+			out.Type = name // a built-in provider, redefined
 		}
-		switch out.Type {
-		case TypeOllama, TypeOpenAI:
-		case "":
-			return nil, fail(key, fmt.Errorf("%w: type is missing: want type = %q or %q", ErrInvalid, TypeOllama, TypeOpenAI))
-		default:
-			return nil, fail(key+".type", fmt.Errorf("%w: want %q or %q, not %q", ErrInvalid, TypeOllama, TypeOpenAI, out.Type))
+		t, ok := ts.lookup(out.Type)
+		switch {
+		case out.Type == "":
+			return nil, fail(key, fmt.Errorf("%w: type is missing: want type = %s", ErrInvalid, ts.names(true, func(Type) bool { return true })))
+		case !ok:
+			return nil, fail(key+".type", fmt.Errorf("%w: want %s, not %q", ErrInvalid, ts.names(true, func(Type) bool { return true }), out.Type))
 		}
 		if out.BaseURL != "" {
-			if err := checkURL(out.Type, out.BaseURL); err != nil {
+			if err := t.checkURL(out.BaseURL); err != nil {
 				return nil, fail(key+".base_url", err)
 			}
-		} else if out.Type == TypeOpenAI && name != "openai" {
-			return nil, fail(key, fmt.Errorf("%w: base_url is missing: an openai provider needs the API's root, such as http://127.0.0.1:1234/v1", ErrInvalid))
+		} else if t.NeedsURL != "" && name != t.Name {
+			return nil, fail(key, fmt.Errorf("%w: base_url is missing: %s", ErrInvalid, t.NeedsURL))
 		}
 		if p.NumCtx != nil {
-			if out.Type != TypeOllama {
-				return nil, fail(key+".num_ctx", fmt.Errorf("%w: num_ctx is for ollama providers only", ErrInvalid))
+			if t.NumCtx == 0 {
+				return nil, fail(key+".num_ctx", fmt.Errorf("%w: num_ctx is for %s providers only", ErrInvalid, ts.names(false, func(t Type) bool { return t.NumCtx > 0 })))
 			}
 			if *p.NumCtx <= 0 {
 				return nil, fail(key+".num_ctx", fmt.Errorf("%w: num_ctx must be positive, not %d", ErrInvalid, *p.NumCtx))
@@ -190,8 +182,8 @@ func Parse(path string, data []byte) (*File, error) {
 			out.NumCtx = *p.NumCtx
 		}
 		if p.APIKeyEnv != nil {
-			if out.Type != TypeOpenAI {
-				return nil, fail(key+".api_key_env", fmt.Errorf("%w: api_key_env is for openai providers only", ErrInvalid))
+			if t.KeyEnv == "" {
+				return nil, fail(key+".api_key_env", fmt.Errorf("%w: api_key_env is for %s providers only", ErrInvalid, ts.names(false, func(t Type) bool { return t.KeyEnv != "" })))
 			}
 			// The value is not quoted: it may be a key written in the
 			// wrong place.
@@ -211,7 +203,7 @@ func Parse(path string, data []byte) (*File, error) {
 		f.MCP[name] = s
 	}
 	if f.Model != "" {
-		if _, _, err := f.splitModel(f.Model); err != nil {
+		if _, _, err := ts.splitModel(f, f.Model); err != nil {
 			return nil, fail("model", err)
 		}
 	}
@@ -219,20 +211,6 @@ func Parse(path string, data []byte) (*File, error) {
 }
 
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-
-// checkURL checks an address as the backend of type typ reads it.
-func checkURL(typ, s string) error {
-	var err error
-	if typ == TypeOllama {
-		_, err = ollama.ParseHost(s)
-	} else {
-		_, err = openai.ParseBaseURL(s)
-	}
-	if err != nil {
-		return fmt.Errorf("%w: %w", ErrInvalid, err)
-	}
-	return nil
-}
 
 // decodeError turns an error of the TOML library into an *Error wrapping
 // kind, or ErrUnknownKey for keys the harness does not know.

@@ -25,7 +25,7 @@ api_key_env = "LMSTUDIO_KEY"
 `
 
 func TestParseExample(t *testing.T) {
-	f, err := config.Parse("config.toml", []byte(example))
+	f, err := types.Parse("config.toml", []byte(example))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func TestParseExample(t *testing.T) {
 
 func TestParseForms(t *testing.T) {
 	// Dotted keys and inline tables are placed on their lines too.
-	f, err := config.Parse("c.toml", []byte("[providers]\na.type = \"ollama\"\nb = { type = \"openai\", base_url = \"http://x:1/v1\" }\n"))
+	f, err := types.Parse("c.toml", []byte("[providers]\na.type = \"ollama\"\nb = { type = \"openai\", base_url = \"http://x:1/v1\" }\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func TestParseForms(t *testing.T) {
 	}
 
 	// A built-in provider may be redefined without its type.
-	f, err = config.Parse("c.toml", []byte("[providers.openai]\nbase_url = \"https://proxy.example/v1\"\n[providers.ollama]\nnum_ctx = 8192\n"))
+	f, err = types.Parse("c.toml", []byte("[providers.openai]\nbase_url = \"https://proxy.example/v1\"\n[providers.ollama]\nnum_ctx = 8192\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +100,7 @@ func TestParseErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := config.Parse("config.toml", []byte(tt.doc))
+			_, err := types.Parse("config.toml", []byte(tt.doc))
 			var e *config.Error
 			if !errors.As(err, &e) {
 				t.Fatalf("err = %v (%T), want a *config.Error", err, err)
@@ -120,7 +120,7 @@ func TestParseErrors(t *testing.T) {
 
 func TestLoad(t *testing.T) {
 	dir := t.TempDir()
-	f, err := config.Load(filepath.Join(dir, "missing.toml"))
+	f, err := types.Load(filepath.Join(dir, "missing.toml"))
 	if err != nil || f.Path != "" || f.Model != "" || len(f.Providers) != 0 {
 		t.Errorf("a missing file: %+v, %v; want an empty file and no error", f, err)
 	}
@@ -128,16 +128,16 @@ func TestLoad(t *testing.T) {
 	if err := os.WriteFile(path, []byte(example), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if f, err := config.Load(path); err != nil || f.Path != path || f.Model == "" {
+	if f, err := types.Load(path); err != nil || f.Path != path || f.Model == "" {
 		t.Errorf("Load = %+v, %v", f, err)
 	}
 	if err := os.WriteFile(path, []byte("model = 1\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := config.Load(path); err == nil || !strings.HasPrefix(err.Error(), path+":1: model: ") {
+	if _, err := types.Load(path); err == nil || !strings.HasPrefix(err.Error(), path+":1: model: ") {
 		t.Errorf("err = %v, want it to name the file, line and key", err)
 	}
-	if _, err := config.Load(dir); err == nil {
+	if _, err := types.Load(dir); err == nil {
 		t.Error("a folder loaded as a file")
 	}
 }
@@ -177,7 +177,7 @@ func FuzzParse(f *testing.F) {
 	f.Add("providers.a.type = \"ollama\"\n[providers]\nb = { type = \"openai\", base_url = \"http://x/v1\" }\n")
 	f.Add("model = \"a\"\n[providers.x\n")
 	f.Fuzz(func(t *testing.T, doc string) {
-		file, err := config.Parse("c.toml", []byte(doc))
+		file, err := types.Parse("c.toml", []byte(doc))
 		if err != nil {
 			var e *config.Error
 			if !errors.As(err, &e) {
@@ -186,7 +186,7 @@ func FuzzParse(f *testing.F) {
 			return
 		}
 		// What parses resolves, or says why not.
-		if _, err := config.Resolve(config.Input{File: file}); err != nil && !errors.Is(err, config.ErrInvalid) && !errors.Is(err, config.ErrUnknownProvider) {
+		if _, err := types.Resolve(config.Input{File: file}); err != nil && !errors.Is(err, config.ErrInvalid) && !errors.Is(err, config.ErrUnknownProvider) {
 			t.Fatalf("Resolve: %v", err)
 		}
 	})

@@ -22,7 +22,7 @@ timeout = "10s"
 url = "http://127.0.0.1:8080/mcp"
 enabled = false
 `
-	f, err := config.Parse("config.toml", []byte(doc))
+	f, err := types.Parse("config.toml", []byte(doc))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func TestParseMCPErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := config.Parse("config.toml", []byte(tt.doc))
+			_, err := types.Parse("config.toml", []byte(tt.doc))
 			var e *config.Error
 			if !errors.As(err, &e) {
 				t.Fatalf("err = %v (%T), want a *config.Error", err, err)

@@ -6,47 +6,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-
-	"harness/ollama"
-	"harness/openai"
 )
 
-// Defaults of the settings that have one.
-const (
-	DefaultModel    = "qwen2.5-coder:7b"
-	DefaultProvider = "ollama"
-	DefaultNumCtx   = 16384
-	// DefaultKeyVar is the key variable of the built-in openai provider.
-	DefaultKeyVar = "OPENAI_API_KEY"
-)
-
-// builtinNames lists the names of the providers there are without a
-// file, sorted: those builtin knows.
-func builtinNames() []string { return []string{"ollama", "openai"} }
-
-// builtin returns the provider there is without a file under name, with
-// its defaults, and whether there is one.
-func builtin(name string) (Provider, bool) {
-	switch name {
-	case "ollama":
-		return Provider{Type: TypeOllama, BaseURL: ollama.DefaultHost, NumCtx: DefaultNumCtx}, true
-	case "openai":
-		return Provider{Type: TypeOpenAI, BaseURL: openai.DefaultBaseURL, APIKeyEnv: DefaultKeyVar}, true
-	}
-	return Provider{}, false
-}
-
-// envURL is the environment variable that gives the address of the
-// built-in provider name; "" for any other.
-func envURL(name string) string {
-	switch name {
-	case "ollama":
-		return "OLLAMA_HOST"
-	case "openai":
-		return "OPENAI_BASE_URL"
-	}
-	return ""
-}
+// DefaultModel is the model of a run that names none.
+const DefaultModel = "qwen2.5-coder:7b"
 
 // Kind is where a value came from.
 type Kind int
@@ -120,7 +83,7 @@ type Flags struct {
 	// Provider names the provider of a Model that names none.
 	Provider string
 	BaseURL  string // the provider's address
-	NumCtx   int    // the context window, for ollama providers
+	NumCtx   int    // the context window, for providers whose type sends one
 }
 
 // Input is everything Resolve decides from.
@@ -134,16 +97,19 @@ type Input struct {
 	Getenv func(string) string
 }
 
-// Settings are the effective settings of a run. For an ollama provider
-// APIKeyEnv and APIKey are zero; for an openai provider NumCtx is.
+// Settings are the effective settings of a run. NumCtx is zero for a
+// provider whose type sends no context window, APIKeyEnv and APIKey for
+// one whose type takes no key.
 type Settings struct {
 	Provider  Setting[string] // the provider's name
-	Type      Setting[string] // TypeOllama or TypeOpenAI
+	Type      Setting[string] // the name of its Type
 	Model     Setting[string] // the model's name on the provider
 	BaseURL   Setting[string]
 	NumCtx    Setting[int]
 	APIKeyEnv Setting[string] // the variable the key is read from; "" for none
 	APIKey    Setting[Secret]
+
+	numCtx, keys bool // whether the type sends a context window, takes a key
 }
 
 // Row is one setting as `harness config` shows it.
@@ -161,10 +127,10 @@ func (s Settings) Rows() []Row {
 		{"model", s.Model.Value, s.Model.Source.String()},
 		{"base_url", redacted(s.BaseURL.Value), s.BaseURL.Source.String()},
 	}
-	switch s.Type.Value {
-	case TypeOllama:
+	if s.numCtx {
 		rows = append(rows, Row{"num_ctx", strconv.Itoa(s.NumCtx.Value), s.NumCtx.Source.String()})
-	case TypeOpenAI:
+	}
+	if s.keys {
 		keyVar, key := s.APIKeyEnv.Value, s.APIKey.Value.String()
 		if keyVar == "" {
 			keyVar = "(none)"
@@ -200,11 +166,12 @@ func redacted(addr string) string {
 	return u.Redacted()
 }
 
-// Resolve decides the effective settings: for each, the flag if given,
-// else the environment, else the file, else the default. It reads nothing
-// but in. An unknown provider, or an address or number from a flag or the
-// environment that is not valid, is an error naming where it came from.
-func Resolve(in Input) (Settings, error) {
+// Resolve decides the effective settings, among providers of the types ts:
+// for each, the flag if given, else the environment, else the file, else
+// the default. It reads nothing but in. An unknown provider, or an address
+// or number from a flag or the environment that is not valid, is an error
+// naming where it came from.
+func (ts Types) Resolve(in Input) (Settings, error) {
 	getenv := in.Getenv
 	if getenv == nil {
 		getenv = func(string) string { return "" }
@@ -226,7 +193,7 @@ func Resolve(in Input) (Settings, error) {
 	case f.Model != "":
 		s.Model = Setting[string]{f.Model, fileAt("model")}
 	}
-	provider, model, err := f.splitModel(s.Model.Value)
+	provider, model, err := ts.splitModel(f, s.Model.Value)
 	if err != nil {
 		return Settings{}, fmt.Errorf("model %q (%s): %w", s.Model.Value, s.Model.Source, err)
 	}
@@ -236,40 +203,40 @@ func Resolve(in Input) (Settings, error) {
 	case provider != "" && s.Model.Source.Kind == FromFlag:
 		// -m PROVIDER/MODEL says the most.
 	case in.Flags.Provider != "":
-		if !slices.Contains(f.providers(), in.Flags.Provider) {
-			return Settings{}, fmt.Errorf("provider %q (flag): %w", in.Flags.Provider, f.unknown(in.Flags.Provider))
+		if !slices.Contains(ts.ProviderNames(f), in.Flags.Provider) {
+			return Settings{}, fmt.Errorf("provider %q (flag): %w", in.Flags.Provider, ts.unknown(f, in.Flags.Provider))
 		}
 		s.Provider = Setting[string]{in.Flags.Provider, Source{Kind: FromFlag, Name: "provider"}}
 	case provider != "":
 	default:
-		s.Provider = Setting[string]{DefaultProvider, Source{}}
-		if p, _, _ := f.splitModel(f.Model); p != "" {
+		s.Provider = Setting[string]{ts.defaultProvider(), Source{}}
+		if p, _, _ := ts.splitModel(f, f.Model); p != "" {
 			s.Provider = Setting[string]{p, fileAt("model")}
 		}
 	}
 	name := s.Provider.Value
-	def, _ := builtin(name)
+	builtin, _ := ts.lookup(name)
 	p, inFile := f.Providers[name]
 	providerAt := func(key string) Source { return fileAt("providers." + name + "." + key) }
 
-	s.Type = Setting[string]{def.Type, Source{}}
+	s.Type = Setting[string]{builtin.Name, Source{}}
 	if inFile {
 		s.Type = Setting[string]{p.Type, providerAt("type")}
 		if f.Line("providers."+name+".type") == 0 {
 			s.Type.Source = fileAt("providers." + name)
 		}
 	}
-	typ := s.Type.Value
-
-	// The address.
-	if def.Type != typ {
-		def = Provider{Type: typ}
-		if typ == TypeOllama {
-			def.BaseURL, def.NumCtx = ollama.DefaultHost, DefaultNumCtx
-		}
+	t, ok := ts.lookup(s.Type.Value)
+	if !ok {
+		return Settings{}, fmt.Errorf("provider %s (%s): %w: no type %q", name, s.Type.Source, ErrInvalid, s.Type.Value)
 	}
+	def := t.defaults(name)
+	s.numCtx, s.keys = t.NumCtx > 0, t.KeyEnv != ""
+
+	// The address: the environment's is the built-in provider's of the
+	// name, whatever its type.
 	s.BaseURL = Setting[string]{def.BaseURL, Source{}}
-	switch env := envURL(name); {
+	switch env := builtin.URLEnv; {
 	case in.Flags.BaseURL != "":
 		s.BaseURL = Setting[string]{in.Flags.BaseURL, Source{Kind: FromFlag, Name: "base_url"}}
 	case env != "" && getenv(env) != "":
@@ -277,13 +244,12 @@ func Resolve(in Input) (Settings, error) {
 	case p.BaseURL != "":
 		s.BaseURL = Setting[string]{p.BaseURL, providerAt("base_url")}
 	}
-	if err := checkURL(typ, s.BaseURL.Value); err != nil {
+	if err := t.checkURL(s.BaseURL.Value); err != nil {
 		return Settings{}, fmt.Errorf("base_url (%s): %w", s.BaseURL.Source, err)
 	}
 
-	switch typ {
-	case TypeOllama:
-		s.NumCtx = Setting[int]{DefaultNumCtx, Source{}}
+	if s.numCtx {
+		s.NumCtx = Setting[int]{def.NumCtx, Source{}}
 		switch {
 		case in.Flags.NumCtx < 0:
 			return Settings{}, fmt.Errorf("num_ctx (flag): %w: must be positive, not %d", ErrInvalid, in.Flags.NumCtx)
@@ -292,12 +258,13 @@ func Resolve(in Input) (Settings, error) {
 		case p.NumCtx > 0:
 			s.NumCtx = Setting[int]{p.NumCtx, providerAt("num_ctx")}
 		}
-	case TypeOpenAI:
+	}
+	if s.keys {
 		s.APIKeyEnv = Setting[string]{def.APIKeyEnv, Source{}}
 		switch {
 		case p.APIKeyEnv != "":
 			s.APIKeyEnv = Setting[string]{p.APIKeyEnv, providerAt("api_key_env")}
-		case def.APIKeyEnv != "" && !defaultKeyGoes(s.BaseURL):
+		case def.APIKeyEnv != "" && !t.keyGoes(s.BaseURL):
 			// The default key goes to the default server, or to the
 			// one the user paired it with; any other address gets
 			// none, and the source says which address that was.
@@ -310,27 +277,25 @@ func Resolve(in Input) (Settings, error) {
 	return s, nil
 }
 
-// defaultKeyGoes reports whether the key in DefaultKeyVar may be sent to
-// base: when it is OpenAI's own (https, api.openai.com), or came from
-// OPENAI_BASE_URL, set beside OPENAI_API_KEY as OpenAI's own libraries
-// read them. A key set for OpenAI then never reaches a server named only
-// by a flag or the file.
-func defaultKeyGoes(base Setting[string]) bool {
-	if base.Source == (Source{Kind: FromEnv, Name: envURL("openai")}) {
+// keyGoes reports whether the key of the built-in provider of type t
+// (KeyEnv) may be sent to base: when it is the provider's own server (the
+// scheme and host of BaseURL, as https://api.openai.com), or came from
+// URLEnv, set beside the key as OpenAI's own libraries read them. A key
+// set for OpenAI then never reaches a server named only by a flag or the
+// file.
+func (t Type) keyGoes(base Setting[string]) bool {
+	if t.URLEnv != "" && base.Source == (Source{Kind: FromEnv, Name: t.URLEnv}) {
 		return true
 	}
-	u, err := openai.ParseBaseURL(base.Value)
-	def, _ := url.Parse(openai.DefaultBaseURL)
-	return err == nil && u.Scheme == def.Scheme && strings.EqualFold(u.Hostname(), def.Hostname())
+	u, err := t.ParseURL(base.Value)
+	def, defErr := url.Parse(t.BaseURL)
+	return err == nil && defErr == nil && u.Scheme == def.Scheme && strings.EqualFold(u.Hostname(), def.Hostname())
 }
 
 // ProviderNames lists the names of every provider there is, the built-in
 // ones and the file's, sorted. f may be nil.
-func (f *File) ProviderNames() []string { return f.providers() }
-
-// providers lists the names of every provider there is, sorted.
-func (f *File) providers() []string {
-	names := builtinNames()
+func (ts Types) ProviderNames(f *File) []string {
+	names := ts.builtinNames()
 	if f != nil {
 		for name := range f.Providers {
 			if !slices.Contains(names, name) {
@@ -342,15 +307,15 @@ func (f *File) providers() []string {
 	return names
 }
 
-// splitModel reads PROVIDER/MODEL: the provider, "" when s names none, and
-// the model's name on it.
-func (f *File) splitModel(s string) (provider, model string, err error) {
+// splitModel reads PROVIDER/MODEL, among the providers of f: the
+// provider, "" when s names none, and the model's name on it.
+func (ts Types) splitModel(f *File, s string) (provider, model string, err error) {
 	provider, model, ok := strings.Cut(s, "/")
 	if !ok {
 		return "", s, nil
 	}
-	if !slices.Contains(f.providers(), provider) {
-		return "", "", fmt.Errorf("%w (an Ollama model whose name holds a / is written ollama/NAME)", f.unknown(provider))
+	if !slices.Contains(ts.ProviderNames(f), provider) {
+		return "", "", fmt.Errorf("%w (a model whose name holds a / is written PROVIDER/NAME, as %s/NAME)", ts.unknown(f, provider), ts.defaultProvider())
 	}
 	if model == "" {
 		return "", "", fmt.Errorf("%w: no model after %q", ErrInvalid, provider+"/")
@@ -360,6 +325,6 @@ func (f *File) splitModel(s string) (provider, model string, err error) {
 
 // unknown is the error for a provider there is not: it lists those there
 // are.
-func (f *File) unknown(provider string) error {
-	return fmt.Errorf("%w %q: the providers are %s", ErrUnknownProvider, provider, strings.Join(f.providers(), ", "))
+func (ts Types) unknown(f *File, provider string) error {
+	return fmt.Errorf("%w %q: the providers are %s", ErrUnknownProvider, provider, strings.Join(ts.ProviderNames(f), ", "))
 }

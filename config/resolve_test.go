@@ -12,7 +12,7 @@ import (
 
 func parse(t *testing.T, doc string) *config.File {
 	t.Helper()
-	f, err := config.Parse("/cfg/config.toml", []byte(doc))
+	f, err := types.Parse("/cfg/config.toml", []byte(doc))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,7 +218,7 @@ func TestResolvePrecedence(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s, err := config.Resolve(config.Input{File: tt.file, Flags: tt.flags, Getenv: func(k string) string { return tt.env[k] }})
+			s, err := types.Resolve(config.Input{File: tt.file, Flags: tt.flags, Getenv: func(k string) string { return tt.env[k] }})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -254,7 +254,7 @@ func TestResolveErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := config.Resolve(config.Input{File: file, Flags: tt.flags, Getenv: func(k string) string { return tt.env[k] }})
+			_, err := types.Resolve(config.Input{File: file, Flags: tt.flags, Getenv: func(k string) string { return tt.env[k] }})
 			if !errors.Is(err, tt.is) || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("err = %v, want %v saying %q", err, tt.is, tt.want)
 			}
@@ -264,8 +264,8 @@ func TestResolveErrors(t *testing.T) {
 
 func TestResolveNothing(t *testing.T) {
 	// No file, no flags, no environment: every default.
-	s, err := config.Resolve(config.Input{})
-	if err != nil || s.Provider.Value != "ollama" || s.Model.Value != config.DefaultModel || s.NumCtx.Value != config.DefaultNumCtx {
+	s, err := types.Resolve(config.Input{})
+	if err != nil || s.Provider.Value != "ollama" || s.Model.Value != config.DefaultModel || s.NumCtx.Value != 16384 {
 		t.Errorf("Resolve = %+v, %v", s, err)
 	}
 }
@@ -275,7 +275,7 @@ func TestResolveNothing(t *testing.T) {
 func TestRedaction(t *testing.T) {
 	const key = "sk-proj-SECRET-42"
 	file := parse(t, example)
-	s, err := config.Resolve(config.Input{File: file, Flags: config.Flags{Model: "lms/m"}, Getenv: func(k string) string {
+	s, err := types.Resolve(config.Input{File: file, Flags: config.Flags{Model: "lms/m"}, Getenv: func(k string) string {
 		if k == "LMSTUDIO_KEY" {
 			return key
 		}
@@ -314,7 +314,7 @@ func TestRedaction(t *testing.T) {
 	}
 
 	// Without a key, the row says so.
-	s, _ = config.Resolve(config.Input{File: file, Flags: config.Flags{Model: "lms/m"}})
+	s, _ = types.Resolve(config.Input{File: file, Flags: config.Flags{Model: "lms/m"}})
 	for _, r := range s.Rows() {
 		if r.Key == "api_key" && r.Value != "(not set)" {
 			t.Errorf("api_key row %+v, want (not set)", r)
@@ -323,7 +323,7 @@ func TestRedaction(t *testing.T) {
 }
 
 func TestRows(t *testing.T) {
-	s, err := config.Resolve(config.Input{File: parse(t, example)})
+	s, err := types.Resolve(config.Input{File: parse(t, example)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -344,10 +344,10 @@ num_ctx=16384 (/cfg/config.toml:6)
 
 func TestProviderNames(t *testing.T) {
 	var none *config.File
-	if got := fmt.Sprint(none.ProviderNames()); got != "[ollama openai]" {
+	if got := fmt.Sprint(types.ProviderNames(none)); got != "[ollama openai]" {
 		t.Errorf("without a file: %s", got)
 	}
-	if got := fmt.Sprint(parse(t, example).ProviderNames()); got != "[lms local ollama openai]" {
+	if got := fmt.Sprint(types.ProviderNames(parse(t, example))); got != "[lms local ollama openai]" {
 		t.Errorf("with the example: %s", got)
 	}
 }
@@ -368,7 +368,7 @@ func TestRowsHidePassword(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.flags.BaseURL, func(t *testing.T) {
-			s, err := config.Resolve(config.Input{Flags: tt.flags})
+			s, err := types.Resolve(config.Input{Flags: tt.flags})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -386,7 +386,7 @@ func TestRowsHidePassword(t *testing.T) {
 		{Model: "ollama/m", BaseURL: "ftp://u:s3cretpw@host"},
 		{Model: "openai/m", BaseURL: "ftp://u:s3cretpw@host"},
 	} {
-		_, err := config.Resolve(config.Input{Flags: flags})
+		_, err := types.Resolve(config.Input{Flags: flags})
 		if !errors.Is(err, config.ErrInvalid) || strings.Contains(err.Error(), "s3cretpw") {
 			t.Errorf("Resolve(%+v) = %v, want ErrInvalid without the password", flags, err)
 		}

@@ -33,6 +33,22 @@ func (e *MissingError) Error() string {
 
 func (e *MissingError) Unwrap() error { return ErrModelNotFound }
 
+// Certain reports that the model is missing for certain: an Ollama
+// server answers for every model it has, and for no other.
+func (e *MissingError) Certain() bool { return true }
+
+// Offered lists the models the server has, and the family of each.
+func (e *MissingError) Offered() (names, families []string) {
+	for _, a := range e.Have {
+		names = append(names, a.Name)
+		families = append(families, a.Family)
+	}
+	return names, families
+}
+
+// Remedy says how to get the model onto the server.
+func (e *MissingError) Remedy() string { return "get it with: ollama pull " + e.Model }
+
 // Check asks the server whether it has the model, without loading it. It
 // returns nil when it does, a *MissingError when it does not, and an
 // error wrapping ErrUnreachable when no server answers.

@@ -25,6 +25,13 @@ func TestCheck(t *testing.T) {
 	if want := []ollama.Available{{Name: "tiny", Family: "fake"}}; missing.Model != "llama9" || !slices.Equal(missing.Have, want) {
 		t.Errorf("missing %+v, want llama9 with %v", missing, want)
 	}
+	names, families := missing.Offered()
+	if !missing.Certain() || !slices.Equal(names, []string{"tiny"}) || !slices.Equal(families, []string{"fake"}) {
+		t.Errorf("certain %v, offered %v %v; want certain, tiny of family fake", missing.Certain(), names, families)
+	}
+	if got := missing.Remedy(); got != "get it with: ollama pull llama9" {
+		t.Errorf("Remedy = %q", got)
+	}
 
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

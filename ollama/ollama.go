@@ -31,8 +31,22 @@ import (
 	"harness/protocol"
 )
 
-// DefaultHost is where Ollama listens unless told otherwise.
-const DefaultHost = "http://127.0.0.1:11434"
+// What the harness needs to know of Ollama before there is a model: the
+// name of the backend (and of its built-in provider), where the server is
+// found, and the context window a request asks for.
+const (
+	// Name names the backend, as Describe gives it.
+	Name = "ollama"
+	// DefaultHost is where Ollama listens unless told otherwise.
+	DefaultHost = "http://127.0.0.1:11434"
+	// HostEnv is the environment variable that gives the server's address,
+	// read as ParseHost reads it.
+	HostEnv = "OLLAMA_HOST"
+	// DefaultNumCtx is the context window, in tokens, a request asks for
+	// unless told otherwise: Ollama's own default is small, and it drops
+	// old messages without a word when a conversation outgrows it.
+	DefaultNumCtx = 16384
+)
 
 var (
 	// ErrUnreachable means no server answered at the address.
@@ -138,7 +152,7 @@ func (m *Model) Chat(ctx context.Context, req protocol.Request, stream func(prot
 // setting of Options and the stop sequences of each request.
 func (m *Model) Describe() protocol.Backend {
 	return protocol.Backend{
-		Name:     "ollama",
+		Name:     Name,
 		Model:    m.name,
 		Settings: []protocol.Setting{protocol.NumCtx, protocol.NumPredict, protocol.Temperature, protocol.Seed, protocol.Stop},
 		Options:  m.options(nil),

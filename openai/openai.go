@@ -80,8 +80,20 @@ import (
 	"harness/protocol"
 )
 
-// DefaultBaseURL is OpenAI's own API.
-const DefaultBaseURL = "https://api.openai.com/v1"
+// What the harness needs to know of the API before there is a model: the
+// name of the backend (and of its built-in provider), where OpenAI's own
+// server is, and the environment variables its own libraries read.
+const (
+	// Name names the backend, as Describe gives it.
+	Name = "openai"
+	// DefaultBaseURL is OpenAI's own API.
+	DefaultBaseURL = "https://api.openai.com/v1"
+	// BaseURLEnv is the environment variable that gives the API's root,
+	// read as ParseBaseURL reads it.
+	BaseURLEnv = "OPENAI_BASE_URL"
+	// KeyEnv is the environment variable that holds OpenAI's API key.
+	KeyEnv = "OPENAI_API_KEY"
+)
 
 var (
 	// ErrUnreachable means no server answered at the address.
@@ -152,7 +164,7 @@ func (m *Model) Describe() protocol.Backend {
 		o = nil
 	}
 	return protocol.Backend{
-		Name:     "openai",
+		Name:     Name,
 		Model:    m.name,
 		Settings: []protocol.Setting{protocol.NumPredict, protocol.Temperature, protocol.Seed, protocol.Stop},
 		Options:  o,
@@ -319,13 +331,13 @@ func (m *Model) notFound(ctx context.Context, status *StatusError) error {
 	return fmt.Errorf("%w: %q is not served at %s, which serves: %s: %w", ErrModelNotFound, m.name, where, listed(names), status)
 }
 
-// Check asks the server whether it serves the model: an error wrapping
-// ErrModelNotFound, listing what it serves, when its list of models
-// (GET BASE/models) does not name it, as NAME or NAME:latest. A server
-// that lists no models at that address is not asked further (nil), and
-// one that cannot be reached, or refuses the key, is explained as a chat
-// would be. Some servers answer whatever the name (llama.cpp's serves its
-// one model): for them a missing name is no failure, so callers warn.
+// Check asks the server whether it serves the model: an *UnlistedError
+// when its list of models (GET BASE/models) does not name it, as NAME or
+// NAME:latest. A server that lists no models at that address is not asked
+// further (nil), and one that cannot be reached, or refuses the key, is
+// explained as a chat would be. Some servers answer whatever the name
+// (llama.cpp's serves its one model): for them a missing name is no
+// failure, so callers warn.
 func (m *Model) Check(ctx context.Context) error {
 	names, err := m.models(ctx)
 	var status *StatusError
@@ -337,12 +349,30 @@ func (m *Model) Check(ctx context.Context) error {
 	case slices.Contains(names, m.name) || slices.Contains(names, m.name+":latest"):
 		return nil
 	}
-	where := m.base.Redacted()
-	if len(names) == 0 {
-		return fmt.Errorf("%w: %s lists no models at all (GET models)", ErrModelNotFound, where)
-	}
-	return fmt.Errorf("%w: %q is not among the models %s lists: %s", ErrModelNotFound, m.name, where, listed(names))
+	return &UnlistedError{Model: m.name, Base: m.base, Listed: names}
 }
+
+// UnlistedError is the error of Check for a model the server's list does
+// not name. It wraps ErrModelNotFound.
+type UnlistedError struct {
+	Model  string
+	Base   *url.URL // as the model was given it, password and all
+	Listed []string // the models the server lists, in its order
+}
+
+func (e *UnlistedError) Error() string {
+	where := e.Base.Redacted()
+	if len(e.Listed) == 0 {
+		return fmt.Sprintf("%v: %s lists no models at all (GET models)", ErrModelNotFound, where)
+	}
+	return fmt.Sprintf("%v: %q is not among the models %s lists: %s", ErrModelNotFound, e.Model, where, listed(e.Listed))
+}
+
+func (e *UnlistedError) Unwrap() error { return ErrModelNotFound }
+
+// Certain reports that the model may be there all the same: a server may
+// answer to a name its list leaves out.
+func (e *UnlistedError) Certain() bool { return false }
 
 // listed is names sorted, as a list of at most maxListed.
 func listed(names []string) string {

@@ -306,6 +306,10 @@ func TestCheck(t *testing.T) {
 	if !errors.Is(err, openai.ErrModelNotFound) || !strings.Contains(err.Error(), `"llama9" is not among the models`) || !strings.Contains(err.Error(), "tiny:latest") {
 		t.Errorf("Check(llama9) = %v, want ErrModelNotFound listing tiny:latest", err)
 	}
+	var unlisted *openai.UnlistedError
+	if !errors.As(err, &unlisted) || unlisted.Model != "llama9" || unlisted.Certain() {
+		t.Errorf("Check(llama9) = %#v, want an *UnlistedError for llama9, not certain", err)
+	}
 	bare := httptest.NewServer(http.NotFoundHandler())
 	defer bare.Close()
 	if err := openai.New(mustBase(t, bare.URL+"/v1"), "any", openai.Options{}).Check(context.Background()); err != nil {

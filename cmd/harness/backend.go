@@ -11,8 +11,6 @@ import (
 	"time"
 
 	"harness/config"
-	"harness/ollama"
-	"harness/openai"
 	"harness/xdg"
 )
 
@@ -22,7 +20,7 @@ import (
 type providerFlags struct {
 	Model    string `short:"m" placeholder:"[PROVIDER/]MODEL" help:"Model to use, as MODEL or PROVIDER/MODEL (default: $HARNESS_MODEL, else the settings file's model, else ${default_model})."`
 	Provider string `placeholder:"NAME" help:"Provider of the model: ollama, openai, or one the settings file defines (-m PROVIDER/MODEL beats it)."`
-	Backend  string `default:"ollama" enum:"ollama,openai" help:"Kind of server, when no provider is named: ollama (its native API) or openai (any OpenAI-compatible server: llama-server, LM Studio, vLLM, OpenAI); it picks the built-in provider of that name."`
+	Backend  string `default:"${default_backend}" enum:"${backends}" help:"Kind of server, when no provider is named: ollama (its native API) or openai (any OpenAI-compatible server: llama-server, LM Studio, vLLM, OpenAI); it picks the built-in provider of that name."`
 	BaseURL  string `placeholder:"URL" help:"Address of the provider's API; for openai its root, such as http://127.0.0.1:1234/v1 (default $OPENAI_BASE_URL, else https://api.openai.com/v1). $OPENAI_API_KEY goes only to api.openai.com or to $OPENAI_BASE_URL, never to another address given here; a provider's api_key_env names the key of its own server."`
 	Host     string `placeholder:"ADDR" help:"Ollama server address, for an ollama provider (default $OLLAMA_HOST, else 127.0.0.1:11434)."`
 	NumCtx   int    `placeholder:"N" help:"Context window in tokens, fixed for the run, for an ollama provider (default: the provider's num_ctx, else 16384; Ollama's small default silently drops old messages)."`
@@ -41,6 +39,7 @@ type sampling struct {
 // settings in use, and of others, so that the model can be changed
 // between turns (use) and every provider asked for its models (list).
 type providers struct {
+	types  config.Types // of the backends there are
 	file   *config.File
 	path   string // of the settings file, which may not exist
 	getenv func(string) string
@@ -83,11 +82,12 @@ func (f *providerFlags) choose(given []string, dirs xdg.Dirs, opts sampling) (*p
 	if err != nil {
 		return nil, err
 	}
-	file, err := config.Load(path)
+	types := backendTypes()
+	file, err := types.Load(path)
 	if err != nil {
 		return nil, err
 	}
-	p := &providers{file: file, path: path, getenv: dirs.Getenv, flags: flags, opts: opts}
+	p := &providers{types: types, file: file, path: path, getenv: dirs.Getenv, flags: flags, opts: opts}
 	if p.cur, err = p.resolve(flags); err != nil {
 		return nil, err
 	}
@@ -95,44 +95,23 @@ func (f *providerFlags) choose(given []string, dirs xdg.Dirs, opts sampling) (*p
 	if has("backend") && typ != f.Backend {
 		return nil, fmt.Errorf("--backend %s, but provider %s is of type %s", f.Backend, p.cur.Provider.Value, typ)
 	}
-	if has("host") && typ != config.TypeOllama {
+	if has("host") && typ != hostType {
 		return nil, fmt.Errorf("--host gives an Ollama server's address, and provider %s is of type %s: give its address with --base-url", p.cur.Provider.Value, typ)
 	}
 	return p, nil
 }
 
 func (p *providers) resolve(flags config.Flags) (config.Settings, error) {
-	return config.Resolve(config.Input{File: p.file, Flags: flags, Getenv: p.getenv})
+	return p.types.Resolve(config.Input{File: p.file, Flags: flags, Getenv: p.getenv})
 }
 
 // backend returns the model that s describes.
 func (p *providers) backend(s config.Settings) (backend, error) {
-	switch s.Type.Value {
-	case config.TypeOllama:
-		host, err := ollama.ParseHost(s.BaseURL.Value)
-		if err != nil {
-			return nil, err
-		}
-		return ollama.New(host, s.Model.Value, ollama.Options{
-			NumCtx:      s.NumCtx.Value,
-			NumPredict:  p.opts.maxTokens,
-			Temperature: p.opts.temperature,
-			Seed:        p.opts.seed,
-		}), nil
-	case config.TypeOpenAI:
-		base, err := openai.ParseBaseURL(s.BaseURL.Value)
-		if err != nil {
-			return nil, err
-		}
-		return openai.New(base, s.Model.Value, openai.Options{
-			APIKey:      s.APIKey.Value.Reveal(),
-			KeyVar:      s.APIKeyEnv.Value,
-			MaxTokens:   p.opts.maxTokens,
-			Temperature: p.opts.temperature,
-			Seed:        p.opts.seed,
-		}), nil
+	kind, ok := backendOf(s.Type.Value)
+	if !ok {
+		return nil, fmt.Errorf("provider %s: no backend of type %q", s.Provider.Value, s.Type.Value)
 	}
-	return nil, fmt.Errorf("provider %s: no backend of type %q", s.Provider.Value, s.Type.Value)
+	return kind.open(s, p.opts)
 }
 
 // use returns the backend of spec, PROVIDER/MODEL or a MODEL of the
@@ -160,7 +139,7 @@ func (p *providers) pick(spec string) (backend, config.Settings, error) {
 	}
 	// Said here rather than by Resolve, which would name the spec a flag.
 	provider, model, _ := strings.Cut(spec, "/")
-	if names := p.file.ProviderNames(); !slices.Contains(names, provider) {
+	if names := p.types.ProviderNames(p.file); !slices.Contains(names, provider) {
 		return nil, config.Settings{}, fmt.Errorf("%w %q: the providers are %s", config.ErrUnknownProvider, provider, strings.Join(names, ", "))
 	}
 	if model == "" {
@@ -197,21 +176,11 @@ type offer struct {
 // listTimeout bounds how long one provider may take to list its models.
 const listTimeout = 5 * time.Second
 
-// lister is a backend that can list the models its server offers.
-type lister interface {
-	Models(ctx context.Context) ([]string, error)
-}
-
-var (
-	_ lister = (*ollama.Model)(nil)
-	_ lister = (*openai.Model)(nil)
-)
-
-// list asks every provider, at once, which models it offers: an ollama
-// provider from /api/tags, an openai one from /v1/models. The offers are
-// in the order of the providers' names.
+// list asks every provider whose backend is a lister, at once, which
+// models it offers (an ollama provider from /api/tags, an openai one from
+// /v1/models). The offers are in the order of the providers' names.
 func (p *providers) list(ctx context.Context) []offer {
-	names := p.file.ProviderNames()
+	names := p.types.ProviderNames(p.file)
 	offers := make([]offer, len(names))
 	var wg sync.WaitGroup
 	for i, name := range names {

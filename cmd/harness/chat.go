@@ -18,8 +18,6 @@ import (
 	"harness/guard"
 	"harness/loop"
 	"harness/mcp"
-	"harness/ollama"
-	"harness/openai"
 	"harness/protocol"
 	"harness/record"
 	"harness/repl"
@@ -192,9 +190,6 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string, dirs xdg.
 		script:    &chat.Scripted{},
 		pinned:    slices.Contains(given, "model"),
 		providers: provs,
-	}
-	if m, ok := model.(*ollama.Model); ok {
-		r.ollama = m
 	}
 	start := func() record.Start { return r.start(specs, unused) }
 	// The window is the model's: a resumed session may bring back another
@@ -451,16 +446,12 @@ func (w *workspaceFlags) tools(safety *safetyFlags, outputs string, servers *mcp
 }
 
 // backend is a model that says what it is and which settings it honours.
+// What else a backend can do is in capabilities.go; which backends there
+// are, in backends.go.
 type backend interface {
 	loop.Model
 	Describe() protocol.Backend
 }
-
-var (
-	_ backend = (*ollama.Model)(nil)
-	_ backend = (*openai.Model)(nil)
-	_ backend = (*fakemodel.Model)(nil)
-)
 
 // model returns the model of the run, and, unless it is the fake, the
 // providers it was chosen from. given names the flags given on the

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"harness/fakemodel"
-	"harness/ollama"
 )
 
 // checkTimeout bounds the check of the server, at the REPL's start and
@@ -15,20 +14,20 @@ import (
 const checkTimeout = 10 * time.Second
 
 // modelAdvice says what a failed check or model call found and what to do
-// about it: start the server, pull the model, or pick one the server has,
-// with /model in the REPL (repl) or --model. A `harness fake-ollama`
-// cannot pull anything: for it the advice is the model it serves. The
-// REPL and -p give the same advice, each in its own words.
+// about it: start the server, get the model onto a server that can
+// (pullable), or pick one the server has, with /model in the REPL (repl)
+// or --model. A `harness fake-ollama` cannot pull anything: for it the
+// advice is the model it serves. The REPL and -p give the same advice,
+// each in its own words.
 func modelAdvice(err error, repl bool) string {
-	var missing *ollama.MissingError
+	var missing pullable
 	if !errors.As(err, &missing) {
 		return err.Error()
 	}
-	var names []string
-	fake := len(missing.Have) > 0
-	for _, m := range missing.Have {
-		names = append(names, m.Name)
-		fake = fake && m.Family == fakemodel.Family
+	names, families := missing.Offered()
+	fake := len(names) > 0
+	for _, f := range families {
+		fake = fake && f == fakemodel.Family
 	}
 	if fake {
 		advice := fmt.Sprintf("%v; that server is a harness fake-ollama serving %s: start again with --model %s", err, strings.Join(names, ", "), names[0])
@@ -37,7 +36,7 @@ func modelAdvice(err error, repl bool) string {
 		}
 		return advice
 	}
-	advice := fmt.Sprintf("%v; get it with: ollama pull %s", err, missing.Model)
+	advice := fmt.Sprintf("%v; %s", err, missing.Remedy())
 	switch {
 	case len(names) > 0 && repl:
 		advice += fmt.Sprintf(", or type /model NAME with one it has: %s", strings.Join(names, ", "))
@@ -57,9 +56,10 @@ func (e *advisedError) Error() string { return e.advice }
 func (e *advisedError) Unwrap() error { return e.err }
 
 // advised is err, told with the advice of modelAdvice for a run of one
-// turn (-p) when it is about a model the server does not have.
+// turn (-p) when it is about a model a server that can get it does not
+// have.
 func advised(err error) error {
-	var missing *ollama.MissingError
+	var missing pullable
 	if !errors.As(err, &missing) {
 		return err
 	}

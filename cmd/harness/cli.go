@@ -72,7 +72,7 @@ func runIn(ctx context.Context, dirs xdg.Dirs, args []string, stdin io.Reader, s
 		kong.Writers(stdout, stderr),
 		kong.Exit(func(c int) { exited, code = true, c }),
 		kong.UsageOnError(),
-		kong.Vars{"version": version(), "default_model": config.DefaultModel},
+		kong.Vars{"version": version(), "default_model": config.DefaultModel, "backends": backendNames(), "default_backend": backends[0].Name},
 		kong.BindTo(ctx, (*context.Context)(nil)),
 		kong.Bind(stdio{in: stdin, out: stdout, err: stderr}, dirs),
 	)

@@ -9,8 +9,6 @@ import (
 
 	"harness/config"
 	"harness/loop"
-	"harness/ollama"
-	"harness/openai"
 )
 
 // command is one of the REPL's slash commands: the harness runs it, and
@@ -102,9 +100,9 @@ func (c *console) clear(context.Context, string) error {
 }
 
 // model lists the models the providers offer, or switches to one between
-// turns: the conversation goes on with it. A model an Ollama server does
-// not have is refused; another server's is taken at its word until the
-// next request.
+// turns: the conversation goes on with it. A model its server says for
+// certain it does not have (Ollama's) is refused; another is taken at
+// the server's word until the next request.
 func (c *console) model(ctx context.Context, spec string) error {
 	r := c.r
 	switch {
@@ -125,7 +123,7 @@ func (c *console) model(ctx context.Context, spec string) error {
 		fmt.Fprintf(c.out, "%v; the model is still %s.\n", err, from)
 		return nil
 	}
-	if err := checkBackend(ctx, b); errors.Is(err, ollama.ErrModelNotFound) {
+	if err := checkBackend(ctx, b); certainlyMissing(err) {
 		fmt.Fprintf(c.out, "%s; the model is still %s.\n", modelAdvice(err, true), from)
 		return nil
 	} else if err != nil {
@@ -154,19 +152,18 @@ func (c *console) model(ctx context.Context, spec string) error {
 	return nil
 }
 
-// checkBackend asks b's server whether it has b's model: an Ollama
-// server, or an OpenAI-compatible one (whose missing model is only a
-// warning: some answer whatever the name). A scripted model is not asked.
+// checkBackend asks b's server whether it has b's model, when b is a
+// checker: an Ollama server, or an OpenAI-compatible one (whose missing
+// model is only a warning: some answer whatever the name). A scripted
+// model is not asked.
 func checkBackend(ctx context.Context, b loop.Model) error {
+	c, ok := b.(checker)
+	if !ok {
+		return nil
+	}
 	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
 	defer cancel()
-	switch m := b.(type) {
-	case *ollama.Model:
-		return m.Check(ctx)
-	case *openai.Model:
-		return m.Check(ctx)
-	}
-	return nil
+	return c.Check(ctx)
 }
 
 // modelSpec is the run's model as -m names it: PROVIDER/MODEL, or the
@@ -186,7 +183,6 @@ func (r *runner) useModel(b backend, s config.Settings, size int, out io.Writer)
 		return err
 	}
 	r.model, r.tools, r.backend = b, ts, b.Describe()
-	r.ollama, _ = b.(*ollama.Model)
 	r.providers.cur = s
 	if size != r.cfg.Window {
 		fmt.Fprintf(out, "The context window is %d tokens, not %d, from the next turn on.\n", size, r.cfg.Window)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"harness/openai"
 	"harness/plural"
 	"harness/session"
 )
@@ -97,7 +96,7 @@ func (c *console) load(ctx context.Context, ref string) error {
 	if name := r.savedModel(sv); name != "" {
 		b, s, err := r.providers.pick(name)
 		if err == nil {
-			if err = checkBackend(ctx, b); errors.Is(err, openai.ErrModelNotFound) {
+			if err = checkBackend(ctx, b); doubtfullyMissing(err) {
 				fmt.Fprintf(c.out, "%s %s\n", c.st.Bad("warning:"), modelAdvice(err, true))
 				err = nil // the server may answer whatever the name
 			}

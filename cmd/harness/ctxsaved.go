@@ -6,7 +6,6 @@ import (
 	"os"
 	"strings"
 
-	"harness/config"
 	"harness/plural"
 	"harness/protocol"
 	"harness/sandbox"
@@ -38,7 +37,7 @@ func (c *contextCmd) Run(std stdio, dirs xdg.Dirs) error {
 	if err != nil {
 		return err
 	}
-	size := config.DefaultNumCtx
+	size := defaultWindow
 	if n, ok := intOption(sv.Start.Options, protocol.NumCtx); ok {
 		size = n
 	}

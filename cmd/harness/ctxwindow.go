@@ -6,9 +6,7 @@ import (
 	"io"
 	"time"
 
-	"harness/config"
 	"harness/loop"
-	"harness/ollama"
 	"harness/protocol"
 	"harness/view"
 	"harness/window"
@@ -19,6 +17,11 @@ import (
 // the chat says so better.
 const showTimeout = 5 * time.Second
 
+// defaultWindow is the context window, in tokens, of a run whose backend
+// sends none and whose flags give none: the num_ctx an Ollama request
+// asks for unless told otherwise.
+const defaultWindow = 16384
+
 // numCtx is the context window the flags ask for: --num-ctx, else the
 // default. A backend that sends it (Ollama) has it from the settings,
 // which may also come from the environment or the settings file.
@@ -26,13 +29,13 @@ func (m *modelFlags) numCtx() int {
 	if m.NumCtx > 0 {
 		return m.NumCtx
 	}
-	return config.DefaultNumCtx
+	return defaultWindow
 }
 
 // windowSize returns the context window of the run: the num_ctx the
 // backend sends, else --num-ctx or its default, lowered to the model's own
-// context length when an Ollama server says it is smaller (the server
-// lowers num_ctx to it), with a warning on warn. When the server cannot
+// context length when a server that can say (a sizer, as Ollama's) says it
+// is smaller (the server lowers num_ctx to it), with a warning on warn. When the server cannot
 // say, the size stands: the first request will tell what is wrong. A reply
 // limit (maxTokens) as large as the window leaves no room for the
 // conversation, and every request would be refused: it is an error.
@@ -49,13 +52,13 @@ func windowSize(ctx context.Context, warn io.Writer, m backend, flags *modelFlag
 	if maxTokens >= size {
 		return 0, fmt.Errorf("--max-tokens %d leaves no room for the conversation in --num-ctx %d: the reply's tokens are kept free in the context window, so --max-tokens must be less than --num-ctx", maxTokens, size)
 	}
-	om, ok := m.(*ollama.Model)
+	sz, ok := m.(sizer)
 	if !ok {
 		return size, nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, showTimeout)
 	defer cancel()
-	n, err := om.ContextLength(ctx)
+	n, err := sz.ContextLength(ctx)
 	if err != nil || n <= 0 || size <= n {
 		return size, nil
 	}

@@ -71,7 +71,7 @@ func settingsFile(dirs xdg.Dirs) (*config.File, error) {
 	if err != nil {
 		return &config.File{}, nil
 	}
-	return config.Load(path)
+	return backendTypes().Load(path)
 }
 
 // startMCP starts the chosen servers (of file, nil to read it), their

@@ -14,8 +14,6 @@ import (
 	"harness/chat"
 	"harness/loop"
 	"harness/mcp"
-	"harness/ollama"
-	"harness/openai"
 	"harness/protocol"
 	"harness/record"
 	"harness/repl"
@@ -51,8 +49,6 @@ type runner struct {
 	// windowFor is the context window of a conversation with model b,
 	// for the flags: warnings about it go to warn.
 	windowFor func(ctx context.Context, warn io.Writer, b backend) (int, error)
-	// ollama is the model when the backend is Ollama, nil otherwise.
-	ollama *ollama.Model
 	// providers are what the model was chosen from, and /model chooses
 	// from; nil with --fake.
 	providers *providers
@@ -174,7 +170,7 @@ func (r *runner) repl(ctx context.Context, std stdio) error {
 	fmt.Fprintln(std.out, st.Dim("Type /help for the commands. Ctrl-C stops a turn; Ctrl-D or /exit leaves."))
 	if err := checkBackend(ctx, r.model); err != nil {
 		label := "error:"
-		if errors.Is(err, openai.ErrModelNotFound) {
+		if doubtfullyMissing(err) {
 			label = "warning:" // the server may answer whatever the name
 		}
 		fmt.Fprintf(std.err, "%s %s\n", st.Bad(label), modelAdvice(err, true))

@@ -219,7 +219,7 @@ func TestJournal(t *testing.T) {
 func loopTurn(n int) loop.Event { return loop.Event{Kind: loop.TurnStarted, Turn: n} }
 
 func TestStrayWords(t *testing.T) {
-	parser, err := kong.New(&cli{}, kong.Vars{"version": "test", "default_model": "m", "test_pattern": "x"})
+	parser, err := kong.New(&cli{}, kong.Vars{"version": "test", "default_model": "m", "test_pattern": "x", "backends": backendNames(), "default_backend": backends[0].Name})
 	if err != nil {
 		t.Fatal(err)
 	}

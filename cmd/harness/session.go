@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"harness/loop"
-	"harness/ollama"
 	"harness/plural"
 	"harness/record"
 	"harness/session"
@@ -156,7 +155,7 @@ func (r *runner) savedModel(sv *session.Saved) string {
 		return ""
 	case strings.Contains(name, "/"):
 		return name
-	case r.ollama == nil || sv.Start.Backend != r.backend.Name:
+	case r.backend.Name != bareType || sv.Start.Backend != r.backend.Name:
 		return ""
 	}
 	return name
@@ -181,7 +180,6 @@ func (r *runner) adoptModel(ctx context.Context, sv *session.Saved) {
 	}
 	r.providers.cur = s
 	r.model, r.backend = b, b.Describe()
-	r.ollama, _ = b.(*ollama.Model)
 	r.conv.notes = append(r.conv.notes, fmt.Sprintf("note: session %s goes on with the model it used last, %s (-m chooses another)", sv.ID(), name))
 }
 

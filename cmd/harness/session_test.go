@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"harness/fakemodel"
-	"harness/ollama"
 	"harness/protocol"
 	"harness/record"
 	"harness/session"
@@ -85,9 +84,7 @@ func TestSavedModel(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := &runner{providers: p, backend: b.Describe(), pinned: pinned}
-		r.ollama, _ = b.(*ollama.Model)
-		return r
+		return &runner{providers: p, backend: b.Describe(), pinned: pinned}
 	}
 	saved := func(backend, model string) *session.Saved {
 		return &session.Saved{Start: record.Start{Backend: backend}, Model: model}
