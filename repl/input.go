@@ -256,12 +256,16 @@ func (in *Input) SetInterrupt(f func()) {
 	in.interrupt = f
 }
 
-// read prints prompt and returns the next line: io.EOF at the end of the
-// input (Ctrl-D at a terminal), ErrInterrupt for Ctrl-C at a terminal, or
-// ctx's error. A question is read without the REPL's history.
-func (in *Input) read(ctx context.Context, prompt string, question bool) (string, error) {
+// read prints prompt on out (nil: the input's own writer) and returns
+// the next line: io.EOF at the end of the input (Ctrl-D at a terminal),
+// ErrInterrupt for Ctrl-C at a terminal, or ctx's error. A question is
+// read without the REPL's history.
+func (in *Input) read(ctx context.Context, prompt string, question bool, out io.Writer) (string, error) {
+	if out == nil {
+		out = in.out
+	}
 	if in.rl == nil {
-		return in.readPlain(ctx, prompt)
+		return in.readPlain(ctx, prompt, out)
 	}
 	if in.pending == nil {
 		// A question's answers are not inputs: they are kept out of the
@@ -303,28 +307,28 @@ func (in *Input) read(ctx context.Context, prompt string, question bool) (string
 	}
 }
 
-func (in *Input) readPlain(ctx context.Context, prompt string) (string, error) {
+func (in *Input) readPlain(ctx context.Context, prompt string, out io.Writer) (string, error) {
 	in.once.Do(func() {
 		in.lines = make(chan readResult)
 		go readLines(in.r, in.lines)
 	})
-	fmt.Fprint(in.out, prompt)
+	fmt.Fprint(out, prompt)
 	select {
 	case r, ok := <-in.lines:
 		switch {
 		case !ok:
-			fmt.Fprintln(in.out)
+			fmt.Fprintln(out)
 			return "", io.EOF
 		case r.err != nil:
-			fmt.Fprintln(in.out)
+			fmt.Fprintln(out)
 			return "", r.err
 		}
 		if in.echo {
-			fmt.Fprintln(in.out, r.line)
+			fmt.Fprintln(out, r.line)
 		}
 		return r.line, nil
 	case <-ctx.Done():
-		fmt.Fprintln(in.out)
+		fmt.Fprintln(out)
 		return "", ctx.Err()
 	}
 }
@@ -398,7 +402,7 @@ func readLine(br *bufio.Reader, limit int) (line []byte, long bool, err error) {
 // wrapping ErrLongLine; a block that holds one is read to its end and
 // skipped whole.
 func (in *Input) Message(ctx context.Context, prompt string) (string, error) {
-	line, err := in.read(ctx, prompt, false)
+	line, err := in.read(ctx, prompt, false, nil)
 	if err != nil {
 		return "", err
 	}
@@ -417,7 +421,7 @@ func (in *Input) Message(ctx context.Context, prompt string) (string, error) {
 		lines = append(lines, rest)
 	}
 	for {
-		line, err := in.read(ctx, "...  ", false)
+		line, err := in.read(ctx, "...  ", false, nil)
 		switch {
 		case errors.Is(err, ErrLongLine):
 			if skipped == nil {
