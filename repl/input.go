@@ -33,6 +33,20 @@ var ErrLongLine = fmt.Errorf("longer than %d MiB; it was skipped", maxLine>>20)
 // maxLine bounds an input line read from a pipe or a file.
 const maxLine = 1 << 20
 
+// reserveRow is written before the line editor draws a prompt: a newline
+// and a move back up, which leave a row below the prompt's. The editor
+// redraws the prompt by moving one row down, clearing the screen below,
+// and moving back up; it can tell it is on the terminal's last row only by
+// asking the terminal where the cursor is, which it is told not to do (a
+// terminal that does not answer would hang the prompt). On the last row,
+// the move down does nothing, the clearing erases the prompt's own row,
+// and the move up puts the cursor on the row above: once the screen had
+// scrolled, a question or the prompt showed nothing until a key was
+// pressed, and then wrote over the line above. With a row below, there is
+// always somewhere to move down to. Away from the bottom it changes
+// nothing on the screen; at the bottom it scrolls the screen by one row.
+const reserveRow = "\n\x1b[1A"
+
 // historyLimit bounds the inputs kept in the history file.
 const historyLimit = 1000
 
@@ -275,6 +289,7 @@ func (in *Input) read(ctx context.Context, prompt string, question bool, out io.
 		if !question {
 			in.rl.History.Add("inputs", in.hist)
 		}
+		io.WriteString(out, reserveRow)
 		ch := make(chan readResult, 1)
 		in.pending = ch
 		go func() {
