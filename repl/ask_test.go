@@ -7,13 +7,27 @@ import (
 )
 
 func TestParseAnswer(t *testing.T) {
-	for in, want := range map[string]approve.Answer{
-		"y": approve.Yes, "Y": approve.Yes, " yes ": approve.Yes,
-		"a": approve.Always, "always": approve.Always,
-		"": approve.No, "n": approve.No, "no": approve.No, "sure": approve.No, "yy": approve.No,
-	} {
-		if got := parseAnswer(in); got != want {
-			t.Errorf("parseAnswer(%q) = %v, want %v", in, got, want)
+	tests := []struct {
+		in   string
+		want approve.Answer
+		ok   bool
+	}{
+		{"y", approve.Yes, true},
+		{"Y", approve.Yes, true},
+		{" yes ", approve.Yes, true},
+		{"a", approve.Always, true},
+		{"ALWAYS", approve.Always, true},
+		{"", approve.No, true},
+		{"  ", approve.No, true},
+		{"n", approve.No, true},
+		{"No", approve.No, true},
+		{"/tools", approve.No, false},
+		{"sure", approve.No, false},
+		{"yy", approve.No, false},
+	}
+	for _, tt := range tests {
+		if got, ok := parseAnswer(tt.in); got != tt.want || ok != tt.ok {
+			t.Errorf("parseAnswer(%q) = %v, %v; want %v, %v", tt.in, got, ok, tt.want, tt.ok)
 		}
 	}
 }

@@ -33,6 +33,20 @@ var ErrLongLine = fmt.Errorf("longer than %d MiB; it was skipped", maxLine>>20)
 // maxLine bounds an input line read from a pipe or a file.
 const maxLine = 1 << 20
 
+// reserveRow is written before the line editor draws a prompt: a newline
+// and a move back up, which leave a row below the prompt's. The editor
+// redraws the prompt by moving one row down, clearing the screen below,
+// and moving back up; it can tell it is on the terminal's last row only by
+// asking the terminal where the cursor is, which it is told not to do (a
+// terminal that does not answer would hang the prompt). On the last row,
+// the move down does nothing, the clearing erases the prompt's own row,
+// and the move up puts the cursor on the row above: once the screen had
+// scrolled, a question or the prompt showed nothing until a key was
+// pressed, and then wrote over the line above. With a row below, there is
+// always somewhere to move down to. Away from the bottom it changes
+// nothing on the screen; at the bottom it scrolls the screen by one row.
+const reserveRow = "\n\x1b[1A"
+
 // historyLimit bounds the inputs kept in the history file.
 const historyLimit = 1000
 
@@ -256,12 +270,16 @@ func (in *Input) SetInterrupt(f func()) {
 	in.interrupt = f
 }
 
-// read prints prompt and returns the next line: io.EOF at the end of the
-// input (Ctrl-D at a terminal), ErrInterrupt for Ctrl-C at a terminal, or
-// ctx's error. A question is read without the REPL's history.
-func (in *Input) read(ctx context.Context, prompt string, question bool) (string, error) {
+// read prints prompt on out (nil: the input's own writer) and returns
+// the next line: io.EOF at the end of the input (Ctrl-D at a terminal),
+// ErrInterrupt for Ctrl-C at a terminal, or ctx's error. A question is
+// read without the REPL's history.
+func (in *Input) read(ctx context.Context, prompt string, question bool, out io.Writer) (string, error) {
+	if out == nil {
+		out = in.out
+	}
 	if in.rl == nil {
-		return in.readPlain(ctx, prompt)
+		return in.readPlain(ctx, prompt, out)
 	}
 	if in.pending == nil {
 		// A question's answers are not inputs: they are kept out of the
@@ -271,6 +289,7 @@ func (in *Input) read(ctx context.Context, prompt string, question bool) (string
 		if !question {
 			in.rl.History.Add("inputs", in.hist)
 		}
+		io.WriteString(out, reserveRow)
 		ch := make(chan readResult, 1)
 		in.pending = ch
 		go func() {
@@ -303,28 +322,28 @@ func (in *Input) read(ctx context.Context, prompt string, question bool) (string
 	}
 }
 
-func (in *Input) readPlain(ctx context.Context, prompt string) (string, error) {
+func (in *Input) readPlain(ctx context.Context, prompt string, out io.Writer) (string, error) {
 	in.once.Do(func() {
 		in.lines = make(chan readResult)
 		go readLines(in.r, in.lines)
 	})
-	fmt.Fprint(in.out, prompt)
+	fmt.Fprint(out, prompt)
 	select {
 	case r, ok := <-in.lines:
 		switch {
 		case !ok:
-			fmt.Fprintln(in.out)
+			fmt.Fprintln(out)
 			return "", io.EOF
 		case r.err != nil:
-			fmt.Fprintln(in.out)
+			fmt.Fprintln(out)
 			return "", r.err
 		}
 		if in.echo {
-			fmt.Fprintln(in.out, r.line)
+			fmt.Fprintln(out, r.line)
 		}
 		return r.line, nil
 	case <-ctx.Done():
-		fmt.Fprintln(in.out)
+		fmt.Fprintln(out)
 		return "", ctx.Err()
 	}
 }
@@ -398,7 +417,7 @@ func readLine(br *bufio.Reader, limit int) (line []byte, long bool, err error) {
 // wrapping ErrLongLine; a block that holds one is read to its end and
 // skipped whole.
 func (in *Input) Message(ctx context.Context, prompt string) (string, error) {
-	line, err := in.read(ctx, prompt, false)
+	line, err := in.read(ctx, prompt, false, nil)
 	if err != nil {
 		return "", err
 	}
@@ -417,7 +436,7 @@ func (in *Input) Message(ctx context.Context, prompt string) (string, error) {
 		lines = append(lines, rest)
 	}
 	for {
-		line, err := in.read(ctx, "...  ", false)
+		line, err := in.read(ctx, "...  ", false, nil)
 		switch {
 		case errors.Is(err, ErrLongLine):
 			if skipped == nil {

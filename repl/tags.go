@@ -42,7 +42,8 @@ func tags(input string) []string {
 }
 
 // Attacher attaches what the @tags of an input name: a file's content, or
-// with @workspace the workspace's listing. It reads through the tools
+// with @workspace the workspace's listing, as deep as fits its bounds
+// (see tree). It reads through the tools
 // behind the approval gate, as read_file and list_files: the same
 // workspace boundary, secret rules, size caps and questions. An @ that
 // names no file stays text (a Python decorator, a handle).
@@ -70,14 +71,17 @@ func (a *Attacher) Attach(ctx context.Context, input string, log io.Writer, st v
 				continue
 			}
 			seen[tag] = true
-			res := a.run(ctx, "list_files", ".")
-			if !res.OK {
-				fmt.Fprintf(log, "%s @%s: %s\n", st.Bad("not attached:"), tag, view.ErrorLine(res.Body))
+			tree, err := a.tree(ctx)
+			if err != nil {
+				fmt.Fprintf(log, "%s @%s: %v\n", st.Bad("not attached:"), tag, err)
 				continue
 			}
-			n := strings.Count(strings.TrimRight(res.Body, "\n"), "\n") + 1
-			fmt.Fprintf(log, "%s workspace listing, %s\n", st.Dim("attached:"), plural.Count(n, "entry"))
-			got = append(got, attachment{name: "workspace listing", body: res.Body})
+			shown := plural.Count(tree.entries, "entry")
+			if tree.unlisted > 0 {
+				shown += fmt.Sprintf(" (%s not listed, to keep it short)", plural.Count(tree.unlisted, "folder"))
+			}
+			fmt.Fprintf(log, "%s workspace listing, %s\n", st.Dim("attached:"), shown)
+			got = append(got, attachment{name: "workspace listing", body: tree.String()})
 			continue
 		}
 		t, err := a.file(tag)
