@@ -39,6 +39,9 @@ type Workspace struct {
 	// surveys remembers what the folders held of the shape of a
 	// repository, around each command (gitdir.SnapWith).
 	surveys *gitdir.Surveys
+	// seesHidden, when set and true, says that commands run where they
+	// can see what Hidden lists (no sandbox hides it).
+	seesHidden func() bool
 }
 
 // NewWorkspace returns the workspace rooted at root, an existing directory.

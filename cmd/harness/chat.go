@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -174,7 +175,7 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string, dirs xdg.
 			System:          systemPrompt(tb.ws, specs, dirs, log),
 			MaxSteps:        c.MaxSteps,
 			MaxFormatErrors: c.MaxFormatErrors,
-			IsTest:          isTest(tests),
+			IsTest:          tools.RunsTests(tests),
 			Target:          target,
 			Parse:           replyParser(c.Parser, specs),
 		},
@@ -367,29 +368,11 @@ func ignored(b protocol.Backend, given []string) []flagSetting {
 // expands every variable once for every flag, at every start.
 const testPattern = `(^|&&|;)\s*(go test|cargo test|pytest|python3? -m (pytest|unittest))\b`
 
-// isTest reports calls of the command tool whose command matches re.
-func isTest(re *regexp.Regexp) func(protocol.Call) bool {
-	return func(c protocol.Call) bool {
-		cmd, ok := c.Args["command"].(string)
-		return ok && re.MatchString(cmd)
-	}
-}
-
 // target names what a call that wrote acted on, for the turn report: the
-// path of a file tool, the command line, since a command may have changed
-// anything in the workspace, or the helper, whose own report says what it
-// changed.
+// helper, whose own report says what it changed, or what the tools say
+// (tools.Target), else the tool.
 func target(c protocol.Call) string {
-	if c.Name == subagent.Name {
-		return "helper " + c.ID
-	}
-	if cmd, ok := c.Args["command"].(string); ok {
-		return "$ " + cmd
-	}
-	if p, ok := c.Args["path"].(string); ok {
-		return p
-	}
-	return c.Name
+	return cmp.Or(subagent.Target(c), tools.Target(c), c.Name)
 }
 
 // toolbox is the tool set of a workspace, and the parts of it that the
@@ -399,9 +382,12 @@ type toolbox struct {
 	policy *guard.Policy
 	box    *sandbox.Sandbox
 	set    loop.Tools
-	src    *tools.Sources // what calls read, for the approval gate
-	out    *tools.Outputs // where long results are kept; nil when they are not
-	mcp    *mcp.Servers   // whose tools the set has; nil when there are none
+	// inspector says what each call of the set would do, for the
+	// approval gate.
+	inspector approve.Inspector
+	src       *tools.Sources // what the files calls read hold, for the approval gate
+	out       *tools.Outputs // where long results are kept; nil when they are not
+	mcp       *mcp.Servers   // whose tools the set has; nil when there are none
 }
 
 // tools builds the tool set explicitly, its bash tool as safety says:
@@ -437,15 +423,14 @@ func (w *workspaceFlags) tools(safety *safetyFlags, outputs string, servers *mcp
 	if err != nil {
 		return nil, err
 	}
-	src := tools.NewSources(ws, policy, out)
 	// Without a sandbox, commands see the protected files a folder holds.
 	// Its tier is known once it has started, which the first command does
 	// in any case (and Start does once).
-	src.CommandsSeeHidden(func() bool {
+	ws.CommandsSeeHidden(func() bool {
 		box.Start(context.Background())
 		return box.Tier() == sandbox.None
 	})
-	return &toolbox{ws: ws, policy: policy, box: box, set: set, src: src, out: out, mcp: servers}, nil
+	return &toolbox{ws: ws, policy: policy, box: box, set: set, inspector: set, src: tools.NewSources(ws, out), out: out, mcp: servers}, nil
 }
 
 // backend is a model that says what it is and which settings it honours.

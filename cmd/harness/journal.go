@@ -121,15 +121,15 @@ func (j *journal) Specs() []protocol.ToolSpec { return j.tools.Specs() }
 // Run runs call; a call that writes a file is watched: the file is kept
 // before the turn's first write to it, and diffed before and after.
 func (j *journal) Run(ctx context.Context, call protocol.Call) protocol.Result {
-	if !writesFile(call) {
+	path, ok := tools.FileWritten(call)
+	if !ok {
 		return j.tools.Run(ctx, call)
 	}
-	path, _ := call.Args["path"].(string)
 	abs, err := j.ws.Resolve(path)
 	if err != nil {
 		return j.tools.Run(ctx, call)
 	}
-	before := readState(abs)
+	before := tools.ReadText(abs)
 	missing := j.missingDirs(abs)
 	kept := j.keep(abs)
 	res := j.tools.Run(ctx, call)
@@ -140,12 +140,12 @@ func (j *journal) Run(ctx context.Context, call protocol.Call) protocol.Result {
 		return res
 	}
 	j.made(missing)
-	after := readState(abs)
+	after := tools.ReadText(abs)
 	if why := j.ws.Secret(abs); why != "" {
-		before.unshown = "it is " + why
+		before.Unshown = "it is " + why
 	}
 	j.mu.Lock()
-	j.diffs[call.ID] = unified(j.ws.Rel(abs), before, after)
+	j.diffs[call.ID] = tools.Unified(j.ws.Rel(abs), before, after)
 	j.mu.Unlock()
 	return res
 }
@@ -312,22 +312,22 @@ func (j *journal) diff() string {
 	for _, s := range snaps {
 		before := s.state()
 		if why := j.ws.Secret(s.abs); why != "" {
-			before.unshown = "it is " + why
+			before.Unshown = "it is " + why
 		}
-		b.WriteString(unified(s.name, before, readState(s.abs)))
+		b.WriteString(tools.Unified(s.name, before, tools.ReadText(s.abs)))
 	}
 	return b.String()
 }
 
 // state is the file as the snapshot kept it.
-func (s snapshot) state() fileState {
+func (s snapshot) state() tools.FileText {
 	switch {
 	case !s.existed:
-		return fileState{}
+		return tools.FileText{}
 	case s.lost != "":
-		return fileState{exists: true, unshown: "no copy was kept: " + s.lost}
+		return tools.FileText{Exists: true, Unshown: "no copy was kept: " + s.lost}
 	}
-	return readState(s.copy)
+	return tools.ReadText(s.copy)
 }
 
 // undone is what /undo did with the changes of one turn.

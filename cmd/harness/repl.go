@@ -88,11 +88,11 @@ func (r *runner) agent(v *view) *loop.Agent {
 // showDiff shows, after the result line of a call that wrote a file, the
 // diff it made, shortened.
 func (r *runner) showDiff(v *view, e loop.Event) {
-	if e.Kind != loop.CallEnded || e.Origin != "" || !writesFile(e.Call) {
+	if e.Kind != loop.CallEnded || e.Origin != "" {
 		return
 	}
 	if d := r.journal.takeDiff(e.Call.ID); d != "" {
-		fmt.Fprint(v.log, v.st.diffText(shorten(d, maxDiffLines)))
+		fmt.Fprint(v.log, v.st.diffText(tools.Shorten(d, tools.MaxDiffLines)))
 	}
 }
 

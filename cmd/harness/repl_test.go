@@ -114,37 +114,6 @@ func TestModelAdvice(t *testing.T) {
 	}
 }
 
-// applyCall previews an edit as edit_file makes it: exactly one match, a
-// file's missing final newline kept; an edit that would fail has none.
-func TestApplyCall(t *testing.T) {
-	edit := func(old, repl string) protocol.Call {
-		return protocol.Call{Name: "edit_file", Args: map[string]any{"path": "f", "old_text": old, "new_text": repl}}
-	}
-	file := func(s string) fileState { return fileState{exists: true, text: s} }
-	tests := []struct {
-		name   string
-		call   protocol.Call
-		before fileState
-		want   string
-		ok     bool
-	}{
-		{"replace", edit("b", "B"), file("a\nb\n"), "a\nB\n", true},
-		{"no final newline", edit("b\n", "B\n"), file("a\nb"), "a\nB", true},
-		{"no match", edit("x", "y"), file("a\n"), "", false},
-		{"overlapping matches", edit("aa", "b"), file("aaa\n"), "", false},
-		{"create", edit("", "new\n"), fileState{}, "new\n", true},
-		{"create over a file", edit("", "new\n"), file("old\n"), "", false},
-		{"edit a missing file", edit("a", "b"), fileState{}, "", false},
-		{"write", protocol.Call{Name: "write_file", Args: map[string]any{"path": "f", "content": "c"}}, file("old"), "c", true},
-	}
-	for _, tt := range tests {
-		got, ok := applyCall(tt.call, tt.before)
-		if ok != tt.ok || (ok && got.text != tt.want) {
-			t.Errorf("%s: %q, %v; want %q, %v", tt.name, got.text, ok, tt.want, tt.ok)
-		}
-	}
-}
-
 func TestDiffText(t *testing.T) {
 	diff := "--- a/f\n+++ b/f\n@@ -1 +1 @@\n-old\n+new\x1b[2J\n same\n"
 	if got, want := style(false).diffText(diff), "--- a/f\n+++ b/f\n@@ -1 +1 @@\n-old\n+new\\u001b[2J\n same\n"; got != want {
@@ -155,16 +124,6 @@ func TestDiffText(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("coloured diff %q lacks %q", got, want)
 		}
-	}
-}
-
-func TestShorten(t *testing.T) {
-	diff := "1\n2\n3\n4\n5\n"
-	if got := shorten(diff, 5); got != diff {
-		t.Errorf("shorten kept %q", got)
-	}
-	if got, want := shorten(diff, 2), "1\n2\n[... 3 more lines of the diff]\n"; got != want {
-		t.Errorf("shorten = %q, want %q", got, want)
 	}
 }
 

@@ -106,31 +106,14 @@ func (s *safetyFlags) gate(tb *toolbox, asker approve.Asker, decided func(approv
 		return nil, err
 	}
 	g := approve.New(tb.set, approve.Config{
-		Mode:    mode,
-		Asker:   asker,
-		Check:   bothChecks(tools.BashCheck(tb.ws, tb.policy), tb.mcp.Check),
-		Subject: tb.mcp.Subject,
-		Secret:  tb.src.Secret,
-		Permit:  tools.WithSecrets,
-		Edit:    writesFile,
-		Preview: editPreview(tb.ws),
-		Reads:   tb.src.Reads,
-		Leak:    tb.src.Leak,
-		Warn:    tb.ws.Exposes,
-		Record:  decided,
+		Mode:      mode,
+		Asker:     asker,
+		Inspector: tb.inspector,
+		Permit:    tools.WithSecrets,
+		Leak:      tb.src.Leak,
+		Record:    decided,
 	})
 	return &gated{Gate: g, box: tb.box, fallback: fb}, nil
-}
-
-// bothChecks is the gate's check of a call: a, then b when a lets it
-// through.
-func bothChecks(a, b func(context.Context, protocol.Call) error) func(context.Context, protocol.Call) error {
-	return func(ctx context.Context, call protocol.Call) error {
-		if err := a(ctx, call); err != nil {
-			return err
-		}
-		return b(ctx, call)
-	}
 }
 
 // fallback tells the user, once, that commands run without the preferred
