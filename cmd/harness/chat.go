@@ -119,11 +119,31 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string, dirs xdg.
 			servers.Close()
 		}
 	}()
-	tb, err := c.tools(&c.safetyFlags, outputsDir(dirs, c.NoSession), servers)
+	tb, err := c.tools(&c.safetyFlags, servers)
 	if err != nil {
 		return nil, &exitCodeError{code: exitUsage, err: err}
 	}
+	var keep string // where /undo's copies go: only the REPL has /undo
+	if inREPL {
+		keep, _ = dirs.State()
+	}
+	// Questions go to the REPL's output in the REPL, answered by its input
+	// lines; with -p, to stderr, answered only when stdin is a terminal.
+	var answers *lineAsker
+	var asker approve.Asker // nil: nobody can answer
+	switch {
+	case inREPL:
+		answers = &lineAsker{out: std.out, st: style(colours(std.out))}
+		asker = answers
+	case interactive(std.in):
+		asker = &lineAsker{out: std.err, st: style(colours(std.err)), open: func() *input { return plainInput(std.in, std.err, false) }}
+	}
+	decisions := &approvals{log: log} // its record is known once the record is open
 	fb := &fallback{log: log}
+	ch, err := c.chain(tb, outputsDir(dirs, c.NoSession), keep, asker, decisions, fb)
+	if err != nil {
+		return nil, &exitCodeError{code: exitUsage, err: err}
+	}
 	if err := c.startSandbox(ctx, tb.box, fb); err != nil {
 		return nil, err
 	}
@@ -148,29 +168,25 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string, dirs xdg.
 	if err != nil {
 		return nil, &exitCodeError{code: exitUsage, err: fmt.Errorf("--test-pattern: %w", err)}
 	}
-	specs := c.mainSpecs(tb.set.Specs())
-	var keep string // where /undo's copies go: only the REPL has /undo
-	if inREPL {
-		keep, _ = dirs.State()
-	}
-	j := newJournal(tb.set, tb.ws, keep)
-	tb.set = j
+	specs := c.mainSpecs(ch.set.Specs())
 	// The files the run made go when it ends: the copies for /undo and
 	// the long outputs; and the MCP servers stop.
 	closeFiles := func() {
 		servers.Close()
-		j.close()
-		if tb.out != nil {
-			tb.out.Close()
+		ch.journal.close()
+		if ch.out != nil {
+			ch.out.Close()
 		}
 	}
 	r := &runner{
-		backend: described,
-		model:   model,
-		root:    tb.ws.Root(),
-		ws:      tb.ws,
-		dirs:    dirs,
-		journal: j,
+		backend:   described,
+		model:     model,
+		root:      tb.ws.Root(),
+		ws:        tb.ws,
+		dirs:      dirs,
+		journal:   ch.journal,
+		approvals: decisions,
+		answers:   answers,
 		cfg: loop.Config{
 			System:          systemPrompt(tb.ws, specs, dirs, log),
 			MaxSteps:        c.MaxSteps,
@@ -222,26 +238,8 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string, dirs xdg.
 		r.rec, r.close = rec, func() { closeRec(); r.conv.close(); closeFiles() }
 	}
 	r.keepInWindow(log, size, c.MaxTokens, c.Compact, inREPL)
-	r.approvals = &approvals{log: log, rec: r.rec}
-	// Questions go to the REPL's output in the REPL, answered by its input
-	// lines; with -p, to stderr, answered only when stdin is a terminal.
-	var asker approve.Asker // nil: nobody can answer
-	switch {
-	case inREPL:
-		r.answers = &lineAsker{out: std.out, st: style(colours(std.out))}
-		asker = r.answers
-	case interactive(std.in):
-		asker = &lineAsker{out: std.err, st: style(colours(std.err)), open: func() *input { return plainInput(std.in, std.err, false) }}
-	}
-	decided := func(d approve.Decision) {
-		r.approvals.decided(d)
-		j.decided(d)
-	}
-	gated, err := c.gate(tb, asker, decided, fb)
-	if err != nil {
-		r.close()
-		return nil, err
-	}
+	decisions.rec = r.rec
+	gated := ch.gate
 	// Helpers run their calls through the gate, and their events reach
 	// the hooks the main conversation has, the display indenting them.
 	// They use the model the main conversation uses: /model builds them
@@ -375,26 +373,32 @@ func target(c protocol.Call) string {
 	return cmp.Or(subagent.Target(c), tools.Target(c), c.Name)
 }
 
-// toolbox is the tool set of a workspace, and the parts of it that the
-// approval gate and the sandbox's start need.
+// toolbox is the tools of a workspace, the lies they are to tell, and the
+// parts of them that the approval gate and the sandbox's start need.
 type toolbox struct {
 	ws     *tools.Workspace
 	policy *guard.Policy
 	box    *sandbox.Sandbox
-	set    loop.Tools
-	// inspector says what each call of the set would do, for the
-	// approval gate.
-	inspector approve.Inspector
-	src       *tools.Sources // what the files calls read hold, for the approval gate
-	out       *tools.Outputs // where long results are kept; nil when they are not
-	mcp       *mcp.Servers   // whose tools the set has; nil when there are none
+	tools  []tools.Tool
+	lies   []tools.Lie
+	mcp    *mcp.Servers // whose tools are among them; nil when there are none
 }
 
-// tools builds the tool set explicitly, its bash tool as safety says:
-// nothing registers itself. Long results are cut, and kept for
-// read_output in files in the folder outputs ("": a temporary one). The
-// tools of servers (nil: none) come after the built-in ones.
-func (w *workspaceFlags) tools(safety *safetyFlags, outputs string, servers *mcp.Servers) (*toolbox, error) {
+// lie returns the tools of tb changed to tell its lies.
+func (tb *toolbox) lie() []tools.Tool {
+	ts := slices.Clone(tb.tools)
+	for _, lie := range tb.lies {
+		for i := range ts {
+			ts[i] = lie.Apply(ts[i])
+		}
+	}
+	return ts
+}
+
+// tools builds the tools explicitly, its bash tool as safety says:
+// nothing registers itself. The tools of servers (nil: none) come after
+// the built-in ones; an unknown --tools or --lie is an error.
+func (w *workspaceFlags) tools(safety *safetyFlags, servers *mcp.Servers) (*toolbox, error) {
 	ws, err := tools.NewWorkspace(w.Workspace)
 	if err != nil {
 		return nil, err
@@ -410,17 +414,15 @@ func (w *workspaceFlags) tools(safety *safetyFlags, outputs string, servers *mcp
 		tools.WriteFile(ws),
 		tools.Bash(ws, policy, box),
 	}
+	tb := &toolbox{ws: ws, policy: policy, box: box, tools: append(ts, servers.Tools()...), mcp: servers}
 	for _, mode := range w.Lie {
 		lie, err := tools.ParseLie(mode)
 		if err != nil {
 			return nil, err
 		}
-		for i := range ts {
-			ts[i] = lie.Apply(ts[i])
-		}
+		tb.lies = append(tb.lies, lie)
 	}
-	set, out, err := w.toolSet(append(ts, servers.Tools()...), outputs)
-	if err != nil {
+	if _, err := w.specs(tb); err != nil {
 		return nil, err
 	}
 	// Without a sandbox, commands see the protected files a folder holds.
@@ -430,7 +432,7 @@ func (w *workspaceFlags) tools(safety *safetyFlags, outputs string, servers *mcp
 		box.Start(context.Background())
 		return box.Tier() == sandbox.None
 	})
-	return &toolbox{ws: ws, policy: policy, box: box, set: set, inspector: set, src: tools.NewSources(ws, out), out: out, mcp: servers}, nil
+	return tb, nil
 }
 
 // backend is a model that says what it is and which settings it honours.
@@ -480,11 +482,15 @@ func (c *promptCmd) Run(ctx context.Context, std stdio, dirs xdg.Dirs) error {
 		return &exitCodeError{code: exitUsage, err: err}
 	}
 	defer servers.Close()
-	tb, err := c.tools(&safetyFlags{}, "", servers)
+	tb, err := c.tools(&safetyFlags{}, servers)
 	if err != nil {
 		return &exitCodeError{code: exitUsage, err: err}
 	}
-	_, err = fmt.Fprint(std.out, systemPrompt(tb.ws, c.mainSpecs(tb.set.Specs()), dirs, std.err))
+	specs, err := c.specs(tb)
+	if err != nil {
+		return &exitCodeError{code: exitUsage, err: err}
+	}
+	_, err = fmt.Fprint(std.out, systemPrompt(tb.ws, c.mainSpecs(specs), dirs, std.err))
 	return err
 }
 

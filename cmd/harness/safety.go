@@ -94,10 +94,11 @@ func (s *safetyFlags) startSandbox(ctx context.Context, box *sandbox.Sandbox, fb
 	return nil
 }
 
-// gate wraps the tools of tb in the approval gate of the flags' mode. Its
-// questions go to asker (nil: nobody can answer), its decisions to
-// decided, and a sandbox that turns out not to work to fb.
-func (s *safetyFlags) gate(tb *toolbox, asker approve.Asker, decided func(approve.Decision), fb *fallback) (*gated, error) {
+// gate wraps inner in the approval gate of the flags' mode, which asks
+// inspector what a call would do and src what the files it reads hold.
+// Its questions go to asker (nil: nobody can answer), its decisions to
+// decided.
+func (s *safetyFlags) gate(inner loop.Tools, inspector approve.Inspector, src *tools.Sources, asker approve.Asker, decided func(approve.Decision)) (*approve.Gate, error) {
 	mode, err := approve.ParseMode(s.Approve)
 	if s.Approve == "" {
 		mode, err = approve.Auto, nil
@@ -105,15 +106,14 @@ func (s *safetyFlags) gate(tb *toolbox, asker approve.Asker, decided func(approv
 	if err != nil {
 		return nil, err
 	}
-	g := approve.New(tb.set, approve.Config{
+	return approve.New(inner, approve.Config{
 		Mode:      mode,
 		Asker:     asker,
-		Inspector: tb.inspector,
+		Inspector: inspector,
 		Permit:    tools.WithSecrets,
-		Leak:      tb.src.Leak,
+		Leak:      src.Leak,
 		Record:    decided,
-	})
-	return &gated{Gate: g, box: tb.box, fallback: fb}, nil
+	}), nil
 }
 
 // fallback tells the user, once, that commands run without the preferred

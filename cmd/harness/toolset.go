@@ -40,6 +40,16 @@ func toolChoice(list *string) []string {
 	return names
 }
 
+// specs returns what the model is told of the tools of tb, as the chain
+// built from them tells it (toolSet).
+func (w *workspaceFlags) specs(tb *toolbox) ([]protocol.ToolSpec, error) {
+	set, _, err := w.toolSet(tb.tools, "")
+	if err != nil {
+		return nil, err
+	}
+	return set.Specs(), nil
+}
+
 // toolSet makes the tool set of ts that --tools asks for, and returns it
 // with what keeps its long results (nil when nothing does), in files in
 // the folder outputs ("": a temporary one). Long results are cut, and
