@@ -2,6 +2,7 @@ package main
 
 import (
 	"harness/approve"
+	"harness/journal"
 	"harness/loop"
 	"harness/tools"
 )
@@ -11,7 +12,7 @@ import (
 type chained struct {
 	set     loop.Tools     // the tool set: what the model is told of
 	out     *tools.Outputs // where long results are kept; nil when they are not
-	journal *journal
+	journal *journal.Journal
 	gate    *gated // the outermost layer
 }
 
@@ -28,10 +29,10 @@ func (c *chatCmd) chain(tb *toolbox, outputs, keep string, asker approve.Asker, 
 	if err != nil {
 		return nil, err
 	}
-	j := newJournal(set, tb.ws, keep) // journal: what the file tools change, for /undo and /diff
+	j := journal.New(set, tb.ws, keep) // journal: what the file tools change, for /undo and /diff
 	g, err := c.gate(j, set, tools.NewSources(tb.ws, out), asker, func(d approve.Decision) {
 		approvals.decided(d)
-		j.decided(d) // the diff a question showed is not shown again
+		j.Decided(d) // the diff a question showed is not shown again
 	}) // approve: the user is asked as --approve says
 	if err != nil {
 		return nil, err

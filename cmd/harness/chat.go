@@ -173,7 +173,7 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string, dirs xdg.
 	// the long outputs; and the MCP servers stop.
 	closeFiles := func() {
 		servers.Close()
-		ch.journal.close()
+		ch.journal.Close()
 		if ch.out != nil {
 			ch.out.Close()
 		}

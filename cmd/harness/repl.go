@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"harness/approve"
+	"harness/journal"
 	"harness/loop"
 	"harness/mcp"
 	"harness/ollama"
@@ -39,7 +40,7 @@ type runner struct {
 	ctxview *ctxview
 	// journal keeps what the file tools change, under the gate: the
 	// diffs shown after each write, /diff and /undo.
-	journal *journal
+	journal *journal.Journal
 	// attach reads what the @tags of an input name, through the gate.
 	attach *attacher
 	// mcp are the MCP servers of the run, whose tools the main
@@ -91,7 +92,7 @@ func (r *runner) showDiff(v *view, e loop.Event) {
 	if e.Kind != loop.CallEnded || e.Origin != "" {
 		return
 	}
-	if d := r.journal.takeDiff(e.Call.ID); d != "" {
+	if d := r.journal.TakeDiff(e.Call.ID); d != "" {
 		fmt.Fprint(v.log, v.st.diffText(tools.Shorten(d, tools.MaxDiffLines)))
 	}
 }
