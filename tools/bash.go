@@ -39,7 +39,10 @@ type Shell interface {
 }
 
 // Bash returns the bash tool, which checks each command line with policy
-// and runs what passes with sh in ws. The command cannot see the paths
+// and runs what passes with sh in ws. Its inspection (Set.Inspect) parses
+// and checks the line, and the call runs that line, parsed once; a call
+// that comes without it, not inspected, is parsed and checked as it runs.
+// The command cannot see the paths
 // ws.Hidden lists (and does not run when
 // that fails), sees the repository's git directory read-only and its
 // configuration without credentials (where sh can do that), and
