@@ -136,6 +136,9 @@ func inspectBash(ctx context.Context, ws *Workspace, policy *guard.Policy, call 
 	return in
 }
 
+// maxReads bounds the files an inspection names as read by one command.
+const maxReads = 256
+
 // checked is a command line the guard let run, and the paths it found the
 // line may read, as the line gives them.
 type checked struct {

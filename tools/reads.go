@@ -12,18 +12,13 @@ import (
 	"harness/fence"
 )
 
-// Bounds of what Sources reads.
-const (
-	// maxScan bounds the bytes of one file whose text is checked for
-	// secrets before a call reads it.
-	maxScan = 4 << 20
-	// maxReads bounds the files named as read by one command.
-	maxReads = 256
-)
+// maxScan bounds the bytes of one file whose text Sources checks for
+// secrets before a call reads it.
+const maxScan = 4 << 20
 
-// outputPrefix starts the name Sources gives a kept result, which no path
-// from the root starts with in practice; a kept result wins over a file
-// of the same name.
+// outputPrefix starts the name an inspection gives a kept result, which
+// no path from the root starts with in practice; a kept result wins over
+// a file of the same name.
 const outputPrefix = "output:"
 
 // Sources says what the text of a file, or of a kept result, seems to
@@ -41,12 +36,6 @@ type Sources struct {
 func NewSources(ws *Workspace, out *Outputs) *Sources {
 	return &Sources{ws: ws, out: out}
 }
-
-// CommandsSeeHidden tells w that commands see the paths Hidden lists
-// whenever see reports true, as they do without a sandbox (--sandbox
-// none): a command that reads a folder then reads the protected files in
-// it, and the bash tool's inspection names them.
-func (w *Workspace) CommandsSeeHidden(see func() bool) { w.seesHidden = see }
 
 // Leak returns what the text of a name an inspection read gave seems to hold, as
 // fence.Leak says of it ("a private key", ...), or "" when it holds none
