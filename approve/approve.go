@@ -6,7 +6,7 @@
 // # Modes
 //
 //	auto   reads run without asking; writes and commands ask first
-//	edits  reads and file edits (Config.Edit) run without asking; commands ask first
+//	edits  reads and file edits (Inspection.Edits) run without asking; commands ask first
 //	ask    every call asks first
 //	deny   no call runs
 //	all    every call runs without asking (for tests and throwaway sandboxes)
@@ -23,7 +23,7 @@
 //
 // # Secrets are decided per file
 //
-// Given the files a call reads (Config.Reads) and what their text seems
+// Given the files a call reads (Inspection.Reads) and what their text seems
 // to hold (Config.Leak), the Gate decides secrecy for a whole file, once: a file
 // any part of which looks like it holds a secret is asked about before
 // any part of it is sent, whichever page or transformation of it (rev,
@@ -94,7 +94,7 @@ type Question struct {
 	// secret a call would read; it may be empty.
 	Why string
 	// Detail shows what the call would do, to read before answering: the
-	// diff of an edit, the first lines of a new file (Config.Preview). It
+	// diff of an edit, the first lines of a new file (Inspection.Preview). It
 	// may be empty, is never part of String, and is shown with the
 	// characters a terminal would act on escaped. Two questions that
 	// differ only in Detail are the same question to "always".
@@ -248,7 +248,7 @@ const (
 	ModeAllowed Outcome = iota + 1
 	// ModeDenied: mode deny refused the call.
 	ModeDenied
-	// CheckRefused: Config.Check refused the call before anyone was asked.
+	// CheckRefused: the call's Inspection refused it before anyone was asked.
 	CheckRefused
 	// UserYes: the user was asked and said yes.
 	UserYes
@@ -321,44 +321,63 @@ type Decision struct {
 // Allowed reports whether the call may go on.
 func (d Decision) Allowed() bool { return d.Outcome.Allowed() }
 
+// Inspector says what a call would do before it runs: the tools know
+// their own calls. tools.Set is one.
+type Inspector interface {
+	Inspect(ctx context.Context, call protocol.Call) Inspection
+}
+
+// Inspection is what an Inspector says of one call.
+type Inspection struct {
+	// Refusal, when set, refuses the call before anyone is asked: its
+	// text is the result. The bash tool's guard refuses here, so that
+	// nobody is asked about a command that would be refused anyway.
+	Refusal error
+	// Subject is what the call acts on, for its question: its command,
+	// its path, the arguments of a tool the harness cannot see into. It
+	// may be empty.
+	Subject string
+	// Edits says that the call only edits or writes files in the
+	// workspace: mode edits runs it without asking (unless it touches a
+	// secret).
+	Edits bool
+	// Preview shows what the call would do, for the question that asks
+	// whether to run it: the Question's Detail. "" shows nothing.
+	Preview string
+	// Reads names what the call would read: files by their path in the
+	// workspace, kept results by their reference. With Config.Leak the
+	// Gate decides secrecy per file (see the package documentation).
+	Reads []string
+	// Secret says why the call would read a secret, or "". Such a call is
+	// asked about in modes auto, edits and ask, and runs with the context
+	// Config.Permit returns when allowed.
+	Secret string
+	// Warn says what the user should know before the call runs beyond the
+	// call itself, such as the protected files a change of .gitignore
+	// would expose, or "". A call it warns about is asked about in modes
+	// auto, edits and ask, with the warning in the question.
+	Warn string
+	// With, when set, returns the context the call runs in, carrying what
+	// the inspection found so that the tool need not find it again: the
+	// bash tool runs the command line its inspection parsed and checked.
+	With func(context.Context) context.Context
+}
+
 // Config says how a Gate decides.
 type Config struct {
 	Mode  Mode
 	Asker Asker // nil means Nobody
-	// Check, when set, refuses a call before anyone is asked: its error is
-	// the result. The bash tool's guard goes here, so that nobody is asked
-	// about a command that would be refused anyway.
-	Check func(context.Context, protocol.Call) error
-	// Secret, when set, says why a call would read a secret, or "". Such a
-	// call is asked about in modes auto and ask, and runs with the context
-	// Permit returns when allowed.
-	Secret func(protocol.Call) string
+	// Inspector says what each call would do; nil knows nothing of any
+	// call.
+	Inspector Inspector
+	// Permit returns the context a call that reads a secret runs in when
+	// the user allowed it (Inspection.Secret).
 	Permit func(context.Context) context.Context
-	// Edit, when set, reports whether call only edits or writes files in
-	// the workspace; mode edits runs such calls without asking (unless
-	// they touch a secret).
-	Edit func(protocol.Call) bool
-	// Preview, when set, shows what call would do, for the question that
-	// asks whether to run it: the Question's Detail. "" shows nothing.
-	Preview func(protocol.Call) string
-	// Subject, when set, says what a call acts on for its question, such
-	// as the arguments of a tool the harness cannot see into; "" leaves
-	// the call's command or path, as for every other call.
-	Subject func(protocol.Call) string
-	// Reads, when set, names what a call would read: files by their path
-	// in the workspace, kept results by their reference; Leak says what
-	// the whole text of one, or as much of it as is checked, seems to
-	// hold, as the package's Leak says of a text. With them the Gate
-	// decides secrecy per file (see the package documentation). Leak is
-	// asked for every call that reads a file not yet shared: it may keep
-	// its answer for a file that has not changed.
-	Reads func(context.Context, protocol.Call) []string
-	Leak  func(name string) string
-	// Warn, when set, says what the user should know before call runs
-	// beyond the call itself, such as the protected files a change of
-	// .gitignore would expose, or "". A call it warns about is asked
-	// about in modes auto and ask, with the warning in the question.
-	Warn func(protocol.Call) string
+	// Leak says what the whole text of a name of Inspection.Reads, or as
+	// much of it as is checked, seems to hold, as the package's Leak says
+	// of a text. It is asked for every call that reads a file not yet
+	// shared: it may keep its answer for a file that has not changed.
+	Leak func(name string) string
 	// Record, when set, receives every decision.
 	Record func(Decision)
 }
@@ -409,36 +428,27 @@ func (g *Gate) Run(ctx context.Context, call protocol.Call) protocol.Result {
 		return g.refuse(call, Decision{Outcome: ModeDenied, Why: "mode deny"},
 			"Not run: the user's approval mode is deny, so no tool may run. Answer with what you know, without tools.")
 	}
-	if g.cfg.Check != nil {
-		if err := g.cfg.Check(ctx, call); err != nil {
-			return g.refuse(call, Decision{Outcome: CheckRefused, Why: "refused by the check before asking"}, err.Error())
-		}
+	in := g.inspect(ctx, call)
+	if in.Refusal != nil {
+		return g.refuse(call, Decision{Outcome: CheckRefused, Why: "refused by the check before asking"}, in.Refusal.Error())
+	}
+	if in.With != nil {
+		ctx = in.With(ctx)
 	}
 	if g.cfg.Mode == All {
-		return g.runAll(ctx, call)
+		return g.runAll(ctx, call, in)
 	}
-	var reads []string
-	if g.cfg.Reads != nil {
-		reads = g.cfg.Reads(ctx, call)
-	}
+	reads := in.Reads
 	if name, ok := g.withheldFile(reads); ok {
 		return g.refuse(call, withheldBefore(name), withheldBody(name))
 	}
-	secret := ""
-	if g.cfg.Secret != nil {
-		secret = g.cfg.Secret(call)
-	}
+	secret := in.Secret
 	leaky, leakWhy, unchecked := g.secretTexts(reads)
-	warn := ""
-	if g.cfg.Warn != nil {
-		warn = g.cfg.Warn(call)
-	}
-	q := Question{Kind: Run, Tool: call.Name, Subject: g.subject(call), Why: joinWhy(secret, leakWhy, warn)}
-	if g.needsAsk(call, secret != "" || leakWhy != "" || warn != "") {
-		if g.cfg.Preview != nil {
-			q.Detail = Visible(g.cfg.Preview(call))
-		}
-		onlyFiles := secret == "" && warn == "" && !unchecked && !g.needsAsk(call, false)
+	warn := in.Warn
+	q := Question{Kind: Run, Tool: call.Name, Subject: in.Subject, Why: joinWhy(secret, leakWhy, warn)}
+	if g.needsAsk(call, in.Edits, secret != "" || leakWhy != "" || warn != "") {
+		q.Detail = Visible(in.Preview)
+		onlyFiles := secret == "" && warn == "" && !unchecked && !g.needsAsk(call, in.Edits, false)
 		ok, d, name := g.askRun(ctx, call, q, reads, leaky, secret != "", onlyFiles)
 		switch {
 		case d.Outcome == WithheldBefore:
@@ -473,10 +483,18 @@ func (g *Gate) Run(ctx context.Context, call protocol.Call) protocol.Result {
 	return res
 }
 
+// inspect is what the Inspector says of call.
+func (g *Gate) inspect(ctx context.Context, call protocol.Call) Inspection {
+	if g.cfg.Inspector == nil {
+		return Inspection{}
+	}
+	return g.cfg.Inspector.Inspect(ctx, call)
+}
+
 // runAll runs call in mode all: without a question, secrets included.
-func (g *Gate) runAll(ctx context.Context, call protocol.Call) protocol.Result {
+func (g *Gate) runAll(ctx context.Context, call protocol.Call, in Inspection) protocol.Result {
 	g.record(Decision{Call: call, Outcome: ModeAllowed, Why: "mode all"})
-	if g.cfg.Secret != nil && g.cfg.Secret(call) != "" && g.cfg.Permit != nil {
+	if in.Secret != "" && g.cfg.Permit != nil {
 		ctx = g.cfg.Permit(ctx)
 	}
 	return g.tools.Run(ctx, call)
@@ -616,8 +634,9 @@ func joinWhy(whys ...string) string {
 }
 
 // needsAsk reports whether running call needs a question in this mode;
-// special says that something about it (a secret, a warning) does.
-func (g *Gate) needsAsk(call protocol.Call, special bool) bool {
+// edits says that it only edits files in the workspace, special that
+// something about it (a secret, a warning) needs one.
+func (g *Gate) needsAsk(call protocol.Call, edits, special bool) bool {
 	switch g.cfg.Mode {
 	case All:
 		return false
@@ -627,7 +646,7 @@ func (g *Gate) needsAsk(call protocol.Call, special bool) bool {
 	if special {
 		return true
 	}
-	if g.cfg.Mode == Edits && g.cfg.Edit != nil && g.cfg.Edit(call) {
+	if g.cfg.Mode == Edits && edits {
 		return false
 	}
 	return g.writes(call)
@@ -739,24 +758,4 @@ func firstToEscape(s string) int {
 // control character (C0, DEL, C1), or one that reorders text.
 func acts(r rune) bool {
 	return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0x200e || r == 0x200f
-}
-
-// subject returns what a call acts on, for questions: as Config.Subject
-// says, else its command, else its path.
-func (g *Gate) subject(call protocol.Call) string {
-	if g.cfg.Subject != nil {
-		if s := g.cfg.Subject(call); s != "" {
-			return s
-		}
-	}
-	return subject(call)
-}
-
-func subject(call protocol.Call) string {
-	for _, arg := range []string{"command", "path"} {
-		if s, ok := call.Args[arg].(string); ok {
-			return s
-		}
-	}
-	return ""
 }

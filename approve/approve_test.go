@@ -18,6 +18,52 @@ import (
 
 var _ loop.Tools = (*approve.Gate)(nil)
 
+// inspector says of calls what its functions say, each optional; a call's
+// subject is its command or its path unless subject says otherwise, as
+// the tools say.
+type inspector struct {
+	check   func(context.Context, protocol.Call) error
+	subject func(protocol.Call) string
+	secret  func(protocol.Call) string
+	edit    func(protocol.Call) bool
+	preview func(protocol.Call) string
+	reads   func(context.Context, protocol.Call) []string
+	warn    func(protocol.Call) string
+}
+
+func (in inspector) Inspect(ctx context.Context, call protocol.Call) approve.Inspection {
+	var out approve.Inspection
+	for _, arg := range []string{"command", "path"} {
+		if s, ok := call.Args[arg].(string); ok && out.Subject == "" {
+			out.Subject = s
+		}
+	}
+	if in.check != nil {
+		out.Refusal = in.check(ctx, call)
+	}
+	if in.subject != nil {
+		if s := in.subject(call); s != "" {
+			out.Subject = s
+		}
+	}
+	if in.secret != nil {
+		out.Secret = in.secret(call)
+	}
+	if in.edit != nil {
+		out.Edits = in.edit(call)
+	}
+	if in.preview != nil {
+		out.Preview = in.preview(call)
+	}
+	if in.reads != nil {
+		out.Reads = in.reads(ctx, call)
+	}
+	if in.warn != nil {
+		out.Warn = in.warn(call)
+	}
+	return out
+}
+
 // fakeTools has a read tool, a write tool and a command tool, and records
 // the calls that ran and whether their context allowed secrets.
 type fakeTools struct {
@@ -75,14 +121,16 @@ func gate(tools *fakeTools, mode approve.Mode, asker approve.Asker, decisions *[
 	return approve.New(tools, approve.Config{
 		Mode:  mode,
 		Asker: asker,
-		Secret: func(c protocol.Call) string {
-			if c.Args["path"] == ".env" {
-				return ".env is protected as a secret"
-			}
-			return ""
+		Inspector: inspector{
+			secret: func(c protocol.Call) string {
+				if c.Args["path"] == ".env" {
+					return ".env is protected as a secret"
+				}
+				return ""
+			},
+			edit: func(c protocol.Call) bool { return c.Name == "write_file" },
 		},
 		Permit: func(ctx context.Context) context.Context { return context.WithValue(ctx, permitKey{}, true) },
-		Edit:   func(c protocol.Call) bool { return c.Name == "write_file" },
 		Record: func(d approve.Decision) {
 			if decisions != nil {
 				*decisions = append(*decisions, d)
@@ -210,10 +258,10 @@ func TestOutcomes(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var got []approve.Outcome
 			g := approve.New(&fakeTools{body: tt.body}, approve.Config{
-				Mode:   tt.mode,
-				Asker:  tt.asker,
-				Check:  refuseSudo,
-				Record: func(d approve.Decision) { got = append(got, d.Outcome) },
+				Mode:      tt.mode,
+				Asker:     tt.asker,
+				Inspector: inspector{check: refuseSudo},
+				Record:    func(d approve.Decision) { got = append(got, d.Outcome) },
 			})
 			ctx := tt.ctx
 			if ctx == nil {
@@ -278,12 +326,12 @@ func TestNobody(t *testing.T) {
 
 func TestCheckRefusesBeforeAsking(t *testing.T) {
 	tools, asker := &fakeTools{}, &script{answers: []approve.Answer{approve.Yes}}
-	g := approve.New(tools, approve.Config{Mode: approve.Ask, Asker: asker, Check: func(_ context.Context, c protocol.Call) error {
+	g := approve.New(tools, approve.Config{Mode: approve.Ask, Asker: asker, Inspector: inspector{check: func(_ context.Context, c protocol.Call) error {
 		if c.Args["command"] == "sudo ls" {
 			return errors.New("the command was refused: sudo runs a command as another user")
 		}
 		return nil
-	}})
+	}}})
 	res := g.Run(context.Background(), call("bash", "sudo ls"))
 	if res.OK || !strings.Contains(res.Body, "another user") || len(asker.asked) != 0 || len(tools.ran) != 0 {
 		t.Errorf("result %+v, asked %q, ran %v", res, asker.asked, tools.ran)
@@ -432,10 +480,10 @@ func TestPreview(t *testing.T) {
 	g := approve.New(&fakeTools{}, approve.Config{
 		Mode:  approve.Auto,
 		Asker: asker,
-		Preview: func(c protocol.Call) string {
+		Inspector: inspector{preview: func(c protocol.Call) string {
 			n++
 			return fmt.Sprintf("-old\n+new %d\x1b[2J", n)
-		},
+		}},
 	})
 	for range 2 {
 		if res := g.Run(context.Background(), call("write_file", "a.go")); !res.OK {
@@ -499,7 +547,7 @@ func TestSecretDecidedPerFile(t *testing.T) {
 			asker := &script{answers: []approve.Answer{tt.answer}}
 			var got []approve.Outcome
 			g := approve.New(tools, approve.Config{
-				Mode: approve.Auto, Asker: asker, Reads: reads,
+				Mode: approve.Auto, Asker: asker, Inspector: inspector{reads: reads},
 				Leak:   func(name string) string { return approve.Leak(text[name]) },
 				Record: func(d approve.Decision) { got = append(got, d.Outcome) },
 			})
@@ -529,7 +577,7 @@ func TestSecretFileThroughBash(t *testing.T) {
 	text := files{"notes.txt": "aws_access_key_id = AKIAIOSFODNN7EXAMPLE\n"}
 	tools := &fakeTools{body: "ELPMAXE7NNDOFSOIAIKA = di_yek_ssecca_swa"}
 	asker := &script{answers: []approve.Answer{approve.No}}
-	g := approve.New(tools, approve.Config{Mode: approve.Auto, Asker: asker, Reads: reads, Leak: func(name string) string { return approve.Leak(text[name]) }})
+	g := approve.New(tools, approve.Config{Mode: approve.Auto, Asker: asker, Inspector: inspector{reads: reads}, Leak: func(name string) string { return approve.Leak(text[name]) }})
 	ctx := context.Background()
 	for _, cmd := range []string{"rev notes.txt", "xxd notes.txt", "od -c notes.txt", "cut -c1- notes.txt", "tr a b < notes.txt"} {
 		if res := g.Run(ctx, call("bash", cmd)); res.OK {
@@ -551,13 +599,13 @@ func TestNoForSecretStands(t *testing.T) {
 	tools := &fakeTools{}
 	asker := &script{answers: []approve.Answer{approve.No}}
 	g := approve.New(tools, approve.Config{
-		Mode: approve.Auto, Asker: asker, Reads: reads,
-		Secret: func(c protocol.Call) string {
-			if secret && c.Args["path"] == "config.local" {
-				return "config.local is ignored by .gitignore"
-			}
-			return ""
-		},
+		Mode: approve.Auto, Asker: asker, Inspector: inspector{reads: reads,
+			secret: func(c protocol.Call) string {
+				if secret && c.Args["path"] == "config.local" {
+					return "config.local is ignored by .gitignore"
+				}
+				return ""
+			}},
 	})
 	ctx := context.Background()
 	g.Run(ctx, call("read_file", "config.local"))
@@ -572,12 +620,12 @@ func TestNoForSecretStands(t *testing.T) {
 func TestWarn(t *testing.T) {
 	tools := &fakeTools{}
 	asker := &script{answers: []approve.Answer{approve.Yes}}
-	g := approve.New(tools, approve.Config{Mode: approve.Auto, Asker: asker, Warn: func(c protocol.Call) string {
+	g := approve.New(tools, approve.Config{Mode: approve.Auto, Asker: asker, Inspector: inspector{warn: func(c protocol.Call) string {
 		if c.Args["path"] == ".gitignore" {
 			return "it would stop protecting config.local"
 		}
 		return ""
-	}})
+	}}})
 	g.Run(context.Background(), call("read_file", ".gitignore"))
 	g.Run(context.Background(), call("read_file", "main.go"))
 	if len(asker.asked) != 1 || !strings.Contains(asker.asked[0], "Run read_file: .gitignore? (it would stop protecting config.local)") {
@@ -607,7 +655,7 @@ func TestSecretFileAskedOnceByCallsTogether(t *testing.T) {
 	text := files{"key.txt": "-----BEGIN PRIVATE KEY-----\nMIIE\n"}
 	tools := &lockedTools{}
 	asker := &blockingAsker{asking: make(chan struct{}), release: make(chan struct{})}
-	g := approve.New(tools, approve.Config{Mode: approve.Auto, Asker: asker, Reads: reads, Leak: func(name string) string { return approve.Leak(text[name]) }})
+	g := approve.New(tools, approve.Config{Mode: approve.Auto, Asker: asker, Inspector: inspector{reads: reads}, Leak: func(name string) string { return approve.Leak(text[name]) }})
 	var wg sync.WaitGroup
 	results := make([]protocol.Result, 2)
 	wg.Go(func() { results[0] = g.Run(context.Background(), call("read_file", "key.txt")) })
@@ -654,7 +702,7 @@ func TestTooManyReadsAsked(t *testing.T) {
 		}
 		tools := &fakeTools{}
 		asker := &script{answers: []approve.Answer{approve.No}}
-		g := approve.New(tools, approve.Config{Mode: approve.Auto, Asker: asker, Reads: many, Leak: leak})
+		g := approve.New(tools, approve.Config{Mode: approve.Auto, Asker: asker, Inspector: inspector{reads: many}, Leak: leak})
 		if res := g.Run(context.Background(), call("read_file", "p0")); res.OK || len(tools.ran) != 0 {
 			t.Errorf("%d files: ran: %+v", n, res)
 		}
@@ -663,7 +711,7 @@ func TestTooManyReadsAsked(t *testing.T) {
 			strings.Contains(asker.asked[0], "server-key.txt, which looks like") == unchecked {
 			t.Errorf("%d files: asked %q", n, asker.asked)
 		}
-		g = approve.New(&fakeTools{}, approve.Config{Mode: approve.Auto, Reads: many, Leak: leak})
+		g = approve.New(&fakeTools{}, approve.Config{Mode: approve.Auto, Inspector: inspector{reads: many}, Leak: leak})
 		if res := g.Run(context.Background(), call("read_file", "p0")); res.OK || strings.Contains(res.Body, "not all could be checked") != unchecked {
 			t.Errorf("%d files, nobody to ask: %+v", n, res)
 		}
@@ -675,12 +723,12 @@ func TestSubject(t *testing.T) {
 	g := approve.New(&fakeTools{}, approve.Config{
 		Mode:  approve.Auto,
 		Asker: asker,
-		Subject: func(c protocol.Call) string {
+		Inspector: inspector{subject: func(c protocol.Call) string {
 			if c.Name != "write_file" {
 				return ""
 			}
 			return "text: two\nlines"
-		},
+		}},
 	})
 	g.Run(context.Background(), call("write_file", "a.go"))
 	g.Run(context.Background(), call("bash", "go test"))
@@ -688,4 +736,41 @@ func TestSubject(t *testing.T) {
 	if !slices.Equal(asker.asked, want) {
 		t.Errorf("asked %q, want %q", asker.asked, want)
 	}
+}
+
+// withKey marks the context an Inspection's With gave.
+type withKey struct{}
+
+// ctxTools records whether the context a call ran in carried withKey.
+type ctxTools struct {
+	fakeTools
+	with []bool
+}
+
+func (c *ctxTools) Run(ctx context.Context, call protocol.Call) protocol.Result {
+	c.with = append(c.with, ctx.Value(withKey{}) != nil)
+	return c.fakeTools.Run(ctx, call)
+}
+
+// TestWith: a call runs in the context its Inspection's With returns, in
+// every mode that runs it; a refused call does not run at all.
+func TestWith(t *testing.T) {
+	for _, mode := range []approve.Mode{approve.Auto, approve.All} {
+		tools := &ctxTools{}
+		g := approve.New(tools, approve.Config{Mode: mode, Inspector: withInspector{}})
+		g.Run(context.Background(), call("read_file", "a"))
+		g.Run(context.Background(), call("read_file", "refused"))
+		if !slices.Equal(tools.with, []bool{true}) {
+			t.Errorf("mode %s: ran with With's context: %v", mode, tools.with)
+		}
+	}
+}
+
+type withInspector struct{}
+
+func (withInspector) Inspect(_ context.Context, call protocol.Call) approve.Inspection {
+	if call.Args["path"] == "refused" {
+		return approve.Inspection{Refusal: errors.New("refused")}
+	}
+	return approve.Inspection{With: func(ctx context.Context) context.Context { return context.WithValue(ctx, withKey{}, true) }}
 }

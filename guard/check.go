@@ -33,33 +33,22 @@ const (
 	maxCluster = 64
 )
 
-// Check returns nil when command may run in ws, or a *Refusal saying what
-// was refused and why. It stops, refusing, when ctx is done, or after ten
-// seconds: the check reads the workspace's folders to match globs, and
-// runs under the deadline of the call that asked for it, and its own.
-func (p *Policy) Check(ctx context.Context, command string, ws Workspace) error {
-	_, err := p.check(ctx, command, ws)
-	return err
+// Line is a command line parsed once, to be checked (Policy.CheckLine),
+// asked whether it only reads (ReadOnly), and run as the text that was
+// checked (String).
+type Line struct {
+	src  string
+	file *syntax.File
 }
 
-// Reads returns the paths, as the command line gives them (relative ones
-// taken from the root), whose contents command may read or pass on: the
-// path arguments of every command but those that only look at names
-// (ls, stat, find, wc, ...), files read with <, and the paths of git's
-// REV:path arguments. A glued option value counts at each place it may
-// start, so some paths may be none. The approval step checks the text of
-// those that are files, since a command can send a file to the model
-// transformed (rev, xxd, tr) past any check of its output. Reads returns
-// the refusal when command may not run.
-func (p *Policy) Reads(ctx context.Context, command string, ws Workspace) ([]string, error) {
-	c, err := p.check(ctx, command, ws)
-	if err != nil {
-		return nil, err
-	}
-	return c.reads, nil
-}
+// String returns the command line as it was given: the text that was
+// parsed, and that runs.
+func (l *Line) String() string { return l.src }
 
-func (p *Policy) check(ctx context.Context, command string, ws Workspace) (*checker, error) {
+// Parse parses command as bash, or returns a *Refusal saying why it
+// cannot be a command: it is empty, holds a NUL byte, is too long or is
+// not bash. Each call runs the shell parser once (Parsed counts them).
+func (p *Policy) Parse(command string) (*Line, error) {
 	switch {
 	case strings.TrimSpace(command) == "":
 		return nil, &Refusal{Reason: "the command is empty; give a command line such as: go test ./..."}
@@ -68,10 +57,63 @@ func (p *Policy) check(ctx context.Context, command string, ws Workspace) (*chec
 	case len(command) > maxCommand:
 		return nil, &Refusal{Reason: fmt.Sprintf("the command is %d bytes long, more than the %d allowed; split it into shorter commands", len(command), maxCommand)}
 	}
-	file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(command), "")
+	p.parsed.Add(1)
+	file, err := parse(command)
 	if err != nil {
 		return nil, parseRefusal(err)
 	}
+	return &Line{src: command, file: file}, nil
+}
+
+// Parsed returns how many command lines p has parsed: a call of the bash
+// tool, checked, asked about and run, is parsed once.
+func (p *Policy) Parsed() int64 { return p.parsed.Load() }
+
+// parse runs the shell parser on a bash command line.
+func parse(command string) (*syntax.File, error) {
+	return syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(command), "")
+}
+
+// Check returns nil when command may run in ws, or a *Refusal saying what
+// was refused and why. It parses command and checks it as CheckLine does.
+func (p *Policy) Check(ctx context.Context, command string, ws Workspace) error {
+	_, err := p.Reads(ctx, command, ws)
+	return err
+}
+
+// Reads returns what CheckLine returns of command, parsed.
+func (p *Policy) Reads(ctx context.Context, command string, ws Workspace) ([]string, error) {
+	l, err := p.Parse(command)
+	if err != nil {
+		return nil, err
+	}
+	return p.CheckLine(ctx, l, ws)
+}
+
+// CheckLine checks l, returning a *Refusal saying what was refused and
+// why when it may not run in ws. It stops, refusing, when ctx is done, or
+// after ten seconds: the check reads the workspace's folders to match
+// globs, and runs under the deadline of the call that asked for it, and
+// its own.
+//
+// When l may run, CheckLine returns the paths, as the command line gives
+// them (relative ones taken from the root), whose contents it may read or
+// pass on: the path arguments of every command but those that only look
+// at names (ls, stat, find, wc, ...), files read with <, and the paths of
+// git's REV:path arguments. A glued option value counts at each place it
+// may start, so some paths may be none. The approval step checks the text
+// of those that are files, since a command can send a file to the model
+// transformed (rev, xxd, tr) past any check of its output.
+func (p *Policy) CheckLine(ctx context.Context, l *Line, ws Workspace) ([]string, error) {
+	c, err := p.check(ctx, l, ws)
+	if err != nil {
+		return nil, err
+	}
+	return c.reads, nil
+}
+
+func (p *Policy) check(ctx context.Context, l *Line, ws Workspace) (*checker, error) {
+	command, file := l.src, l.file
 	outer := ctx
 	if p.limit > 0 {
 		var cancel context.CancelFunc

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -53,6 +54,8 @@ type Policy struct {
 	block map[string]bool
 	// limit bounds the time of one check (maxCheckTime unless set).
 	limit time.Duration
+	// parsed counts the command lines parsed (Parse).
+	parsed atomic.Int64
 }
 
 // SetCheckLimit bounds each check of the policy to d (10 seconds unless

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -861,4 +862,44 @@ func TestReadsRecursiveSearch(t *testing.T) {
 			t.Errorf("%s: reads %q, want the root read %v", tt.cmd, got, tt.root)
 		}
 	}
+}
+
+// A line parsed once is checked, asked whether it only reads, and given
+// back as it was, without being parsed again; Parse refuses what Check
+// refuses before parsing.
+func TestParseOnce(t *testing.T) {
+	ws := newTestWorkspace(t)
+	p, _ := New(nil, nil)
+	l, err := p.Parse("rev a.txt | wc -l")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if reads, err := p.CheckLine(t.Context(), l, ws); err != nil || !slices.Equal(reads, []string{"a.txt"}) {
+			t.Errorf("CheckLine = %q, %v", reads, err)
+		}
+	}
+	if !l.ReadOnly() || l.String() != "rev a.txt | wc -l" {
+		t.Errorf("ReadOnly %v, String %q", l.ReadOnly(), l.String())
+	}
+	if n := p.Parsed(); n != 1 {
+		t.Errorf("Parsed = %d, want 1", n)
+	}
+	for _, cmd := range []string{"", "ls\x00", "echo (", strings.Repeat("x", maxCommand+1)} {
+		if _, err := p.Parse(cmd); !errors.Is(err, ErrRefused) {
+			t.Errorf("Parse(%.20q) = %v, want a refusal", cmd, err)
+		}
+	}
+	if _, err := p.CheckLine(t.Context(), mustParse(t, p, "sudo ls"), ws); !errors.Is(err, ErrRefused) {
+		t.Errorf("CheckLine(sudo ls) = %v", err)
+	}
+}
+
+func mustParse(t *testing.T, p *Policy, cmd string) *Line {
+	t.Helper()
+	l, err := p.Parse(cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
 }

@@ -21,10 +21,16 @@ func ReadOnly(line string) bool {
 	if strings.TrimSpace(line) == "" || len(line) > maxCommand || strings.IndexByte(line, 0) >= 0 {
 		return false
 	}
-	file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(line), "")
+	file, err := parse(line)
 	if err != nil {
 		return false
 	}
+	return (&Line{src: line, file: file}).ReadOnly()
+}
+
+// ReadOnly is the package's ReadOnly of the line l holds, parsed already.
+func (l *Line) ReadOnly() bool {
+	line, file := l.src, l.file
 	// First anything whose effect the text does not show; then, with the
 	// words known to be plain, each command and redirection.
 	reads := true

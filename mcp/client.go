@@ -16,6 +16,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"harness/approve"
 	"harness/protocol"
 	"harness/tools"
 )
@@ -105,16 +106,27 @@ func (ss *Servers) Status() []Status {
 	return out
 }
 
-// Tools are the tools of the servers that started, to add to a tool set.
+// Tools are the tools of the servers that started, to add to a tool set,
+// each saying what a call of it would do (tools.Set.Inspect): its
+// arguments, and the refusal of arguments that do not fit its schema.
 func (ss *Servers) Tools() []tools.Tool {
 	if ss == nil {
 		return nil
 	}
 	var out []tools.Tool
 	for _, c := range ss.clients {
-		out = append(out, c.tools...)
+		for _, t := range c.tools {
+			out = append(out, t.Inspected(ss.inspect))
+		}
 	}
 	return out
+}
+
+// inspect says what a call of a server's tool would do, for the approval
+// step: its arguments (Subject), refused before anyone is asked when they
+// do not fit the tool's input schema (Check).
+func (ss *Servers) inspect(ctx context.Context, call protocol.Call) approve.Inspection {
+	return approve.Inspection{Refusal: ss.Check(ctx, call), Subject: ss.Subject(call)}
 }
 
 // Close ends every session and stops the programs the servers run as.

@@ -147,6 +147,20 @@ func TestSubject(t *testing.T) {
 	}
 }
 
+// A server's tools say of their calls what Check and Subject say, through
+// the tool set, for the approval step.
+func TestInspect(t *testing.T) {
+	_, set := start(t, loopback(t))
+	in := set.Inspect(t.Context(), call("web.join", `{"words":["a",2]}`))
+	if in.Refusal == nil || !strings.Contains(in.Refusal.Error(), "do not fit the input schema of web.join") || in.Subject != `{"words":["a",2]}` {
+		t.Errorf("a call that does not fit: %+v", in)
+	}
+	in = set.Inspect(t.Context(), call("web.echo", `{"text":"two\nlines"}`))
+	if in.Refusal != nil || in.Subject != "text: two\nlines\n" || in.Edits || in.Reads != nil {
+		t.Errorf("a call that fits: %+v", in)
+	}
+}
+
 func TestAllowList(t *testing.T) {
 	s := loopback(t)
 	s.Tools = []string{"echo", "nope"}

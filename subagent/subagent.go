@@ -195,6 +195,16 @@ func newKind(root string, specs []protocol.ToolSpec, limited map[string]Limited)
 	}
 }
 
+// Target names what a call of the agent tool acted on, for a report of
+// what changed: the helper, whose own report says what it changed; "" for
+// a call of another tool.
+func Target(call protocol.Call) string {
+	if call.Name != Name {
+		return ""
+	}
+	return "helper " + call.ID
+}
+
 // Spec returns what the model is told about the agent tool.
 func Spec() protocol.ToolSpec {
 	return protocol.ToolSpec{

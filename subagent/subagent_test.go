@@ -38,7 +38,7 @@ type world struct {
 type opts struct {
 	files map[string]string // written in the workspace first
 	cfg   subagent.Config   // Model, Root and Hooks are filled in
-	gate  func(loop.Tools) loop.Tools
+	gate  func(*tools.Set) loop.Tools
 	model func(loop.Model) loop.Model // wraps the scripted model
 	hooks []loop.Hook                 // before the world's own
 	bash  bool                        // the tools have bash, run without a sandbox
@@ -233,7 +233,7 @@ var readOnlyBash = subagent.Limited{
 // only reads, and so may run beside other reads.
 func TestReadOnlyChildRunsReadOnlyCommands(t *testing.T) {
 	var ran []string
-	gate := func(inner loop.Tools) loop.Tools {
+	gate := func(inner *tools.Set) loop.Tools {
 		return toolsFunc{inner, func(call protocol.Call) { ran = append(ran, call.Args["command"].(string)) }}
 	}
 	w := setup(t, `>>> expect="look around"
@@ -562,8 +562,8 @@ func (a *asker) Ask(_ context.Context, q approve.Question) (approve.Answer, erro
 func TestChildAsksForApproval(t *testing.T) {
 	ask := &asker{}
 	var decisions []string
-	gate := func(inner loop.Tools) loop.Tools {
-		return approve.New(inner, approve.Config{Mode: approve.Auto, Asker: ask, Record: func(d approve.Decision) {
+	gate := func(inner *tools.Set) loop.Tools {
+		return approve.New(inner, approve.Config{Mode: approve.Auto, Asker: ask, Inspector: inner, Record: func(d approve.Decision) {
 			decisions = append(decisions, d.Call.ID+" "+d.Call.Name+" "+d.Outcome.String())
 		}})
 	}

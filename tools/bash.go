@@ -13,11 +13,15 @@ import (
 	"strings"
 	"time"
 
+	"harness/approve"
 	"harness/gitdir"
 	"harness/guard"
 	"harness/protocol"
 	"harness/sandbox"
 )
+
+// BashName is the name of the bash tool.
+const BashName = bashName
 
 const bashName = "bash"
 
@@ -35,7 +39,10 @@ type Shell interface {
 }
 
 // Bash returns the bash tool, which checks each command line with policy
-// and runs what passes with sh in ws. The command cannot see the paths
+// and runs what passes with sh in ws. Its inspection (Set.Inspect) parses
+// and checks the line, and the call runs that line, parsed once; a call
+// that comes without it, not inspected, is parsed and checked as it runs.
+// The command cannot see the paths
 // ws.Hidden lists (and does not run when
 // that fails), sees the repository's git directory read-only and its
 // configuration without credentials (where sh can do that), and
@@ -45,9 +52,14 @@ type Shell interface {
 // .git or the shape of a git directory: what made it one is taken out
 // (gitdir.Snap).
 func Bash(ws *Workspace, policy *guard.Policy, sh Shell) Tool {
-	return readsWhen(commandReads, New(bashName, strings.TrimSpace(bashDescription), true, func(ctx context.Context, a bashArgs) (string, error) {
-		if err := checkCommand(ctx, ws, policy, a.Command); err != nil {
-			return "", err
+	t := New(bashName, strings.TrimSpace(bashDescription), true, func(ctx context.Context, a bashArgs) (string, error) {
+		line := checkedLine(ctx, a.Command)
+		if line == nil {
+			checked, err := checkCommand(ctx, ws, policy, a.Command)
+			if err != nil {
+				return "", err
+			}
+			line = checked.line
 		}
 		hide, err := ws.Hidden()
 		if err != nil {
@@ -57,7 +69,7 @@ func Bash(ws *Workspace, policy *guard.Policy, sh Shell) Tool {
 		layout := snap.Layout()
 		outer := enclosing(ws.root)
 		c := sandbox.Command{
-			Script:   a.Command,
+			Script:   line.String(),
 			Hide:     hide,
 			ReadOnly: slices.Concat(layout.Paths(), outer.Paths(), ws.ownPaths()),
 			Replace:  redactedConfigs(layout, outer),
@@ -83,7 +95,130 @@ func Bash(ws *Workspace, policy *guard.Policy, sh Shell) Tool {
 			return "", gitChanged(res, out, changes, restoreErr)
 		}
 		return bashResult(res, out)
+	})
+	return readsWhen(commandReads, t.Inspected(func(ctx context.Context, call protocol.Call) approve.Inspection {
+		return inspectBash(ctx, ws, policy, call)
 	}))
+}
+
+// checkedKey marks a context carrying the command line a bash call's
+// inspection parsed and checked (approve.Inspection.With).
+type checkedKey struct{}
+
+// checkedLine returns the line ctx carries for command, or nil when it
+// carries none, or one of another command.
+func checkedLine(ctx context.Context, command string) *guard.Line {
+	line, _ := ctx.Value(checkedKey{}).(*guard.Line)
+	if line == nil || line.String() != command {
+		return nil
+	}
+	return line
+}
+
+// inspectBash is what the bash tool says of a call: its command line, the
+// refusal of a line the guard refuses, and what the line reads. Its
+// inspection carries the line, parsed and checked, to the tool, which runs
+// it without parsing it again.
+func inspectBash(ctx context.Context, ws *Workspace, policy *guard.Policy, call protocol.Call) approve.Inspection {
+	command := stringArg(call, "command")
+	in := approve.Inspection{Subject: Subject(call)}
+	c, err := checkCommand(ctx, ws, policy, command)
+	if err != nil {
+		in.Refusal = err
+		return in
+	}
+	files, hidden := c.reads()
+	in.Reads = append(files, hidden...)
+	if len(hidden) > 0 {
+		in.Secret = "it reads folders that hold protected files, which commands can see without a sandbox: " + strings.Join(hidden, ", ")
+	}
+	in.With = func(ctx context.Context) context.Context { return context.WithValue(ctx, checkedKey{}, c.line) }
+	return in
+}
+
+// maxReads bounds the files an inspection names as read by one command.
+const maxReads = 256
+
+// checked is a command line the guard let run, and the paths it found the
+// line may read, as the line gives them.
+type checked struct {
+	ws    *Workspace
+	line  *guard.Line
+	paths []string
+}
+
+// checkCommand parses and checks command, returning it as the guard found
+// it, or the error, written for the model, that refuses it.
+func checkCommand(ctx context.Context, ws *Workspace, policy *guard.Policy, command string) (*checked, error) {
+	line, err := policy.Parse(command)
+	if err != nil {
+		return nil, refused(err)
+	}
+	root, err := os.OpenRoot(ws.root)
+	if err != nil {
+		return nil, fmt.Errorf("cannot open the workspace: %w", err)
+	}
+	defer root.Close()
+	paths, err := policy.CheckLine(ctx, line, commandPaths{ws: ws, ig: ws.ignores(root)})
+	if err != nil {
+		return nil, refused(err)
+	}
+	return &checked{ws: ws, line: line, paths: paths}, nil
+}
+
+// refused is the error, written for the model, of a command line the
+// guard refused with err.
+func refused(err error) error {
+	where, why := "", err.Error()
+	var r *guard.Refusal
+	if errors.As(err, &r) {
+		why = r.Reason
+		if r.Line > 0 {
+			where = fmt.Sprintf(" at line %d, column %d (%s)", r.Line, r.Col, r.Text)
+		}
+	}
+	return fail(err, "the command was refused%s: %s. Nothing was run", where, why)
+}
+
+// reads returns the regular files the line reads, and, when commands see
+// hidden paths (Workspace.CommandsSeeHidden), the hidden paths inside the
+// folders it reads, each as a path from the root. Folders a command
+// searches (grep -r) are not named: their files reach the model only
+// through the check of the command's output, except the protected files
+// in them when commands see those.
+func (c *checked) reads() (files, hidden []string) {
+	ws := c.ws
+	var folders []string
+	for _, p := range c.paths {
+		abs, err := ws.Resolve(p)
+		if err != nil {
+			continue
+		}
+		fi, err := os.Stat(abs)
+		switch {
+		case err != nil:
+		case fi.Mode().IsRegular() && len(files) < maxReads && !slices.Contains(files, ws.Rel(abs)):
+			files = append(files, ws.Rel(abs))
+		case fi.IsDir():
+			folders = append(folders, ws.Rel(abs))
+		}
+	}
+	if len(folders) == 0 || ws.seesHidden == nil || !ws.seesHidden() {
+		return files, nil
+	}
+	all, err := ws.Hidden()
+	if err != nil {
+		// The protected paths could not all be listed: the folders the
+		// command reads stand for them, so the call is still asked about.
+		return files, folders
+	}
+	for _, h := range all {
+		rel := ws.Rel(h)
+		if slices.ContainsFunc(folders, func(f string) bool { return f == "." || strings.HasPrefix(rel, f+"/") }) {
+			hidden = append(hidden, rel)
+		}
+	}
+	return files, hidden
 }
 
 // enclosing returns the layout of the repository that root, a workspace
@@ -194,42 +329,6 @@ func gitChanged(res sandbox.Result, out *spool, changes []gitdir.Change, restore
 		msg += " It was put back as it was; do not try again."
 	}
 	return fail(errors.Join(ErrMayHaveChanged, ErrProtected), "%s", msg)
-}
-
-// BashCheck returns a function that refuses a bash call as the bash tool
-// would refuse its command, and lets every other call pass. The approval
-// step uses it so that nobody is asked about a command that cannot run.
-func BashCheck(ws *Workspace, policy *guard.Policy) func(context.Context, protocol.Call) error {
-	return func(ctx context.Context, call protocol.Call) error {
-		if call.Name != bashName {
-			return nil
-		}
-		command, _ := call.Args["command"].(string)
-		return checkCommand(ctx, ws, policy, command)
-	}
-}
-
-// checkCommand returns the error, written for the model, that refuses
-// command, or nil.
-func checkCommand(ctx context.Context, ws *Workspace, policy *guard.Policy, command string) error {
-	root, err := os.OpenRoot(ws.root)
-	if err != nil {
-		return fmt.Errorf("cannot open the workspace: %w", err)
-	}
-	defer root.Close()
-	err = policy.Check(ctx, command, commandPaths{ws: ws, ig: ws.ignores(root)})
-	if err == nil {
-		return nil
-	}
-	where, why := "", err.Error()
-	var r *guard.Refusal
-	if errors.As(err, &r) {
-		why = r.Reason
-		if r.Line > 0 {
-			where = fmt.Sprintf(" at line %d, column %d (%s)", r.Line, r.Col, r.Text)
-		}
-	}
-	return fail(err, "the command was refused%s: %s. Nothing was run", where, why)
 }
 
 // commandPaths tells the guard which paths a command may use: those inside

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"harness/approve"
 	"harness/guard"
 	"harness/protocol"
 	"harness/sandbox"
@@ -212,17 +213,26 @@ func TestBashResult(t *testing.T) {
 	}
 }
 
-func TestBashCheck(t *testing.T) {
+// The bash tool's inspection refuses a command line as the tool would,
+// and carries the line it let through to the tool.
+func TestBashInspect(t *testing.T) {
 	ws := secretWorkspace(t)
-	check := BashCheck(ws, policy(t))
-	if err := check(t.Context(), protocol.Call{Name: "bash", Args: map[string]any{"command": "sudo ls"}}); !errors.Is(err, guard.ErrRefused) {
-		t.Errorf("sudo: err = %v", err)
+	ts := inspecting(t, ws, policy(t))
+	if in := ts.Inspect(t.Context(), protocol.Call{Name: "bash", Args: map[string]any{"command": "sudo ls"}}); !errors.Is(in.Refusal, guard.ErrRefused) || in.With != nil {
+		t.Errorf("sudo: %+v", in)
 	}
-	if err := check(t.Context(), protocol.Call{Name: "bash", Args: map[string]any{"command": "ls"}}); err != nil {
-		t.Errorf("ls: err = %v", err)
+	in := ts.Inspect(t.Context(), protocol.Call{Name: "bash", Args: map[string]any{"command": "ls"}})
+	if in.Refusal != nil || in.Subject != "ls" || in.With == nil || in.Edits {
+		t.Fatalf("ls: %+v", in)
 	}
-	if err := check(t.Context(), protocol.Call{Name: "read_file", Args: map[string]any{"path": "/etc/passwd"}}); err != nil {
-		t.Errorf("another tool: err = %v", err)
+	if line := checkedLine(in.With(t.Context()), "ls"); line == nil || line.String() != "ls" {
+		t.Errorf("ls: the context carries %v", line)
+	}
+	if line := checkedLine(in.With(t.Context()), "ls -l"); line != nil {
+		t.Errorf("ls: the context carries %v for another command", line)
+	}
+	if in := ts.Inspect(t.Context(), protocol.Call{Name: "read_file", Args: map[string]any{"path": "/etc/passwd"}}); in.Refusal != nil {
+		t.Errorf("another tool: %+v", in)
 	}
 }
 
@@ -393,5 +403,42 @@ func TestEnclosing(t *testing.T) {
 	repo(ws("own"))
 	if l := enclosing(filepath.Join(home, "own")); l.Git != "" {
 		t.Errorf("a workspace with a .git of its own: %+v", l)
+	}
+}
+
+// yes answers yes to every question.
+type yes struct{}
+
+func (yes) Ask(context.Context, approve.Question) (approve.Answer, error) { return approve.Yes, nil }
+
+// TestBashParsesOnce: one bash call through the approval gate and the
+// tool, its reads asked about and checked, its result read for whether it
+// only read, runs the shell parser once, and runs the line it checked.
+func TestBashParsesOnce(t *testing.T) {
+	for _, mode := range []approve.Mode{approve.Auto, approve.Ask, approve.All} {
+		t.Run(string(mode), func(t *testing.T) {
+			ws := newWorkspace(t, map[string]string{"notes.txt": "milk\n"})
+			p := policy(t)
+			sh := &fakeShell{}
+			set, err := NewSet(ReadFile(ws), Bash(ws, p, sh))
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := WithOutputs(set, "")
+			t.Cleanup(func() { out.Close() })
+			src := NewSources(ws, out)
+			g := approve.New(out, approve.Config{Mode: mode, Asker: yes{}, Inspector: out, Permit: WithSecrets, Leak: src.Leak})
+			call := protocol.Call{ID: "call_1", Name: bashName, Args: map[string]any{"command": "cat notes.txt | rev"}}
+			res := g.Run(t.Context(), call)
+			if !res.OK || res.Wrote {
+				t.Fatalf("result %+v", res)
+			}
+			if n := p.Parsed(); n != 1 {
+				t.Errorf("the shell parser ran %d times for one call, want 1", n)
+			}
+			if len(sh.got) != 1 || sh.got[0].Script != "cat notes.txt | rev" {
+				t.Errorf("ran %+v", sh.got)
+			}
+		})
 	}
 }

@@ -438,7 +438,7 @@ func BenchmarkReadChecked(b *testing.B) {
 		b.Fatal(err)
 	}
 	ts := benchToolsOn(b, ws)
-	src := NewSources(ws, nil, ts)
+	src := NewSources(ws, ts)
 	call := protocol.Call{ID: "call_1", Name: readName, Args: map[string]any{"path": "src/pkg/small.go"}}
 	if err := protocol.Check(ts.Specs(), &call); err != nil {
 		b.Fatal(err)
@@ -446,8 +446,9 @@ func BenchmarkReadChecked(b *testing.B) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		reads := src.Reads(ctx, call)
-		if len(reads) != 1 || src.Secret(call) != "" || src.Leak(reads[0]) != "" {
+		in := ts.Inspect(ctx, call)
+		reads := in.Reads
+		if len(reads) != 1 || in.Secret != "" || src.Leak(reads[0]) != "" {
 			b.Fatalf("reads %q", reads)
 		}
 		if res := ts.Run(ctx, call); !res.OK {

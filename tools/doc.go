@@ -62,15 +62,20 @@
 // the user approved the read. Nothing is ever written into .git or the git
 // directory (ErrProtected).
 //
-// Sources names the files a call reads (for bash, those whose contents its
-// command reads, as guard.Policy.Reads finds them) and gives their text,
-// so that the approval step can decide secrecy per file; Exposes says
-// which protected files a change of an ignore file would stop ignoring.
+// Each tool says what a call of it would do before it runs (Set.Inspect,
+// an approve.Inspector): what it acts on, the files it reads (for bash,
+// those whose contents its command reads, as guard.Policy.CheckLine finds
+// them), the secret it would read, the diff an edit would make, the
+// protected files a change of an ignore file would stop ignoring, and,
+// for bash, the refusal of a command line the guard refuses. Sources
+// gives the text of the files read, so that the approval step can decide
+// secrecy per file.
 //
 // # Commands
 //
 // The bash tool checks each command line with a guard.Policy, refusing it
-// before anything runs, and runs what passes through a Shell, normally a
+// before anything runs, and runs what passes, parsed once: the line its
+// inspection checked is the line it runs, through a Shell, normally a
 // sandbox.Sandbox, which hides the workspace's secret and ignored files
 // from it (Workspace.Hidden), keeps the git directory read-only and shows
 // the git configuration without credentials, when it can. After every

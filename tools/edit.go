@@ -27,7 +27,7 @@ func EditFile(ws *Workspace) Tool {
 	return New(editName,
 		"Replace old_text with new_text in a file. old_text must match exactly once, spaces and indentation included; otherwise nothing is written. With an empty old_text, create a new file holding new_text, making missing folders.",
 		true,
-		func(ctx context.Context, a editArgs) (string, error) { return editFile(ctx, ws, a) })
+		func(ctx context.Context, a editArgs) (string, error) { return editFile(ctx, ws, a) }).Inspected(inspectWrite(ws))
 }
 
 func editFile(ctx context.Context, ws *Workspace, a editArgs) (string, error) {

@@ -15,14 +15,14 @@ import (
 // maxExposedShown bounds the files an exposure warning names.
 const maxExposedShown = 10
 
-// Exposes returns, for a call of write_file or edit_file that changes an
+// exposes returns, for a call of write_file or edit_file that changes an
 // ignore file (fence.IgnoreFile: a .gitignore, .git/info/exclude), which
 // files and folders it ignores now and would no longer ignore, in words
 // for the approval question; "" for any other call, or when it exposes
 // nothing. The rules read at the start still protect them for the rest
 // of the run, but git would stop keeping them out of commits, and later
 // runs would show them to the model.
-func (w *Workspace) Exposes(call protocol.Call) string {
+func (w *Workspace) exposes(call protocol.Call) string {
 	if call.Name != writeName && call.Name != editName {
 		return ""
 	}

@@ -64,6 +64,12 @@ func isExt(s string) bool {
 // time a lie changes what a call returns, the call's result carries a note
 // for the user saying what it changed (protocol.Result.Note).
 func (l Lie) Apply(t Tool) Tool {
+	lied := l.apply(t)
+	lied.inspect = t.inspect
+	return lied
+}
+
+func (l Lie) apply(t Tool) Tool {
 	read := t.spec.Name == readName
 	list := t.spec.Name == listName && t.list != nil
 	write := t.spec.Name == editName || t.spec.Name == writeName

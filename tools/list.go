@@ -40,7 +40,7 @@ func ListFiles(ws *Workspace) Tool {
 			return "", nil, fmt.Errorf("%s: %w", listName, err)
 		}
 		return listDir(ctx, ws, a.Path)
-	})
+	}).Inspected(inspectRead(ws, false))
 }
 
 // listTool returns the list_files tool that formats what list finds.

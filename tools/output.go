@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"harness/approve"
 	"harness/protocol"
 )
 
@@ -37,6 +38,7 @@ const outputName = "read_output"
 type caller interface {
 	Specs() []protocol.ToolSpec
 	Run(ctx context.Context, call protocol.Call) protocol.Result
+	Inspect(ctx context.Context, call protocol.Call) approve.Inspection
 }
 
 // Outputs runs the calls of the tools it wraps, but a result longer than
@@ -116,6 +118,16 @@ func (o *Outputs) Run(ctx context.Context, call protocol.Call) protocol.Result {
 	}
 	o.settle(sp)
 	return res
+}
+
+// Inspect says what call would do: a call of read_output reads the result
+// it pages, named "output:" and its reference (Sources.Leak reads it); any
+// other call is the wrapped tools' to say.
+func (o *Outputs) Inspect(ctx context.Context, call protocol.Call) approve.Inspection {
+	if call.Name == outputName {
+		return approve.Inspection{Subject: Subject(call), Reads: []string{outputPrefix + stringArg(call, "ref")}}
+	}
+	return o.inner.Inspect(ctx, call)
 }
 
 // Kept returns the whole result kept under ref, such as out_3.

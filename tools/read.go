@@ -42,7 +42,7 @@ func ReadFile(ws *Workspace) Tool {
 	return New(readName,
 		"Show the text of a file. Long files are shown in parts of up to 2000 lines or 64 KiB; a line in square brackets at the end says how to read on.",
 		false,
-		func(ctx context.Context, a readArgs) (string, error) { return readFile(ctx, ws, known, a) })
+		func(ctx context.Context, a readArgs) (string, error) { return readFile(ctx, ws, known, a) }).Inspected(inspectRead(ws, true))
 }
 
 func readFile(ctx context.Context, ws *Workspace, known *knownFiles, a readArgs) (string, error) {

@@ -1,166 +1,43 @@
 package tools
 
 import (
-	"context"
 	"io"
 	"io/fs"
 	"os"
-	"slices"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	"harness/fence"
-	"harness/guard"
-	"harness/protocol"
 )
 
-// Bounds of what Sources reads.
-const (
-	// maxScan bounds the bytes of one file whose text is checked for
-	// secrets before a call reads it.
-	maxScan = 4 << 20
-	// maxReads bounds the files named as read by one command.
-	maxReads = 256
-)
+// maxScan bounds the bytes of one file whose text Sources checks for
+// secrets before a call reads it.
+const maxScan = 4 << 20
 
-// outputPrefix starts the name Sources gives a kept result, which no path
-// from the root starts with in practice; a kept result wins over a file
-// of the same name.
+// outputPrefix starts the name an inspection gives a kept result, which
+// no path from the root starts with in practice; a kept result wins over
+// a file of the same name.
 const outputPrefix = "output:"
 
-// Sources names what a call reads, and says what their text seems to
+// Sources says what the text of a file, or of a kept result, seems to
 // hold, so that the approval step can decide secrecy for a whole file
 // once, whichever part or transformation of it a call would send
-// (approve.Config's Reads and Leak).
+// (approve.Config.Leak, for the names of approve.Inspection.Reads).
 type Sources struct {
-	ws     *Workspace
-	policy *guard.Policy
-	out    *Outputs
-	// seesHidden, when set and true, says that commands run where they
-	// can see what Workspace.Hidden lists (no sandbox hides it).
-	seesHidden func() bool
-	leaks      leakCache // what files seemed to hold, by version
+	ws    *Workspace
+	out   *Outputs
+	leaks leakCache // what files seemed to hold, by version
 }
 
-// NewSources returns the Sources of the tools of ws, whose commands
-// policy checks, and whose long results out keeps (out may be nil).
-func NewSources(ws *Workspace, policy *guard.Policy, out *Outputs) *Sources {
-	return &Sources{ws: ws, policy: policy, out: out}
+// NewSources returns the Sources of the files of ws, and of the long
+// results out keeps (out may be nil).
+func NewSources(ws *Workspace, out *Outputs) *Sources {
+	return &Sources{ws: ws, out: out}
 }
 
-// CommandsSeeHidden tells s that commands see the paths Workspace.Hidden
-// lists whenever see reports true, as they do without a sandbox (--sandbox
-// none): a command that reads a folder then reads the protected files in
-// it, and Reads and Secret name them.
-func (s *Sources) CommandsSeeHidden(see func() bool) { s.seesHidden = see }
-
-// Secret returns why call would read a path the workspace keeps from the
-// model, or "": for read_file, list_files and edit_file as
-// Workspace.SecretRead says; for bash, when commands see hidden paths
-// (CommandsSeeHidden), the protected files in the folders it reads, such
-// as grep -r ” . does. The approval step asks the user about such calls.
-func (s *Sources) Secret(call protocol.Call) string {
-	if call.Name != bashName {
-		return s.ws.SecretRead(call)
-	}
-	command, _ := call.Args["command"].(string)
-	_, hidden, err := s.commandReads(context.Background(), command)
-	if err != nil {
-		return "what it reads could not be found (" + err.Error() + ")"
-	}
-	if len(hidden) == 0 {
-		return ""
-	}
-	return "it reads folders that hold protected files, which commands can see without a sandbox: " + strings.Join(hidden, ", ")
-}
-
-// Reads names what call would read: the file of read_file and edit_file,
-// as a path from the root with symlinks resolved; for bash, the regular
-// files among the paths whose contents the guard finds its command may
-// read (guard.Policy.Reads: rev .env, xxd key, tr a b < x, not ls x); for
-// read_output, the kept result it pages, as "output:" and its reference.
-// Folders a command searches (grep -r) are not named: their files reach
-// the model only through the check of the command's output, except the
-// protected files in them when commands see those (CommandsSeeHidden).
-func (s *Sources) Reads(ctx context.Context, call protocol.Call) []string {
-	switch call.Name {
-	case readName, editName:
-		p, _ := call.Args["path"].(string)
-		if old, _ := call.Args["old_text"].(string); call.Name == editName && old == "" {
-			return nil // creates a file; reads none
-		}
-		abs, err := s.ws.Resolve(p)
-		if err != nil {
-			return nil
-		}
-		return []string{s.ws.Rel(abs)}
-	case outputName:
-		ref, _ := call.Args["ref"].(string)
-		return []string{outputPrefix + ref}
-	case bashName:
-		command, _ := call.Args["command"].(string)
-		files, hidden, _ := s.commandReads(ctx, command) // Secret says when it could not
-		return append(files, hidden...)
-	}
-	return nil
-}
-
-// commandReads returns the regular files command reads, and, when
-// commands see hidden paths, the hidden paths inside the folders it reads,
-// each as a path from the root; or the error that kept it from finding
-// them: the approval step's check, run first, refuses a command the guard
-// refuses, but the guard's own time limit may end this later check of a
-// command that passed that one, and then nothing is known of what it
-// reads.
-func (s *Sources) commandReads(ctx context.Context, command string) (files, hidden []string, err error) {
-	if s.policy == nil {
-		return nil, nil, nil
-	}
-	root, err := os.OpenRoot(s.ws.root)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer root.Close()
-	paths, err := s.policy.Reads(ctx, command, commandPaths{ws: s.ws, ig: s.ws.ignores(root)})
-	if err != nil {
-		return nil, nil, err
-	}
-	var folders []string
-	for _, p := range paths {
-		abs, err := s.ws.Resolve(p)
-		if err != nil {
-			continue
-		}
-		fi, err := os.Stat(abs)
-		switch {
-		case err != nil:
-		case fi.Mode().IsRegular() && len(files) < maxReads && !slices.Contains(files, s.ws.Rel(abs)):
-			files = append(files, s.ws.Rel(abs))
-		case fi.IsDir():
-			folders = append(folders, s.ws.Rel(abs))
-		}
-	}
-	if len(folders) == 0 || s.seesHidden == nil || !s.seesHidden() {
-		return files, nil, nil
-	}
-	all, err := s.ws.Hidden()
-	if err != nil {
-		// The protected paths could not all be listed: the folders the
-		// command reads stand for them, so the call is still asked about.
-		return files, folders, nil
-	}
-	for _, h := range all {
-		rel := s.ws.Rel(h)
-		if slices.ContainsFunc(folders, func(f string) bool { return f == "." || strings.HasPrefix(rel, f+"/") }) {
-			hidden = append(hidden, rel)
-		}
-	}
-	return files, hidden, nil
-}
-
-// Leak returns what the text of a name Reads gave seems to hold, as
+// Leak returns what the text of a name an inspection read gave seems to hold, as
 // fence.Leak says of it ("a private key", ...), or "" when it holds none
 // or cannot be read: of a file, its first 4 MiB. A file's answer is kept
 // for as long as the file stays the same version (its identity, size and

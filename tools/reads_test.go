@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -9,10 +10,24 @@ import (
 	"testing"
 	"time"
 
+	"harness/guard"
 	"harness/protocol"
 )
 
-func TestSourcesReads(t *testing.T) {
+// inspecting is the tool set of ws, its long results kept, as the
+// approval step inspects it.
+func inspecting(t *testing.T, ws *Workspace, p *guard.Policy) *Outputs {
+	t.Helper()
+	set, err := NewSet(ReadFile(ws), ListFiles(ws), EditFile(ws), WriteFile(ws), Bash(ws, p, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := WithOutputs(set, "")
+	t.Cleanup(func() { o.Close() })
+	return o
+}
+
+func TestInspectReads(t *testing.T) {
 	ws := newWorkspace(t, map[string]string{
 		"notes.txt": "aws_access_key_id = AKIAIOSFODNN7EXAMPLE\n",
 		"sub/a.txt": "a\n",
@@ -21,7 +36,7 @@ func TestSourcesReads(t *testing.T) {
 	if err := os.Symlink("notes.txt", filepath.Join(ws.Root(), "innocent")); err != nil {
 		t.Fatal(err)
 	}
-	src := NewSources(ws, policy(t), nil)
+	ts := inspecting(t, ws, policy(t))
 	tests := []struct {
 		call protocol.Call
 		want []string
@@ -45,27 +60,26 @@ func TestSourcesReads(t *testing.T) {
 		{protocol.Call{Name: bashName, Args: map[string]any{"command": "grep -r x ."}}, nil},
 	}
 	for _, tt := range tests {
-		got := src.Reads(context.Background(), tt.call)
+		got := ts.Inspect(context.Background(), tt.call).Reads
 		if !slices.Equal(got, tt.want) {
 			t.Errorf("%s %v: reads %q, want %q", tt.call.Name, tt.call.Args, got, tt.want)
 		}
 	}
 }
 
-// A check of what a command reads that the guard's time limit ends finds
-// nothing: the call is then said to be secret, so that it is asked about,
-// not taken for one that reads nothing.
-func TestSourcesSecretWhenUnchecked(t *testing.T) {
+// A command whose check the guard's time limit ends is refused: what it
+// reads is found by the same check, never taken for nothing.
+func TestInspectRefusesUnchecked(t *testing.T) {
 	ws := newWorkspace(t, map[string]string{"notes.txt": "notes\n"})
 	p := policy(t)
-	src := NewSources(ws, p, nil)
+	ts := inspecting(t, ws, p)
 	call := protocol.Call{Name: bashName, Args: map[string]any{"command": "rev notes.txt"}}
-	if why := src.Secret(call); why != "" {
-		t.Fatalf("Secret of a plain read = %q", why)
+	if in := ts.Inspect(t.Context(), call); in.Refusal != nil || in.Secret != "" || !slices.Equal(in.Reads, []string{"notes.txt"}) {
+		t.Fatalf("a plain read: %+v", in)
 	}
 	p.SetCheckLimit(time.Nanosecond)
-	if why := src.Secret(call); !strings.Contains(why, "what it reads could not be found") {
-		t.Errorf("Secret when the check ran out of time = %q", why)
+	if in := ts.Inspect(t.Context(), call); !errors.Is(in.Refusal, guard.ErrRefused) || in.With != nil {
+		t.Errorf("the check ran out of time: %+v", in)
 	}
 }
 
@@ -77,7 +91,7 @@ func TestSourcesLeak(t *testing.T) {
 	out := WithOutputs(mustSet(t), "")
 	t.Cleanup(func() { out.Close() })
 	keepBody(t, out, "call_3", "password = hunter2hunter2")
-	src := NewSources(ws, policy(t), out)
+	src := NewSources(ws, out)
 	for name, want := range map[string]string{
 		"notes.txt":    "",
 		"key.txt":      "a private key",
@@ -98,7 +112,7 @@ func TestSourcesLeak(t *testing.T) {
 // read again, even at its size with its modification time set back.
 func TestSourcesLeakPerVersion(t *testing.T) {
 	ws := newWorkspace(t, map[string]string{"a.txt": "just some notes for later\n", "new.txt": "fresh\n"})
-	src := NewSources(ws, nil, nil)
+	src := NewSources(ws, nil)
 	abs := filepath.Join(ws.Root(), "a.txt")
 	old := time.Now().Add(-time.Hour)
 	if err := os.Chtimes(abs, old, old); err != nil {
@@ -203,7 +217,7 @@ func TestExposes(t *testing.T) {
 		{protocol.Call{Name: readName, Args: map[string]any{"path": ".gitignore"}}, ""},
 	}
 	for _, tt := range tests {
-		got := ws.Exposes(tt.call)
+		got := ws.exposes(tt.call)
 		if tt.want == "" && got != "" || !strings.Contains(got, tt.want) {
 			t.Errorf("%v: %q, want %q", tt.call.Args, got, tt.want)
 		}
@@ -220,27 +234,28 @@ func TestSourcesSeeHidden(t *testing.T) {
 		"config.local": "password = x\n",
 		"sub/a.txt":    "a\n",
 	})
-	src := NewSources(ws, policy(t), nil)
+	ts := inspecting(t, ws, policy(t))
 	see := false
-	src.CommandsSeeHidden(func() bool { return see })
+	ws.CommandsSeeHidden(func() bool { return see })
 	grep := protocol.Call{Name: bashName, Args: map[string]any{"command": "grep -r '' . | rev"}}
-	if got := src.Reads(context.Background(), grep); len(got) != 0 {
+	ctx := t.Context()
+	if got := ts.Inspect(ctx, grep).Reads; len(got) != 0 {
 		t.Errorf("sandboxed: reads %q", got)
 	}
-	if why := src.Secret(grep); why != "" {
+	if why := ts.Inspect(ctx, grep).Secret; why != "" {
 		t.Errorf("sandboxed: secret %q", why)
 	}
 	see = true
-	if got := src.Reads(context.Background(), grep); !slices.Contains(got, ".env") || !slices.Contains(got, "config.local") {
+	if got := ts.Inspect(ctx, grep).Reads; !slices.Contains(got, ".env") || !slices.Contains(got, "config.local") {
 		t.Errorf("unsandboxed: reads %q, want .env and config.local", got)
 	}
-	if why := src.Secret(grep); !strings.Contains(why, ".env") || !strings.Contains(why, "config.local") {
+	if why := ts.Inspect(ctx, grep).Secret; !strings.Contains(why, ".env") || !strings.Contains(why, "config.local") {
 		t.Errorf("unsandboxed: secret %q", why)
 	}
-	if why := src.Secret(protocol.Call{Name: bashName, Args: map[string]any{"command": "cat sub/a.txt"}}); why != "" {
+	if why := ts.Inspect(ctx, protocol.Call{Name: bashName, Args: map[string]any{"command": "cat sub/a.txt"}}).Secret; why != "" {
 		t.Errorf("a plain read: secret %q", why)
 	}
-	if why := src.Secret(protocol.Call{Name: readName, Args: map[string]any{"path": ".env"}}); why == "" {
+	if why := ts.Inspect(ctx, protocol.Call{Name: readName, Args: map[string]any{"path": ".env"}}).Secret; why == "" {
 		t.Error("read_file .env: not secret")
 	}
 }

@@ -172,13 +172,13 @@ func inGit(rel string) bool {
 	return slices.ContainsFunc(strings.Split(rel, "/"), fence.GitName)
 }
 
-// SecretRead returns why call, a call of read_file, list_files or
+// secretRead returns why call, a call of read_file, list_files or
 // edit_file, would read a path the workspace keeps from the model, or of
 // write_file would replace or make one, or "" when it would not (or is no
 // such call). The approval step asks the user about such calls before
 // running them with WithSecrets, in every mode that asks at all: a
 // secret written over is lost as surely as one edited.
-func (w *Workspace) SecretRead(call protocol.Call) string {
+func (w *Workspace) secretRead(call protocol.Call) string {
 	switch call.Name {
 	case readName, listName, editName, writeName:
 	default:

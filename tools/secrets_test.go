@@ -364,8 +364,8 @@ func TestSecretRead(t *testing.T) {
 		{protocol.Call{Name: "read_file", Args: map[string]any{"path": "../x"}}, false},
 	}
 	for _, tt := range tests {
-		if got := ws.SecretRead(tt.call); (got != "") != tt.want {
-			t.Errorf("SecretRead(%s %v) = %q", tt.call.Name, tt.call.Args, got)
+		if got := ws.secretRead(tt.call); (got != "") != tt.want {
+			t.Errorf("secretRead(%s %v) = %q", tt.call.Name, tt.call.Args, got)
 		}
 	}
 }

@@ -63,7 +63,7 @@ func (s *Set) Run(ctx context.Context, call protocol.Call) protocol.Result {
 	ctx, notes := withNotes(ctx)
 	body, err := s.call(ctx, t, call.Args)
 	res.Note = notes.String()
-	res.Wrote = t.spec.Writes && (err == nil || errors.Is(err, ErrMayHaveChanged)) && (t.reads == nil || !t.reads(call.Args))
+	res.Wrote = t.spec.Writes && (err == nil || errors.Is(err, ErrMayHaveChanged)) && (t.reads == nil || !t.reads(ctx, call.Args))
 	switch {
 	case err != nil && ctx.Err() != nil:
 		res.Body = "interrupted: the call was stopped before it finished"

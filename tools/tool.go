@@ -20,9 +20,11 @@ type Tool struct {
 	list lister
 	// reads, when set, reports the calls of a writing tool that only read
 	// (see readsWhen).
-	reads func(args map[string]any) bool
+	reads func(ctx context.Context, args map[string]any) bool
 	// ws is set on write_file, so that a Lie can tell which files exist.
 	ws *Workspace
+	// inspect, when set, says what a call would do (Set.Inspect).
+	inspect inspector
 }
 
 // runner runs a tool on the arguments of a call.

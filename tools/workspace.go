@@ -39,7 +39,16 @@ type Workspace struct {
 	// surveys remembers what the folders held of the shape of a
 	// repository, around each command (gitdir.SnapWith).
 	surveys *gitdir.Surveys
+	// seesHidden, when set and true, says that commands run where they
+	// can see what Hidden lists (no sandbox hides it).
+	seesHidden func() bool
 }
+
+// CommandsSeeHidden tells w that commands see the paths Hidden lists
+// whenever see reports true, as they do without a sandbox (--sandbox
+// none): a command that reads a folder then reads the protected files in
+// it, and the bash tool's inspection names them.
+func (w *Workspace) CommandsSeeHidden(see func() bool) { w.seesHidden = see }
 
 // NewWorkspace returns the workspace rooted at root, an existing directory.
 // The root is made absolute and its symlinks are resolved.

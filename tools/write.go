@@ -21,7 +21,7 @@ func WriteFile(ws *Workspace) Tool {
 	t := New(writeName,
 		"Create a file, or replace all of an existing one, with content. Missing folders are made. To change part of a file, use edit_file.",
 		true,
-		func(ctx context.Context, a writeArgs) (string, error) { return writeFile(ctx, ws, a) })
+		func(ctx context.Context, a writeArgs) (string, error) { return writeFile(ctx, ws, a) }).Inspected(inspectWrite(ws))
 	t.ws = ws
 	return t
 }

@@ -24,16 +24,18 @@ func replTools(t *testing.T, flags safetyFlags, out *bytes.Buffer) (loop.Tools, 
 		t.Fatal(err)
 	}
 	w := &workspaceFlags{Workspace: dir}
-	tb, err := w.tools(&flags, "", nil)
+	tb, err := w.tools(&flags, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	asker := &repl.Asker{Out: out}
-	gated, err := flags.gate(tb, asker, (&approvals{log: out}).decided, &fallback{log: out})
+	c := &chatCmd{workspaceFlags: *w, safetyFlags: flags}
+	ch, err := c.chain(tb, "", "", asker, &approvals{log: out}, &fallback{log: out})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return gated, asker, dir
+	t.Cleanup(func() { ch.out.Close() })
+	return ch.gate, asker, dir
 }
 
 func writeCall(id, path string) protocol.Call {
@@ -116,7 +118,7 @@ func TestSafetyFlagErrors(t *testing.T) {
 		{safetyFlags{BashBlock: []string{"a b"}}, "--bash-allow/--bash-block"},
 		{safetyFlags{SandboxWrite: []string{filepath.Join(dir, "missing")}}, "--sandbox-write"},
 	} {
-		_, err := (&workspaceFlags{Workspace: dir}).tools(&tt.flags, "", nil)
+		_, err := (&workspaceFlags{Workspace: dir}).tools(&tt.flags, nil)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%+v: err = %v, want it to name %s", tt.flags, err, tt.want)
 		}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -118,11 +119,31 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string, dirs xdg.
 			servers.Close()
 		}
 	}()
-	tb, err := c.tools(&c.safetyFlags, outputsDir(dirs, c.NoSession), servers)
+	tb, err := c.tools(&c.safetyFlags, servers)
 	if err != nil {
 		return nil, &exitCodeError{code: exitUsage, err: err}
 	}
+	var keep string // where /undo's copies go: only the REPL has /undo
+	if inREPL {
+		keep, _ = dirs.State()
+	}
+	// Questions go to the REPL's output in the REPL, answered by its input
+	// lines; with -p, to stderr, answered only when stdin is a terminal.
+	var answers *repl.Asker
+	var asker approve.Asker // nil: nobody can answer
+	switch {
+	case inREPL:
+		answers = &repl.Asker{Out: std.out, Style: view.StyleFor(std.out)}
+		asker = answers
+	case view.Interactive(std.in):
+		asker = &repl.Asker{Out: std.err, Style: view.StyleFor(std.err), Open: func() *repl.Input { return repl.PlainInput(std.in, std.err, false) }}
+	}
+	decisions := &approvals{log: log} // its record is known once the record is open
 	fb := &fallback{log: log}
+	ch, err := c.chain(tb, outputsDir(dirs, c.NoSession), keep, asker, decisions, fb)
+	if err != nil {
+		return nil, &exitCodeError{code: exitUsage, err: err}
+	}
 	if err := c.startSandbox(ctx, tb.box, fb); err != nil {
 		return nil, err
 	}
@@ -147,34 +168,30 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string, dirs xdg.
 	if err != nil {
 		return nil, &exitCodeError{code: exitUsage, err: fmt.Errorf("--test-pattern: %w", err)}
 	}
-	specs := c.mainSpecs(tb.set.Specs())
-	var keep string // where /undo's copies go: only the REPL has /undo
-	if inREPL {
-		keep, _ = dirs.State()
-	}
-	j := newJournal(tb.set, tb.ws, keep)
-	tb.set = j
+	specs := c.mainSpecs(ch.set.Specs())
 	// The files the run made go when it ends: the copies for /undo and
 	// the long outputs; and the MCP servers stop.
 	closeFiles := func() {
 		servers.Close()
-		j.close()
-		if tb.out != nil {
-			tb.out.Close()
+		ch.journal.Close()
+		if ch.out != nil {
+			ch.out.Close()
 		}
 	}
 	r := &runner{
-		backend: described,
-		model:   model,
-		root:    tb.ws.Root(),
-		ws:      tb.ws,
-		dirs:    dirs,
-		journal: j,
+		backend:   described,
+		model:     model,
+		root:      tb.ws.Root(),
+		ws:        tb.ws,
+		dirs:      dirs,
+		journal:   ch.journal,
+		approvals: decisions,
+		answers:   answers,
 		cfg: loop.Config{
 			System:          chat.SystemPrompt(tb.ws, specs, dirs, log),
 			MaxSteps:        c.MaxSteps,
 			MaxFormatErrors: c.MaxFormatErrors,
-			IsTest:          isTest(tests),
+			IsTest:          tools.RunsTests(tests),
 			Target:          target,
 			Parse:           replyParser(c.Parser, specs),
 		},
@@ -218,26 +235,8 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string, dirs xdg.
 		r.rec, r.close = rec, func() { closeRec(); r.conv.close(); closeFiles() }
 	}
 	r.keepInWindow(log, size, c.MaxTokens, c.Compact, inREPL)
-	r.approvals = &approvals{log: log, rec: r.rec}
-	// Questions go to the REPL's output in the REPL, answered by its input
-	// lines; with -p, to stderr, answered only when stdin is a terminal.
-	var asker approve.Asker // nil: nobody can answer
-	switch {
-	case inREPL:
-		r.answers = &repl.Asker{Out: std.out, Style: view.StyleFor(std.out)}
-		asker = r.answers
-	case view.Interactive(std.in):
-		asker = &repl.Asker{Out: std.err, Style: view.StyleFor(std.err), Open: func() *repl.Input { return repl.PlainInput(std.in, std.err, false) }}
-	}
-	decided := func(d approve.Decision) {
-		r.approvals.decided(d)
-		j.decided(d)
-	}
-	gated, err := c.gate(tb, asker, decided, fb)
-	if err != nil {
-		r.close()
-		return nil, err
-	}
+	decisions.rec = r.rec
+	gated := ch.gate
 	// Helpers run their calls through the gate, and their events reach
 	// the hooks the main conversation has, the display indenting them.
 	// They use the model the main conversation uses: /model builds them
@@ -364,48 +363,39 @@ func ignored(b protocol.Backend, given []string) []flagSetting {
 // expands every variable once for every flag, at every start.
 const testPattern = `(^|&&|;)\s*(go test|cargo test|pytest|python3? -m (pytest|unittest))\b`
 
-// isTest reports calls of the command tool whose command matches re.
-func isTest(re *regexp.Regexp) func(protocol.Call) bool {
-	return func(c protocol.Call) bool {
-		cmd, ok := c.Args["command"].(string)
-		return ok && re.MatchString(cmd)
-	}
-}
-
 // target names what a call that wrote acted on, for the turn report: the
-// path of a file tool, the command line, since a command may have changed
-// anything in the workspace, or the helper, whose own report says what it
-// changed.
+// helper, whose own report says what it changed, or what the tools say
+// (tools.Target), else the tool.
 func target(c protocol.Call) string {
-	if c.Name == subagent.Name {
-		return "helper " + c.ID
-	}
-	if cmd, ok := c.Args["command"].(string); ok {
-		return "$ " + cmd
-	}
-	if p, ok := c.Args["path"].(string); ok {
-		return p
-	}
-	return c.Name
+	return cmp.Or(subagent.Target(c), tools.Target(c), c.Name)
 }
 
-// toolbox is the tool set of a workspace, and the parts of it that the
-// approval gate and the sandbox's start need.
+// toolbox is the tools of a workspace, the lies they are to tell, and the
+// parts of them that the approval gate and the sandbox's start need.
 type toolbox struct {
 	ws     *tools.Workspace
 	policy *guard.Policy
 	box    *sandbox.Sandbox
-	set    loop.Tools
-	src    *tools.Sources // what calls read, for the approval gate
-	out    *tools.Outputs // where long results are kept; nil when they are not
-	mcp    *mcp.Servers   // whose tools the set has; nil when there are none
+	tools  []tools.Tool
+	lies   []tools.Lie
+	mcp    *mcp.Servers // whose tools are among them; nil when there are none
 }
 
-// tools builds the tool set explicitly, its bash tool as safety says:
-// nothing registers itself. Long results are cut, and kept for
-// read_output in files in the folder outputs ("": a temporary one). The
-// tools of servers (nil: none) come after the built-in ones.
-func (w *workspaceFlags) tools(safety *safetyFlags, outputs string, servers *mcp.Servers) (*toolbox, error) {
+// lie returns the tools of tb changed to tell its lies.
+func (tb *toolbox) lie() []tools.Tool {
+	ts := slices.Clone(tb.tools)
+	for _, lie := range tb.lies {
+		for i := range ts {
+			ts[i] = lie.Apply(ts[i])
+		}
+	}
+	return ts
+}
+
+// tools builds the tools explicitly, its bash tool as safety says:
+// nothing registers itself. The tools of servers (nil: none) come after
+// the built-in ones; an unknown --tools or --lie is an error.
+func (w *workspaceFlags) tools(safety *safetyFlags, servers *mcp.Servers) (*toolbox, error) {
 	ws, err := tools.NewWorkspace(w.Workspace)
 	if err != nil {
 		return nil, err
@@ -421,28 +411,25 @@ func (w *workspaceFlags) tools(safety *safetyFlags, outputs string, servers *mcp
 		tools.WriteFile(ws),
 		tools.Bash(ws, policy, box),
 	}
+	tb := &toolbox{ws: ws, policy: policy, box: box, tools: append(ts, servers.Tools()...), mcp: servers}
 	for _, mode := range w.Lie {
 		lie, err := tools.ParseLie(mode)
 		if err != nil {
 			return nil, err
 		}
-		for i := range ts {
-			ts[i] = lie.Apply(ts[i])
-		}
+		tb.lies = append(tb.lies, lie)
 	}
-	set, out, err := w.toolSet(append(ts, servers.Tools()...), outputs)
-	if err != nil {
+	if _, err := w.specs(tb); err != nil {
 		return nil, err
 	}
-	src := tools.NewSources(ws, policy, out)
 	// Without a sandbox, commands see the protected files a folder holds.
 	// Its tier is known once it has started, which the first command does
 	// in any case (and Start does once).
-	src.CommandsSeeHidden(func() bool {
+	ws.CommandsSeeHidden(func() bool {
 		box.Start(context.Background())
 		return box.Tier() == sandbox.None
 	})
-	return &toolbox{ws: ws, policy: policy, box: box, set: set, src: src, out: out, mcp: servers}, nil
+	return tb, nil
 }
 
 // backend is a model that says what it is and which settings it honours.
@@ -488,10 +475,14 @@ func (c *promptCmd) Run(ctx context.Context, std stdio, dirs xdg.Dirs) error {
 		return &exitCodeError{code: exitUsage, err: err}
 	}
 	defer servers.Close()
-	tb, err := c.tools(&safetyFlags{}, "", servers)
+	tb, err := c.tools(&safetyFlags{}, servers)
 	if err != nil {
 		return &exitCodeError{code: exitUsage, err: err}
 	}
-	_, err = fmt.Fprint(std.out, chat.SystemPrompt(tb.ws, c.mainSpecs(tb.set.Specs()), dirs, std.err))
+	specs, err := c.specs(tb)
+	if err != nil {
+		return &exitCodeError{code: exitUsage, err: err}
+	}
+	_, err = fmt.Fprint(std.out, chat.SystemPrompt(tb.ws, c.mainSpecs(specs), dirs, std.err))
 	return err
 }

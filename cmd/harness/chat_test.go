@@ -11,11 +11,12 @@ import (
 	"testing"
 
 	"harness/protocol"
+	"harness/tools"
 	"harness/xdg"
 )
 
 func TestDefaultTestPattern(t *testing.T) {
-	is := isTest(regexp.MustCompile(testPattern))
+	is := tools.RunsTests(regexp.MustCompile(testPattern))
 	for cmd, want := range map[string]bool{
 		"go test ./...":                   true,
 		"go vet ./... && go test ./loop":  true,
@@ -33,6 +34,23 @@ func TestDefaultTestPattern(t *testing.T) {
 	}
 	if is(protocol.Call{Name: "read_file", Args: map[string]any{"path": "go test"}}) {
 		t.Error("a call without a command counted as a test run")
+	}
+}
+
+// The turn report names what each call that wrote acted on.
+func TestTarget(t *testing.T) {
+	for _, tt := range []struct {
+		call protocol.Call
+		want string
+	}{
+		{protocol.Call{ID: "call_2", Name: "agent", Args: map[string]any{"task": "fix it"}}, "helper call_2"},
+		{protocol.Call{Name: "bash", Args: map[string]any{"command": "go test"}}, "$ go test"},
+		{protocol.Call{Name: "write_file", Args: map[string]any{"path": "a.go"}}, "a.go"},
+		{protocol.Call{Name: "web.post", Args: map[string]any{"url": "x"}}, "web.post"},
+	} {
+		if got := target(tt.call); got != tt.want {
+			t.Errorf("target(%s) = %q, want %q", tt.call.Name, got, tt.want)
+		}
 	}
 }
 

@@ -94,7 +94,7 @@ func (c *console) clear(context.Context, string) error {
 	r.conv.resumed = nil
 	c.agent = r.agent(c.view)
 	c.turn, r.conv.note = 1, ""
-	r.journal.reset()
+	r.journal.Reset()
 	fmt.Fprintln(c.out, "A new conversation: the model remembers nothing of the last one.")
 	return nil
 }
@@ -248,7 +248,7 @@ func firstSentence(s string) string {
 }
 
 func (c *console) diff(context.Context, string) error {
-	d := c.r.journal.diff()
+	d := c.r.journal.Diff()
 	if d == "" {
 		fmt.Fprintln(c.out, "No file was changed by edit_file or write_file in this conversation.")
 		return nil
@@ -262,31 +262,31 @@ func (c *console) diff(context.Context, string) error {
 // once, so that it reaches the model even if the next input comes in
 // another run (-c, /load).
 func (c *console) undo(context.Context, string) error {
-	u := c.r.journal.undo()
-	if len(u.done) == 0 && len(u.kept) == 0 {
+	u := c.r.journal.Undo()
+	if len(u.Done) == 0 && len(u.Kept) == 0 {
 		fmt.Fprintln(c.out, "Nothing to undo: no turn changed a file with edit_file or write_file.")
 		return nil
 	}
-	fmt.Fprintf(c.out, "Undid the file changes of turn %d:\n", u.turn)
-	for _, d := range u.done {
+	fmt.Fprintf(c.out, "Undid the file changes of turn %d:\n", u.Turn)
+	for _, d := range u.Done {
 		fmt.Fprintf(c.out, "  %s\n", d)
 	}
-	for _, k := range u.kept {
-		fmt.Fprintf(c.out, "  %s\n", c.st.Bad(k.why))
+	for _, k := range u.Kept {
+		fmt.Fprintf(c.out, "  %s\n", c.st.Bad(k.Why))
 	}
 	var told []string
-	told = append(told, u.done...)
-	for _, k := range u.kept {
-		if k.changed {
-			told = append(told, k.name+" was left as it is, as it changed after that turn")
+	told = append(told, u.Done...)
+	for _, k := range u.Kept {
+		if k.Changed {
+			told = append(told, k.Name+" was left as it is, as it changed after that turn")
 		} else {
-			told = append(told, k.name+" could not be put back")
+			told = append(told, k.Name+" could not be put back")
 		}
 	}
 	as := "Those files are as they were before that turn."
-	if len(u.kept) > 0 {
+	if len(u.Kept) > 0 {
 		as = "The files put back are as they were before that turn; the others are as they are now."
 	}
-	note := fmt.Sprintf("[The user undid the file changes of turn %d: %s. %s]", u.turn, strings.Join(told, "; "), as)
+	note := fmt.Sprintf("[The user undid the file changes of turn %d: %s. %s]", u.Turn, strings.Join(told, "; "), as)
 	return c.r.addNote(c.agent.State().Turn, note)
 }

@@ -130,7 +130,7 @@ func (c *console) load(ctx context.Context, ref string) error {
 	r.conv.notes = append(r.conv.notes, loaded)
 	c.agent = r.agent(c.view)
 	c.turn = sv.State.Turn + 1
-	r.journal.reset()
+	r.journal.Reset()
 	return nil
 }
 

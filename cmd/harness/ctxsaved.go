@@ -114,9 +114,13 @@ func intOption(opts map[string]any, s protocol.Setting) (int, bool) {
 func savedInstructions(sv *session.Saved) string {
 	list := strings.Join(sv.Start.Tools, ",")
 	w := &workspaceFlags{Workspace: sv.Start.Workspace, Tools: &list}
-	tb, err := w.tools(&safetyFlags{Sandbox: string(sandbox.None)}, "", nil)
+	tb, err := w.tools(&safetyFlags{Sandbox: string(sandbox.None)}, nil)
 	if err != nil {
 		return ""
 	}
-	return instructionsIn(sv.State.Messages[0].Content, protocol.SystemPrompt(tb.ws.Root(), w.mainSpecs(tb.set.Specs())))
+	specs, err := w.specs(tb)
+	if err != nil {
+		return ""
+	}
+	return instructionsIn(sv.State.Messages[0].Content, protocol.SystemPrompt(tb.ws.Root(), w.mainSpecs(specs)))
 }

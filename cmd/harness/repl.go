@@ -12,6 +12,7 @@ import (
 
 	"harness/approve"
 	"harness/chat"
+	"harness/journal"
 	"harness/loop"
 	"harness/mcp"
 	"harness/protocol"
@@ -40,7 +41,7 @@ type runner struct {
 	ctxview *view.Window
 	// journal keeps what the file tools change, under the gate: the
 	// diffs shown after each write, /diff and /undo.
-	journal *journal
+	journal *journal.Journal
 	// attach reads what the @tags of an input name, through the gate.
 	attach *repl.Attacher
 	// mcp are the MCP servers of the run, whose tools the main
@@ -87,11 +88,11 @@ func (r *runner) agent(v *view.Turn) *loop.Agent {
 // showDiff shows, after the result line of a call that wrote a file, the
 // diff it made, shortened.
 func (r *runner) showDiff(v *view.Turn, e loop.Event) {
-	if e.Kind != loop.CallEnded || e.Origin != "" || !writesFile(e.Call) {
+	if e.Kind != loop.CallEnded || e.Origin != "" {
 		return
 	}
-	if d := r.journal.takeDiff(e.Call.ID); d != "" {
-		fmt.Fprint(v.Log, v.Style.Diff(shorten(d, maxDiffLines)))
+	if d := r.journal.TakeDiff(e.Call.ID); d != "" {
+		fmt.Fprint(v.Log, v.Style.Diff(tools.Shorten(d, tools.MaxDiffLines)))
 	}
 }
 

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -80,47 +79,6 @@ func TestModelAdvice(t *testing.T) {
 	}
 }
 
-// applyCall previews an edit as edit_file makes it: exactly one match, a
-// file's missing final newline kept; an edit that would fail has none.
-func TestApplyCall(t *testing.T) {
-	edit := func(old, repl string) protocol.Call {
-		return protocol.Call{Name: "edit_file", Args: map[string]any{"path": "f", "old_text": old, "new_text": repl}}
-	}
-	file := func(s string) fileState { return fileState{exists: true, text: s} }
-	tests := []struct {
-		name   string
-		call   protocol.Call
-		before fileState
-		want   string
-		ok     bool
-	}{
-		{"replace", edit("b", "B"), file("a\nb\n"), "a\nB\n", true},
-		{"no final newline", edit("b\n", "B\n"), file("a\nb"), "a\nB", true},
-		{"no match", edit("x", "y"), file("a\n"), "", false},
-		{"overlapping matches", edit("aa", "b"), file("aaa\n"), "", false},
-		{"create", edit("", "new\n"), fileState{}, "new\n", true},
-		{"create over a file", edit("", "new\n"), file("old\n"), "", false},
-		{"edit a missing file", edit("a", "b"), fileState{}, "", false},
-		{"write", protocol.Call{Name: "write_file", Args: map[string]any{"path": "f", "content": "c"}}, file("old"), "c", true},
-	}
-	for _, tt := range tests {
-		got, ok := applyCall(tt.call, tt.before)
-		if ok != tt.ok || (ok && got.text != tt.want) {
-			t.Errorf("%s: %q, %v; want %q, %v", tt.name, got.text, ok, tt.want, tt.ok)
-		}
-	}
-}
-
-func TestShorten(t *testing.T) {
-	diff := "1\n2\n3\n4\n5\n"
-	if got := shorten(diff, 5); got != diff {
-		t.Errorf("shorten kept %q", got)
-	}
-	if got, want := shorten(diff, 2), "1\n2\n[... 3 more lines of the diff]\n"; got != want {
-		t.Errorf("shorten = %q, want %q", got, want)
-	}
-}
-
 // writeTool writes files in a workspace, as write_file does, for the
 // journal to watch.
 type writeTool struct{ root string }
@@ -139,84 +97,6 @@ func (w writeTool) Run(_ context.Context, c protocol.Call) protocol.Result {
 	}
 	return protocol.Result{CallID: c.ID, Tool: c.Name, OK: true, Wrote: true, Body: "ok"}
 }
-
-// The journal keeps a file before a turn's first write to it, in the
-// state directory; /undo puts back one turn at a time, mode included; a
-// write that failed is not kept; closing removes the copies.
-func TestJournal(t *testing.T) {
-	dir, state := t.TempDir(), t.TempDir()
-	ws, err := tools.NewWorkspace(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a := filepath.Join(dir, "a.txt")
-	if err := os.WriteFile(a, []byte("one\n"), 0o640); err != nil {
-		t.Fatal(err)
-	}
-	j := newJournal(writeTool{dir}, ws, state)
-	ctx := context.Background()
-	n := 0
-	write := func(path, content string) {
-		n++
-		j.Run(ctx, protocol.Call{ID: "call_" + string(rune('0'+n)), Name: "write_file", Args: map[string]any{"path": path, "content": content}})
-	}
-	turn := func(n int) {
-		if n > 1 {
-			j.Event(loop.Event{Kind: loop.TurnEnded, Turn: n - 1})
-		}
-		j.Event(loopTurn(n))
-	}
-
-	turn(1)
-	write("a.txt", "two\n")
-	write("a.txt", "three\n") // the turn's second write keeps nothing more
-	write("b.txt", "fail")    // wrote nothing: nothing to undo
-	turn(2)
-	write("a.txt", "four\n")
-	write("new.txt", "new\n")
-	j.Event(loop.Event{Kind: loop.TurnEnded, Turn: 2})
-
-	if d := j.diff(); !strings.Contains(d, "-one\n+four\n") || !strings.Contains(d, "--- /dev/null\n+++ b/new.txt\n") || strings.Contains(d, "b.txt") {
-		t.Errorf("diff of the conversation:\n%s", d)
-	}
-	if got := j.takeDiff("call_4"); got != "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-three\n+four\n" {
-		t.Errorf("diff of call_4: %q", got)
-	}
-	if j.takeDiff("call_4") != "" || j.takeDiff("call_3") != "" {
-		t.Error("a diff was given twice, or for a failed write")
-	}
-
-	u := j.undo()
-	if want := []string{"restored a.txt", "removed new.txt (the turn created it)"}; u.turn != 2 || !slices.Equal(u.done, want) || u.kept != nil {
-		t.Errorf("first undo: %+v; want turn 2, %q", u, want)
-	}
-	if data, _ := os.ReadFile(a); string(data) != "three\n" {
-		t.Errorf("a.txt after the first undo: %q", data)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "new.txt")); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("new.txt was not removed: %v", err)
-	}
-	if u = j.undo(); u.turn != 1 || !slices.Equal(u.done, []string{"restored a.txt"}) || u.kept != nil {
-		t.Errorf("second undo: %+v", u)
-	}
-	fi, err := os.Stat(a)
-	if data, _ := os.ReadFile(a); err != nil || string(data) != "one\n" || fi.Mode().Perm() != 0o640 {
-		t.Errorf("a.txt after the second undo: %q, %v, %v", data, fi.Mode(), err)
-	}
-	if u = j.undo(); u.done != nil || u.kept != nil {
-		t.Errorf("a third undo did %+v", u)
-	}
-	if entries, _ := os.ReadDir(filepath.Join(state, "undo")); len(entries) != 1 {
-		t.Fatalf("copies kept in %d folders, want 1", len(entries))
-	}
-	j.close()
-	if entries, _ := os.ReadDir(filepath.Join(state, "undo")); len(entries) != 0 {
-		t.Errorf("closing left %d folders of copies", len(entries))
-	}
-}
-
-// loopTurn is the event that starts turn n of the main conversation.
-func loopTurn(n int) loop.Event { return loop.Event{Kind: loop.TurnStarted, Turn: n} }
 
 func TestStrayWords(t *testing.T) {
 	parser, err := kong.New(&cli{}, kong.Vars{"version": "test", "default_model": "m", "test_pattern": "x", "backends": backendNames(), "default_backend": backends[0].Name})
@@ -322,116 +202,5 @@ func TestSecondInterruptQuits(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("a second Ctrl-C did not quit")
-	}
-}
-
-// TestSweepRuns: the folders of runs of processes that are gone are
-// removed; this process's, and what is not such a folder, stay.
-func TestSweepRuns(t *testing.T) {
-	dir := t.TempDir()
-	gone := exec.Command(os.Args[0], "-test.run=^$")
-	if err := gone.Run(); err != nil {
-		t.Fatal(err)
-	}
-	names := map[string]bool{
-		fmt.Sprintf("%d-1", gone.Process.Pid): false,
-		fmt.Sprintf("%d-2", os.Getpid()):      true,
-		"notes":                               true,
-		fmt.Sprintf("%d-x", gone.Process.Pid): false,
-	}
-	for name := range names {
-		if err := os.MkdirAll(filepath.Join(dir, name, "sub"), 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
-	sweepRuns(dir)
-	for name, stays := range names {
-		if _, err := os.Stat(filepath.Join(dir, name)); (err == nil) != stays {
-			t.Errorf("%s: stays %v, want %v (%v)", name, err == nil, stays, err)
-		}
-	}
-}
-
-// TestUndoLeavesLaterChanges: /undo puts back only a file that still holds
-// what the turn left in it. One changed or removed since is left as it is,
-// with how to see the diff, and its copy is kept for it; so is a file whose
-// turn never ended.
-func TestUndoLeavesLaterChanges(t *testing.T) {
-	dir, state := t.TempDir(), t.TempDir()
-	ws, err := tools.NewWorkspace(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, name := range []string{"same.txt", "edited.txt", "removed.txt"} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte("before\n"), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	j := newJournal(writeTool{dir}, ws, state)
-	ctx := context.Background()
-	write := func(id, path string) {
-		j.Run(ctx, protocol.Call{ID: id, Name: "write_file", Args: map[string]any{"path": path, "content": "by the turn\n"}})
-	}
-	j.Event(loopTurn(1))
-	write("call_1", "same.txt")
-	write("call_2", "edited.txt")
-	write("call_3", "removed.txt")
-	write("call_4", "created.txt")
-	j.Event(loop.Event{Kind: loop.TurnEnded, Turn: 1})
-	os.WriteFile(filepath.Join(dir, "edited.txt"), []byte("by you\n"), 0o600)
-	os.Remove(filepath.Join(dir, "removed.txt"))
-	os.WriteFile(filepath.Join(dir, "created.txt"), []byte("by you\n"), 0o600)
-
-	u := j.undo()
-	if !slices.Equal(u.done, []string{"restored same.txt"}) {
-		t.Errorf("done %q, want only same.txt restored", u.done)
-	}
-	want := map[string]string{
-		"edited.txt":  "edited.txt was left as it is: it changed after turn 1 (you or a command changed it), and putting it back would lose that; its copy from before the turn is kept until the REPL ends: diff -u ",
-		"removed.txt": "removed.txt was left as it is: it was removed after turn 1; its copy from before the turn is kept until the REPL ends: diff -u ",
-		"created.txt": "created.txt was left as it is: it changed after turn 1 (you or a command changed it), and putting it back would lose that; the turn created it: remove it yourself if it should go",
-	}
-	for _, k := range u.kept {
-		if w, ok := want[k.name]; !ok || !k.changed || !strings.HasPrefix(k.why, w) {
-			t.Errorf("kept %s: %q", k.name, k.why)
-		}
-		delete(want, k.name)
-		if k.name == "edited.txt" {
-			saved := strings.Fields(k.why)[len(strings.Fields(k.why))-2]
-			if data, err := os.ReadFile(saved); err != nil || string(data) != "before\n" {
-				t.Errorf("the copy for the diff: %q, %v", data, err)
-			}
-		}
-	}
-	if len(want) != 0 {
-		t.Errorf("not reported: %v", want)
-	}
-	for name, content := range map[string]string{"same.txt": "before\n", "edited.txt": "by you\n", "created.txt": "by you\n"} {
-		if data, _ := os.ReadFile(filepath.Join(dir, name)); string(data) != content {
-			t.Errorf("%s holds %q, want %q", name, data, content)
-		}
-	}
-	if _, err := os.Stat(filepath.Join(dir, "removed.txt")); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("removed.txt came back: %v", err)
-	}
-
-	// A turn that has not ended is not known: nothing is put back.
-	j.Event(loopTurn(2))
-	write("call_5", "same.txt")
-	if u := j.undo(); u.done != nil || len(u.kept) != 1 || !strings.Contains(u.kept[0].why, "what turn 2 left in it is not known") {
-		t.Errorf("undo of a turn that did not end: %+v", u)
-	}
-	j.close()
-}
-
-func TestQuotePath(t *testing.T) {
-	for in, want := range map[string]string{
-		"/a/b-c_d.txt": "/a/b-c_d.txt",
-		"/a b/c":       "'/a b/c'",
-		"/it's":        `'/it'\''s'`,
-	} {
-		if got := quotePath(in); got != want {
-			t.Errorf("quotePath(%q) = %s, want %s", in, got, want)
-		}
 	}
 }

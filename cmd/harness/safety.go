@@ -94,10 +94,11 @@ func (s *safetyFlags) startSandbox(ctx context.Context, box *sandbox.Sandbox, fb
 	return nil
 }
 
-// gate wraps the tools of tb in the approval gate of the flags' mode. Its
-// questions go to asker (nil: nobody can answer), its decisions to
-// decided, and a sandbox that turns out not to work to fb.
-func (s *safetyFlags) gate(tb *toolbox, asker approve.Asker, decided func(approve.Decision), fb *fallback) (*gated, error) {
+// gate wraps inner in the approval gate of the flags' mode, which asks
+// inspector what a call would do and src what the files it reads hold.
+// Its questions go to asker (nil: nobody can answer), its decisions to
+// decided.
+func (s *safetyFlags) gate(inner loop.Tools, inspector approve.Inspector, src *tools.Sources, asker approve.Asker, decided func(approve.Decision)) (*approve.Gate, error) {
 	mode, err := approve.ParseMode(s.Approve)
 	if s.Approve == "" {
 		mode, err = approve.Auto, nil
@@ -105,32 +106,14 @@ func (s *safetyFlags) gate(tb *toolbox, asker approve.Asker, decided func(approv
 	if err != nil {
 		return nil, err
 	}
-	g := approve.New(tb.set, approve.Config{
-		Mode:    mode,
-		Asker:   asker,
-		Check:   bothChecks(tools.BashCheck(tb.ws, tb.policy), tb.mcp.Check),
-		Subject: tb.mcp.Subject,
-		Secret:  tb.src.Secret,
-		Permit:  tools.WithSecrets,
-		Edit:    writesFile,
-		Preview: editPreview(tb.ws),
-		Reads:   tb.src.Reads,
-		Leak:    tb.src.Leak,
-		Warn:    tb.ws.Exposes,
-		Record:  decided,
-	})
-	return &gated{Gate: g, box: tb.box, fallback: fb}, nil
-}
-
-// bothChecks is the gate's check of a call: a, then b when a lets it
-// through.
-func bothChecks(a, b func(context.Context, protocol.Call) error) func(context.Context, protocol.Call) error {
-	return func(ctx context.Context, call protocol.Call) error {
-		if err := a(ctx, call); err != nil {
-			return err
-		}
-		return b(ctx, call)
-	}
+	return approve.New(inner, approve.Config{
+		Mode:      mode,
+		Asker:     asker,
+		Inspector: inspector,
+		Permit:    tools.WithSecrets,
+		Leak:      src.Leak,
+		Record:    decided,
+	}), nil
 }
 
 // fallback tells the user, once, that commands run without the preferred

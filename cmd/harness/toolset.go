@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"harness/approve"
 	"harness/guard"
 	"harness/loop"
 	"harness/protocol"
@@ -16,6 +17,13 @@ import (
 // outputsTool is the tool that pages through results too long to send
 // whole; it comes with the cutting of such results.
 const outputsTool = "read_output"
+
+// inspectedTools is a tool set that says what each call would do: a
+// tools.Set, or the tools.Outputs around one.
+type inspectedTools interface {
+	loop.Tools
+	approve.Inspector
+}
 
 // toolChoice reads --tools: nil for every tool, or the names listed
 // (comma-separated; "none", or nothing, for no tools at all).
@@ -32,12 +40,22 @@ func toolChoice(list *string) []string {
 	return names
 }
 
+// specs returns what the model is told of the tools of tb, as the chain
+// built from them tells it (toolSet).
+func (w *workspaceFlags) specs(tb *toolbox) ([]protocol.ToolSpec, error) {
+	set, _, err := w.toolSet(tb.tools, "")
+	if err != nil {
+		return nil, err
+	}
+	return set.Specs(), nil
+}
+
 // toolSet makes the tool set of ts that --tools asks for, and returns it
 // with what keeps its long results (nil when nothing does), in files in
 // the folder outputs ("": a temporary one). Long results are cut, and
 // kept for read_output, only when read_output is one of the tools:
 // without it the model could not read what was cut.
-func (w *workspaceFlags) toolSet(ts []tools.Tool, outputs string) (loop.Tools, *tools.Outputs, error) {
+func (w *workspaceFlags) toolSet(ts []tools.Tool, outputs string) (inspectedTools, *tools.Outputs, error) {
 	names := toolChoice(w.Tools)
 	if names == nil {
 		set, err := tools.NewSet(ts...)
@@ -92,7 +110,7 @@ func (w *workspaceFlags) mainSpecs(specs []protocol.ToolSpec) []protocol.ToolSpe
 // with no sandbox to start when --tools leaves out bash, its only user:
 // a chat without commands says nothing of bubblewrap.
 func (w *workspaceFlags) commands(safety *safetyFlags, ws *tools.Workspace) (*guard.Policy, *sandbox.Sandbox, error) {
-	if names := toolChoice(w.Tools); names != nil && !slices.Contains(names, "bash") {
+	if names := toolChoice(w.Tools); names != nil && !slices.Contains(names, tools.BashName) {
 		s := *safety
 		s.Sandbox = string(sandbox.None)
 		safety = &s
@@ -106,11 +124,8 @@ func (w *workspaceFlags) commands(safety *safetyFlags, ws *tools.Workspace) (*gu
 // through.
 func readOnlyBash() subagent.Limited {
 	return subagent.Limited{
-		Name: "bash",
-		Reads: func(c protocol.Call) bool {
-			command, _ := c.Args["command"].(string)
-			return guard.ReadOnly(command)
-		},
+		Name:    tools.BashName,
+		Reads:   tools.OnlyReads,
 		Refusal: "only read-only commands are allowed to a read-only helper, and this one may write or run another program",
 		Rule:    "Your bash runs only commands that only read (ls, cat, head, grep, find, wc, git status, git log, git diff, ...); any other command line is refused.",
 	}

@@ -2,9 +2,7 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
-	"time"
 
 	"harness/xdg"
 )
@@ -41,12 +39,5 @@ func outputsDir(dirs xdg.Dirs, noSession bool) string {
 	if noSession || err != nil {
 		return ""
 	}
-	sweepRuns(filepath.Join(dir, "outputs"))
-	return filepath.Join(dir, "outputs", runID())
-}
-
-// runID names a run's own folders in the state folder: its process and
-// when it started, so that runs at the same time never share one.
-func runID() string {
-	return fmt.Sprintf("%d-%d", os.Getpid(), time.Now().UnixNano())
+	return xdg.RunDir(filepath.Join(dir, "outputs"))
 }

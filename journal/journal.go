@@ -1,4 +1,17 @@
-package main
+// Package journal keeps what the file tools change in a conversation, so
+// that it can be shown and undone. A Journal is a loop.Tools middleware,
+// under the approval gate, around the tools: before a turn's first write
+// to a file (a call of edit_file or write_file, as tools.FileWritten
+// says) it keeps a copy of the file, so that Undo can put the file back
+// and Diff can show what the conversation changed; and it keeps the diff
+// of each write until TakeDiff takes it. Commands may change files too:
+// it does not track those changes, but when a turn ends it notes what
+// each file the turn wrote holds, and Undo leaves alone a file that holds
+// something else since.
+//
+// It is also a loop.Hook, to know which turn a write belongs to. Every
+// check that a path lies inside the workspace is fence's.
+package journal
 
 import (
 	"cmp"
@@ -17,22 +30,16 @@ import (
 	"syscall"
 
 	"harness/approve"
+	"harness/fence"
 	"harness/loop"
 	"harness/protocol"
 	"harness/tools"
+	"harness/xdg"
 )
 
-// journal is the tool set under the approval gate that remembers what the
-// file tools (edit_file, write_file) change. Before a turn's first write
-// to a file it keeps a copy of the file in the state directory, so that
-// /undo can put the file back and /diff can show what the conversation
-// changed; and it keeps the diff of each write until the screen shows it.
-// Commands may change files too: it does not track those changes, but when
-// a turn ends it notes what each file the turn wrote holds, and /undo
-// leaves alone a file that holds something else since.
-//
-// It is also a loop hook, to know which turn a write belongs to.
-type journal struct {
+// Journal is the tools under the approval gate, remembering what the file
+// tools change (see the package documentation).
+type Journal struct {
 	tools loop.Tools
 	ws    *tools.Workspace
 	// dir is where the copies go, made at the first copy; "" keeps no
@@ -101,35 +108,36 @@ func sumFile(abs string) fileSum {
 }
 
 var (
-	_ loop.Tools = (*journal)(nil)
-	_ loop.Hook  = (*journal)(nil)
+	_ loop.Tools = (*Journal)(nil)
+	_ loop.Hook  = (*Journal)(nil)
 )
 
-// newJournal returns the journal of ts in ws, keeping its copies in a
-// folder of its own under dir ("" keeps none), named by the process's id.
-// The folders there of processes now gone are removed first.
-func newJournal(ts loop.Tools, ws *tools.Workspace, dir string) *journal {
+// New returns the journal of ts in ws, keeping its copies in a folder of
+// its own in the folder undo of dir ("" keeps none: there is nothing to
+// undo), named for this run (xdg.RunDir, which first removes the folders
+// there of runs now gone).
+func New(ts loop.Tools, ws *tools.Workspace, dir string) *Journal {
 	if dir != "" {
-		sweepRuns(filepath.Join(dir, "undo"))
-		dir = filepath.Join(dir, "undo", runID())
+		dir = xdg.RunDir(filepath.Join(dir, "undo"))
 	}
-	return &journal{tools: ts, ws: ws, dir: dir, diffs: make(map[string]string), previewed: make(map[string]bool)}
+	return &Journal{tools: ts, ws: ws, dir: dir, diffs: make(map[string]string), previewed: make(map[string]bool)}
 }
 
-func (j *journal) Specs() []protocol.ToolSpec { return j.tools.Specs() }
+// Specs returns the specs of the tools j wraps.
+func (j *Journal) Specs() []protocol.ToolSpec { return j.tools.Specs() }
 
 // Run runs call; a call that writes a file is watched: the file is kept
 // before the turn's first write to it, and diffed before and after.
-func (j *journal) Run(ctx context.Context, call protocol.Call) protocol.Result {
-	if !writesFile(call) {
+func (j *Journal) Run(ctx context.Context, call protocol.Call) protocol.Result {
+	path, ok := tools.FileWritten(call)
+	if !ok {
 		return j.tools.Run(ctx, call)
 	}
-	path, _ := call.Args["path"].(string)
 	abs, err := j.ws.Resolve(path)
 	if err != nil {
 		return j.tools.Run(ctx, call)
 	}
-	before := readState(abs)
+	before := tools.ReadText(abs)
 	missing := j.missingDirs(abs)
 	kept := j.keep(abs)
 	res := j.tools.Run(ctx, call)
@@ -140,12 +148,12 @@ func (j *journal) Run(ctx context.Context, call protocol.Call) protocol.Result {
 		return res
 	}
 	j.made(missing)
-	after := readState(abs)
+	after := tools.ReadText(abs)
 	if why := j.ws.Secret(abs); why != "" {
-		before.unshown = "it is " + why
+		before.Unshown = "it is " + why
 	}
 	j.mu.Lock()
-	j.diffs[call.ID] = unified(j.ws.Rel(abs), before, after)
+	j.diffs[call.ID] = tools.Unified(j.ws.Rel(abs), before, after)
 	j.mu.Unlock()
 	return res
 }
@@ -153,7 +161,7 @@ func (j *journal) Run(ctx context.Context, call protocol.Call) protocol.Result {
 // Event keeps the turn of the main conversation under way: the writes of
 // the conversations its calls start (helpers) belong to it. Their diffs
 // are not shown, and are dropped when their call ends.
-func (j *journal) Event(e loop.Event) error {
+func (j *Journal) Event(e loop.Event) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	switch {
@@ -170,7 +178,7 @@ func (j *journal) Event(e loop.Event) error {
 
 // left takes, as the turn that just ended left them, what the files it
 // wrote hold. Called with j.mu held.
-func (j *journal) left(turn int) {
+func (j *Journal) left(turn int) {
 	if n := len(j.turns); n > 0 && j.turns[n-1].turn == turn {
 		files := j.turns[n-1].files
 		for i := range files {
@@ -181,7 +189,7 @@ func (j *journal) left(turn int) {
 
 // missingDirs returns the folders inside the workspace, above the file at
 // abs, that do not exist yet, the deepest first.
-func (j *journal) missingDirs(abs string) []string {
+func (j *Journal) missingDirs(abs string) []string {
 	if j.dir == "" {
 		return nil
 	}
@@ -197,14 +205,13 @@ func (j *journal) missingDirs(abs string) []string {
 
 // inside reports whether abs is inside the workspace root, and not the
 // root itself.
-func (j *journal) inside(abs string) bool {
-	rel, err := filepath.Rel(j.ws.Root(), abs)
-	return err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+func (j *Journal) inside(abs string) bool {
+	return fence.Within(j.ws.Root(), abs) && !fence.Within(abs, j.ws.Root())
 }
 
 // made notes, among the folders that were missing before a write, those
 // that exist after it: the turn made them.
-func (j *journal) made(missing []string) {
+func (j *Journal) made(missing []string) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if len(j.turns) == 0 || j.turns[len(j.turns)-1].turn != j.turn {
@@ -218,9 +225,10 @@ func (j *journal) made(missing []string) {
 	}
 }
 
-// takeDiff returns the diff of the write of call id, once, unless the
-// approval question already showed it.
-func (j *journal) takeDiff(id string) string {
+// TakeDiff returns the diff of the write of call id, once, unless the
+// approval question already showed it (Decided); "" for a call that wrote
+// no file.
+func (j *Journal) TakeDiff(id string) string {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	d := j.diffs[id]
@@ -232,8 +240,10 @@ func (j *journal) takeDiff(id string) string {
 	return d
 }
 
-// decided notes the approval questions that showed a call's diff.
-func (j *journal) decided(d approve.Decision) {
+// Decided notes the approval questions that showed a call's diff, as the
+// approval gate decides them (approve.Config.Record), so that TakeDiff
+// does not show it again.
+func (j *Journal) Decided(d approve.Decision) {
 	if d.Outcome.Asked() && d.Question.Detail != "" {
 		j.mu.Lock()
 		j.previewed[d.Call.ID] = true
@@ -243,7 +253,7 @@ func (j *journal) decided(d approve.Decision) {
 
 // keep copies the file at abs before the turn's first write to it, and
 // reports whether this was that first write.
-func (j *journal) keep(abs string) bool {
+func (j *Journal) keep(abs string) bool {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.dir == "" {
@@ -270,7 +280,7 @@ func (j *journal) keep(abs string) bool {
 }
 
 // forget drops the copy of abs just kept for a write that wrote nothing.
-func (j *journal) forget(abs string) {
+func (j *Journal) forget(abs string) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	cur := &j.turns[len(j.turns)-1]
@@ -287,10 +297,10 @@ func (j *journal) forget(abs string) {
 	}
 }
 
-// diff returns what the file tools changed in the conversation, as one
+// Diff returns what the file tools changed in the conversation, as one
 // unified diff from each file as it was before its first change to the
 // file as it is now, by file name; "" when nothing changed.
-func (j *journal) diff() string {
+func (j *Journal) Diff() string {
 	j.mu.Lock()
 	first := make(map[string]snapshot)
 	for _, t := range j.turns {
@@ -312,73 +322,73 @@ func (j *journal) diff() string {
 	for _, s := range snaps {
 		before := s.state()
 		if why := j.ws.Secret(s.abs); why != "" {
-			before.unshown = "it is " + why
+			before.Unshown = "it is " + why
 		}
-		b.WriteString(unified(s.name, before, readState(s.abs)))
+		b.WriteString(tools.Unified(s.name, before, tools.ReadText(s.abs)))
 	}
 	return b.String()
 }
 
 // state is the file as the snapshot kept it.
-func (s snapshot) state() fileState {
+func (s snapshot) state() tools.FileText {
 	switch {
 	case !s.existed:
-		return fileState{}
+		return tools.FileText{}
 	case s.lost != "":
-		return fileState{exists: true, unshown: "no copy was kept: " + s.lost}
+		return tools.FileText{Exists: true, Unshown: "no copy was kept: " + s.lost}
 	}
-	return readState(s.copy)
+	return tools.ReadText(s.copy)
 }
 
-// undone is what /undo did with the changes of one turn.
-type undone struct {
-	turn int
-	done []string // what was put back, a line each: "restored a.txt"
-	kept []kept   // the files not put back
+// Undone is what Undo did with the changes of one turn.
+type Undone struct {
+	Turn int
+	Done []string // what was put back, a line each: "restored a.txt"
+	Kept []Kept   // the files not put back
 }
 
-// kept is a file that /undo did not put back, and why.
-type kept struct {
-	name string
-	why  string // for the user, with how to see what putting it back would undo
-	// changed is set when the file was left as it is because it changed
+// Kept is a file that Undo did not put back, and why.
+type Kept struct {
+	Name string
+	Why  string // for the user, with how to see what putting it back would undo
+	// Changed is set when the file was left as it is because it changed
 	// after the turn, rather than because it could not be put back.
-	changed bool
+	Changed bool
 }
 
-// undo puts back the files that the last turn which wrote any changed, as
+// Undo puts back the files that the last turn which wrote any changed, as
 // they were before that turn, removes the folders it made for them that
 // are empty now, and forgets that turn, so that the next undo goes one turn
 // further back. A file that no longer holds what the turn left in it (you
 // or a command changed it since) is not put back: that would lose the
-// change; its copy is kept until the REPL ends, for a diff.
-func (j *journal) undo() undone {
+// change; its copy is kept until Close, for a diff.
+func (j *Journal) Undo() Undone {
 	j.mu.Lock()
 	if len(j.turns) == 0 {
 		j.mu.Unlock()
-		return undone{}
+		return Undone{}
 	}
 	last := j.turns[len(j.turns)-1]
 	j.turns = j.turns[:len(j.turns)-1]
 	j.mu.Unlock()
-	u := undone{turn: last.turn}
+	u := Undone{Turn: last.turn}
 	for _, s := range last.files {
 		what, err := j.restore(s)
 		var ch *changedError
 		switch {
 		case errors.As(err, &ch):
-			u.kept = append(u.kept, kept{name: s.name, changed: true, why: j.changedWhy(s, ch, last.turn)})
+			u.Kept = append(u.Kept, Kept{Name: s.name, Changed: true, Why: j.changedWhy(s, ch, last.turn)})
 			continue // its copy stays, for the diff
 		case err != nil:
-			u.kept = append(u.kept, kept{name: s.name, why: fmt.Sprintf("%s could not be put back: %v", s.name, err)})
+			u.Kept = append(u.Kept, Kept{Name: s.name, Why: fmt.Sprintf("%s could not be put back: %v", s.name, err)})
 		default:
-			u.done = append(u.done, what)
+			u.Done = append(u.Done, what)
 		}
 		if s.copy != "" {
 			os.Remove(s.copy)
 		}
 	}
-	u.done = append(u.done, j.removeDirs(last.dirs)...)
+	u.Done = append(u.Done, j.removeDirs(last.dirs)...)
 	return u
 }
 
@@ -392,7 +402,7 @@ func (e *changedError) Error() string { return "it changed after the turn" }
 
 // changedWhy says why the file of s was left as it is, and how to see what
 // putting it back would undo.
-func (j *journal) changedWhy(s snapshot, ch *changedError, turn int) string {
+func (j *Journal) changedWhy(s snapshot, ch *changedError, turn int) string {
 	why := fmt.Sprintf("%s was left as it is: it changed after turn %d (you or a command changed it), and putting it back would lose that", s.name, turn)
 	switch {
 	case ch.unknown:
@@ -422,7 +432,7 @@ func quotePath(p string) string {
 
 // removeDirs removes the folders of dirs that are empty, the deepest
 // first, through the workspace root, and says what it did.
-func (j *journal) removeDirs(dirs []string) []string {
+func (j *Journal) removeDirs(dirs []string) []string {
 	if len(dirs) == 0 {
 		return nil
 	}
@@ -438,7 +448,10 @@ func (j *journal) removeDirs(dirs []string) []string {
 		if !j.inside(d) {
 			continue
 		}
-		rel, _ := filepath.Rel(j.ws.Root(), d)
+		rel, err := filepath.Rel(j.ws.Root(), d)
+		if err != nil {
+			continue
+		}
 		name := filepath.ToSlash(rel) + "/"
 		switch err := root.Remove(rel); {
 		case err == nil:
@@ -454,10 +467,13 @@ func (j *journal) removeDirs(dirs []string) []string {
 // restore puts the file of s back as it was, through the workspace root,
 // and says what it did. A file that no longer holds what the turn left in
 // it is left as it is: the error is a *changedError.
-func (j *journal) restore(s snapshot) (string, error) {
-	rel, err := filepath.Rel(j.ws.Root(), s.abs)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+func (j *Journal) restore(s snapshot) (string, error) {
+	if !j.inside(s.abs) {
 		return "", fmt.Errorf("it is %w", tools.ErrOutsideWorkspace)
+	}
+	rel, err := filepath.Rel(j.ws.Root(), s.abs)
+	if err != nil {
+		return "", err
 	}
 	now := sumFile(s.abs)
 	switch {
@@ -512,8 +528,8 @@ func (j *journal) restore(s snapshot) (string, error) {
 	return "restored " + s.name, nil
 }
 
-// reset forgets every change, for a new conversation.
-func (j *journal) reset() {
+// Reset forgets every change, for a new conversation.
+func (j *Journal) Reset() {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.turns, j.turn = nil, 0
@@ -524,31 +540,10 @@ func (j *journal) reset() {
 	}
 }
 
-// close removes the copies.
-func (j *journal) close() {
+// Close removes the copies.
+func (j *Journal) Close() {
 	if j.dir != "" {
 		os.RemoveAll(j.dir)
-	}
-}
-
-// sweepRuns removes the folders of runs in dir (of copies for /undo, of
-// kept outputs) that processes now gone left behind (a harness killed
-// outright cannot remove its own): each is named PID-TIME by the process
-// that made it (runID).
-func sweepRuns(dir string) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return
-	}
-	for _, e := range entries {
-		id, _, ok := strings.Cut(e.Name(), "-")
-		pid, err := strconv.Atoi(id)
-		if !ok || err != nil || pid <= 0 || pid == os.Getpid() || !e.IsDir() {
-			continue
-		}
-		if processGone(pid) {
-			os.RemoveAll(filepath.Join(dir, e.Name()))
-		}
 	}
 }
 

@@ -1,6 +1,6 @@
 //go:build !unix && !windows
 
-package main
+package xdg
 
 // processGone reports false: this system cannot be asked, and a process
 // taken for gone would lose its files.
