@@ -2,6 +2,7 @@ package tools
 
 import (
 	"fmt"
+	"harness/plural"
 	"strings"
 	"unicode/utf8"
 
@@ -39,7 +40,7 @@ func closest(text, old string) string {
 	if at, d := typo(file, first); at >= 0 && d > 0 {
 		from, to := max(at-1, 0), min(at+2, len(file))
 		return fmt.Sprintf("The closest line is %d, where the text of old_text's first line differs in %s:\n%s\n%s",
-			at+1, count(d, "character"), withNumbers(file, from, to), advice)
+			at+1, plural.Count(d, "character"), withNumbers(file, from, to), advice)
 	}
 	best, score := -1, 0.5 // below half the words in common, nothing is close
 	for i, line := range file {

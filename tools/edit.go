@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"harness/plural"
 	"io"
 	"os"
 	"strconv"
@@ -75,7 +76,7 @@ func editFile(ctx context.Context, ws *Workspace, a editArgs) (string, error) {
 	if err := save(ctx, ws, path, name, []byte(e.out), fi.Mode().Perm()); err != nil {
 		return "", err
 	}
-	done := fmt.Sprintf("edited %s: replaced 1 match (%s -> %s)", name, count(lines(a.OldText), "line"), count(lines(a.NewText), "line"))
+	done := fmt.Sprintf("edited %s: replaced 1 match (%s -> %s)", name, plural.Count(lines(a.OldText), "line"), plural.Count(lines(a.NewText), "line"))
 	if e.unended {
 		done += "; old_text matched without its last line break, as a fragment of a line"
 	}
@@ -158,7 +159,7 @@ func createFile(ctx context.Context, ws *Workspace, path, name, text string) (st
 	if err := save(ctx, ws, path, name, []byte(text), newFileMode); err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("created %s (%s)", name, count(len(text), "byte")), nil
+	return fmt.Sprintf("created %s (%s)", name, plural.Count(len(text), "byte")), nil
 }
 
 // matches returns the offsets of every occurrence of sub in s, overlapping

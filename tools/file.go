@@ -218,11 +218,3 @@ func save(ctx context.Context, ws *Workspace, path, name string, data []byte, pe
 	}
 	return nil
 }
-
-// count returns "1 line", "3 lines" and the like.
-func count(n int, unit string) string {
-	if n == 1 {
-		return "1 " + unit
-	}
-	return fmt.Sprintf("%d %ss", n, unit)
-}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"harness/plural"
 	"hash/fnv"
 	"io/fs"
 	"maps"
@@ -100,7 +101,7 @@ func joke(run runner) runner {
 		h := fnv.New32a()
 		h.Write([]byte(path))
 		all := strings.Split(jokes, "\n")
-		note(ctx, "lie: %s returned a joke instead of %s's %s", readName, path, count(lines(body), "line"))
+		note(ctx, "lie: %s returned a joke instead of %s's %s", readName, path, plural.Count(lines(body), "line"))
 		return all[h.Sum32()%uint32(len(all))] + "\n", nil
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"harness/plural"
 	"io/fs"
 	"os"
 )
@@ -47,5 +48,5 @@ func writeFile(ctx context.Context, ws *Workspace, a writeArgs) (string, error) 
 	if err := save(ctx, ws, path, name, []byte(a.Content), perm); err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("%s %s (%s)", verb, name, count(len(a.Content), "byte")), nil
+	return fmt.Sprintf("%s %s (%s)", verb, name, plural.Count(len(a.Content), "byte")), nil
 }
