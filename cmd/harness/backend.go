@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"harness/chat"
 	"harness/config"
 	"harness/xdg"
 )
@@ -106,7 +107,7 @@ func (p *providers) resolve(flags config.Flags) (config.Settings, error) {
 }
 
 // backend returns the model that s describes.
-func (p *providers) backend(s config.Settings) (backend, error) {
+func (p *providers) backend(s config.Settings) (chat.Backend, error) {
 	kind, ok := backendOf(s.Type.Value)
 	if !ok {
 		return nil, fmt.Errorf("provider %s: no backend of type %q", s.Provider.Value, s.Type.Value)
@@ -116,7 +117,7 @@ func (p *providers) backend(s config.Settings) (backend, error) {
 
 // use returns the backend of spec, PROVIDER/MODEL or a MODEL of the
 // provider in use, and makes it the one in use.
-func (p *providers) use(spec string) (backend, error) {
+func (p *providers) use(spec string) (chat.Backend, error) {
 	b, s, err := p.pick(spec)
 	if err != nil {
 		return nil, err
@@ -129,7 +130,7 @@ func (p *providers) use(spec string) (backend, error) {
 // provider in use, and its settings, without making it the one in use. A
 // model of the provider in use keeps the address given on the command
 // line; one of another provider has that provider's.
-func (p *providers) pick(spec string) (backend, config.Settings, error) {
+func (p *providers) pick(spec string) (chat.Backend, config.Settings, error) {
 	spec = strings.TrimSpace(spec)
 	if spec == "" {
 		return nil, config.Settings{}, errors.New("no model named: give PROVIDER/MODEL or MODEL")
@@ -200,7 +201,7 @@ func (p *providers) list(ctx context.Context) []offer {
 			offers[i].err = err
 			continue
 		}
-		l, ok := b.(lister)
+		l, ok := b.(chat.Lister)
 		if !ok {
 			offers[i].err = fmt.Errorf("a %s backend cannot list its models", b.Describe().Name)
 			continue
@@ -237,4 +238,36 @@ func (p *providers) writeOffers(w io.Writer, offers []offer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// models is p as a chat finds models in it; nil when there are no
+// providers (--fake).
+func (p *providers) models() chat.Models {
+	if p == nil {
+		return nil
+	}
+	return p
+}
+
+var _ chat.Models = (*providers)(nil)
+
+// Spec is the model in use as -m names it: PROVIDER/MODEL.
+func (p *providers) Spec() string { return p.spec() }
+
+// Provider is the provider in use.
+func (p *providers) Provider() string { return p.cur.Provider.Value }
+
+// Pick returns the model of spec, PROVIDER/MODEL or a MODEL of the
+// provider in use, and what makes it the one in use.
+func (p *providers) Pick(spec string) (chat.Backend, func(), error) {
+	b, s, err := p.pick(spec)
+	if err != nil {
+		return nil, nil, err
+	}
+	return b, func() { p.cur = s }, nil
+}
+
+// Offers writes what every provider offers, the model in use marked.
+func (p *providers) Offers(ctx context.Context, w io.Writer) error {
+	return p.writeOffers(w, p.list(ctx))
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"strings"
 
+	"harness/chat"
 	"harness/config"
 	"harness/fakemodel"
 	"harness/ollama"
@@ -14,7 +15,7 @@ import (
 type backendKind struct {
 	config.Type
 	// open returns the model the settings s name, asked with o.
-	open func(s config.Settings, o sampling) (backend, error)
+	open func(s config.Settings, o sampling) (chat.Backend, error)
 }
 
 // backends are the kinds of server the harness speaks to, the first the
@@ -29,7 +30,7 @@ var backends = []backendKind{
 			ParseURL: ollama.ParseHost,
 			NumCtx:   ollama.DefaultNumCtx,
 		},
-		open: func(s config.Settings, o sampling) (backend, error) {
+		open: func(s config.Settings, o sampling) (chat.Backend, error) {
 			host, err := ollama.ParseHost(s.BaseURL.Value)
 			if err != nil {
 				return nil, err
@@ -51,7 +52,7 @@ var backends = []backendKind{
 			ParseURL: openai.ParseBaseURL,
 			KeyEnv:   openai.KeyEnv,
 		},
-		open: func(s config.Settings, o sampling) (backend, error) {
+		open: func(s config.Settings, o sampling) (chat.Backend, error) {
 			base, err := openai.ParseBaseURL(s.BaseURL.Value)
 			if err != nil {
 				return nil, err
@@ -69,21 +70,21 @@ var backends = []backendKind{
 
 // What each backend can do beyond chatting, checked here.
 var (
-	_ backend = (*ollama.Model)(nil)
-	_ checker = (*ollama.Model)(nil)
-	_ sizer   = (*ollama.Model)(nil)
-	_ lister  = (*ollama.Model)(nil)
+	_ chat.Backend = (*ollama.Model)(nil)
+	_ chat.Checker = (*ollama.Model)(nil)
+	_ chat.Sizer   = (*ollama.Model)(nil)
+	_ chat.Lister  = (*ollama.Model)(nil)
 
-	_ missingModel = (*ollama.MissingError)(nil)
-	_ pullable     = (*ollama.MissingError)(nil)
+	_ chat.MissingModel = (*ollama.MissingError)(nil)
+	_ chat.Pullable     = (*ollama.MissingError)(nil)
 
-	_ backend = (*openai.Model)(nil)
-	_ checker = (*openai.Model)(nil)
-	_ lister  = (*openai.Model)(nil)
+	_ chat.Backend = (*openai.Model)(nil)
+	_ chat.Checker = (*openai.Model)(nil)
+	_ chat.Lister  = (*openai.Model)(nil)
 
-	_ missingModel = (*openai.UnlistedError)(nil)
+	_ chat.MissingModel = (*openai.UnlistedError)(nil)
 
-	_ backend = (*fakemodel.Model)(nil)
+	_ chat.Backend = (*fakemodel.Model)(nil)
 )
 
 const (

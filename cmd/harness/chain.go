@@ -2,6 +2,7 @@ package main
 
 import (
 	"harness/approve"
+	"harness/chat"
 	"harness/journal"
 	"harness/loop"
 	"harness/tools"
@@ -23,7 +24,7 @@ type chained struct {
 // none), long results in the folder outputs ("": a temporary one);
 // questions go to asker (nil: nobody can answer), decisions to approvals,
 // and a sandbox that turns out not to work to fb.
-func (c *chatCmd) chain(tb *toolbox, outputs, keep string, asker approve.Asker, approvals *approvals, fb *fallback) (*chained, error) {
+func (c *chatCmd) chain(tb *toolbox, outputs, keep string, asker approve.Asker, approvals *chat.Approvals, fb *fallback) (*chained, error) {
 	ts := tb.lie()                          // lie: the tools tell the lies --lie asks for
 	set, out, err := c.toolSet(ts, outputs) // outputs: long results are cut, and kept for read_output
 	if err != nil {
@@ -31,7 +32,7 @@ func (c *chatCmd) chain(tb *toolbox, outputs, keep string, asker approve.Asker, 
 	}
 	j := journal.New(set, tb.ws, keep) // journal: what the file tools change, for /undo and /diff
 	g, err := c.gate(j, set, tools.NewSources(tb.ws, out), asker, func(d approve.Decision) {
-		approvals.decided(d)
+		approvals.Decided(d)
 		j.Decided(d) // the diff a question showed is not shown again
 	}) // approve: the user is asked as --approve says
 	if err != nil {

@@ -4,28 +4,19 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"io"
-	"regexp"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/alecthomas/kong"
 
-	"harness/approve"
 	"harness/chat"
-	"harness/config"
 	"harness/fakemodel"
 	"harness/guard"
-	"harness/loop"
 	"harness/mcp"
 	"harness/protocol"
-	"harness/record"
-	"harness/repl"
 	"harness/sandbox"
 	"harness/subagent"
 	"harness/tools"
-	"harness/view"
 	"harness/xdg"
 )
 
@@ -43,6 +34,14 @@ type modelFlags struct {
 	Temperature   *float64 `placeholder:"T" help:"Sampling temperature (default: the model's own)."`
 	Seed          *int     `placeholder:"N" help:"Sampling seed, for repeatable replies."`
 	Fake          string   `placeholder:"FILE" help:"Use the scripted fake model in FILE instead of a server (see the fakemodel package for the format)."`
+}
+
+// sessionFlags say whether the conversation is saved, and which saved one
+// it continues.
+type sessionFlags struct {
+	Continue  bool   `short:"c" xor:"resume" group:"Sessions" help:"Continue the most recent session of this workspace (in the REPL, or for one turn with -p)."`
+	Resume    string `placeholder:"ID" xor:"resume" group:"Sessions" help:"Continue the session ID, or the one saved under that name (harness sessions lists them)."`
+	NoSession bool   `group:"Sessions" help:"Save nothing of this conversation; with -c or --resume, continue a session without adding to it."`
 }
 
 type chatCmd struct {
@@ -71,248 +70,6 @@ type budgetFlags struct {
 	MaxOutputTokens int           `default:"200000" help:"Most output tokens the backend may report for the run (0: no limit)."`
 	MaxRepeats      int           `default:"3" help:"Stop when the same call with the same arguments gets the same result this many times within the last 8 calls (or the last N, when N is over 8; 0: no limit)."`
 	AgentMaxSteps   int           `default:"15" help:"Most model calls in the turn of a helper that the agent tool starts; its calls, time and tokens count in the run's limits too."`
-}
-
-func (c *chatCmd) Run(ctx context.Context, std stdio, k *kong.Context, dirs xdg.Dirs) error {
-	r, err := c.wire(ctx, std, flagsGiven(k), dirs)
-	if err != nil {
-		return err
-	}
-	defer r.close()
-	if c.Prompt != "" {
-		return advised(r.oneTurn(ctx, std, string(c.Prompt)))
-	}
-	if err := r.repl(ctx, std); err != nil {
-		return err
-	}
-	return r.script.Failure()
-}
-
-// wire builds the parts of a chat from the flags, once; they are passed
-// down from here and never looked for again. given names the flags given
-// on the command line; dirs finds the settings and state folders.
-func (c *chatCmd) wire(ctx context.Context, std stdio, given []string, dirs xdg.Dirs) (*runner, error) {
-	inREPL := c.Prompt == ""
-	log := std.err // where notes go: the REPL's output, or stderr with -p
-	if inREPL {
-		log = std.out
-	}
-	// The model's flags first: a wrong one must not start the MCP
-	// servers, and the settings file is read once.
-	model, provs, err := c.model(given, dirs)
-	if err != nil {
-		return nil, &exitCodeError{code: exitUsage, err: err}
-	}
-	var file *config.File // nil: the MCP servers' own reading of it
-	if provs != nil {
-		file = provs.file
-	}
-	servers, err := c.startMCP(ctx, dirs, file, c.Workspace, log)
-	if err != nil {
-		return nil, &exitCodeError{code: exitUsage, err: err}
-	}
-	// The servers stop with the run (closeFiles), or here when there is
-	// no run.
-	wired := false
-	defer func() {
-		if !wired {
-			servers.Close()
-		}
-	}()
-	tb, err := c.tools(&c.safetyFlags, servers)
-	if err != nil {
-		return nil, &exitCodeError{code: exitUsage, err: err}
-	}
-	var keep string // where /undo's copies go: only the REPL has /undo
-	if inREPL {
-		keep, _ = dirs.State()
-	}
-	// Questions go to the REPL's output in the REPL, answered by its input
-	// lines; with -p, to stderr, answered only when stdin is a terminal.
-	var answers *repl.Asker
-	var asker approve.Asker // nil: nobody can answer
-	switch {
-	case inREPL:
-		answers = &repl.Asker{Out: std.out, Style: view.StyleFor(std.out)}
-		asker = answers
-	case view.Interactive(std.in):
-		asker = &repl.Asker{Out: std.err, Style: view.StyleFor(std.err), Open: func() *repl.Input { return repl.PlainInput(std.in, std.err, false) }}
-	}
-	decisions := &approvals{log: log} // its record is known once the record is open
-	fb := &fallback{log: log}
-	ch, err := c.chain(tb, outputsDir(dirs, c.NoSession), keep, asker, decisions, fb)
-	if err != nil {
-		return nil, &exitCodeError{code: exitUsage, err: err}
-	}
-	if err := c.startSandbox(ctx, tb.box, fb); err != nil {
-		return nil, err
-	}
-	described := model.Describe()
-	size, err := windowSize(ctx, std.err, model, &c.modelFlags)
-	if err != nil {
-		return nil, &exitCodeError{code: exitUsage, err: err}
-	}
-	unused := ignored(described, given)
-	for _, fs := range unused {
-		if fs.still != "" {
-			fmt.Fprintf(std.err, "harness: --%s is not sent to the %s backend: %s\n", fs.flag, described.Name, fs.still)
-			continue
-		}
-		fmt.Fprintf(std.err, "harness: --%s is ignored by the %s backend\n", fs.flag, described.Name)
-	}
-	pattern := c.TestPattern
-	if pattern == "" {
-		pattern = testPattern
-	}
-	tests, err := regexp.Compile(pattern)
-	if err != nil {
-		return nil, &exitCodeError{code: exitUsage, err: fmt.Errorf("--test-pattern: %w", err)}
-	}
-	specs := c.mainSpecs(ch.set.Specs())
-	// The files the run made go when it ends: the copies for /undo and
-	// the long outputs; and the MCP servers stop.
-	closeFiles := func() {
-		servers.Close()
-		ch.journal.Close()
-		if ch.out != nil {
-			ch.out.Close()
-		}
-	}
-	r := &runner{
-		backend:   described,
-		model:     model,
-		root:      tb.ws.Root(),
-		ws:        tb.ws,
-		dirs:      dirs,
-		journal:   ch.journal,
-		approvals: decisions,
-		answers:   answers,
-		cfg: loop.Config{
-			System:          chat.SystemPrompt(tb.ws, specs, dirs, log),
-			MaxSteps:        c.MaxSteps,
-			MaxFormatErrors: c.MaxFormatErrors,
-			IsTest:          tools.RunsTests(tests),
-			Target:          target,
-			Parse:           replyParser(c.Parser, specs),
-		},
-		wire: c.ShowWire,
-		budget: &loop.Budget{
-			ModelCalls:   c.MaxModelCalls,
-			Time:         c.MaxTime,
-			OutputTokens: c.MaxOutputTokens,
-			Repeats:      c.MaxRepeats,
-			Window:       8,
-		},
-		close:     closeFiles,
-		script:    &chat.Scripted{},
-		pinned:    slices.Contains(given, "model"),
-		providers: provs,
-	}
-	start := func() record.Start { return r.start(specs, unused) }
-	// The window is the model's: a resumed session may bring back another
-	// model than the flags chose (one whose window the flags leave no room
-	// in is not taken), as /model may switch to one.
-	r.windowFor = func(ctx context.Context, warn io.Writer, b backend) (int, error) {
-		return windowSize(ctx, warn, b, &c.modelFlags)
-	}
-	if err := c.openSession(ctx, r, start); err != nil {
-		closeFiles()
-		return nil, err
-	}
-	r.close = func() { r.conv.close(); closeFiles() }
-	if r.model != model {
-		if size, err = r.windowFor(ctx, std.err, r.model); err != nil {
-			r.close()
-			return nil, &exitCodeError{code: exitUsage, err: err}
-		}
-	}
-	if c.Record != "" {
-		rec, closeRec, err := openRecord(c.Record, start())
-		if err != nil {
-			r.close()
-			return nil, err
-		}
-		r.rec, r.close = rec, func() { closeRec(); r.conv.close(); closeFiles() }
-	}
-	r.keepInWindow(log, size, c.MaxTokens, c.Compact, inREPL)
-	decisions.rec = r.rec
-	gated := ch.gate
-	// Helpers run their calls through the gate, and their events reach
-	// the hooks the main conversation has, the display indenting them.
-	// They use the model the main conversation uses: /model builds them
-	// again.
-	r.toolsFor = func(m loop.Model) (loop.Tools, error) {
-		if !c.agentChosen() {
-			return gated, nil
-		}
-		return subagent.New(gated, subagent.Config{
-			Model:           m,
-			Root:            tb.ws.Root(),
-			MaxSteps:        c.AgentMaxSteps,
-			MaxFormatErrors: c.MaxFormatErrors,
-			IsTest:          r.cfg.IsTest,
-			Target:          target,
-			Parse:           r.cfg.Parse,
-			Hooks:           r.hooks(view.NewNest(log, view.StyleFor(log)), view.NewWire(log, view.StyleFor(log), c.ShowWire)),
-			Done:            r.saveChild,
-			Limited:         []subagent.Limited{readOnlyBash()},
-		})
-	}
-	if r.tools, err = r.toolsFor(r.model); err != nil {
-		r.close()
-		return nil, err
-	}
-	r.attach = &repl.Attacher{WS: tb.ws, Tools: gated}
-	r.mcp = servers
-	// Commands still running when the chat ends end with it: on macOS
-	// nothing else would end them.
-	closeRest := r.close
-	r.close = func() { tb.box.Close(); closeRest() }
-	wired = true
-	return r, nil
-}
-
-// withAgent returns specs with the agent tool's, sorted by name: what the
-// main conversation's model is told, as subagent.New's tools say.
-func withAgent(specs []protocol.ToolSpec) []protocol.ToolSpec {
-	specs = append(specs, subagent.Spec())
-	slices.SortFunc(specs, func(a, b protocol.ToolSpec) int { return strings.Compare(a.Name, b.Name) })
-	return specs
-}
-
-// hooks returns the hooks of a conversation of the run, ui last: the
-// budget, the record when there is one, the session (which keeps only the
-// main conversation), the approvals, the journal of file changes, what
-// keeps a scripted model's failure.
-func (r *runner) hooks(ui ...loop.Hook) []loop.Hook {
-	hooks := []loop.Hook{r.budget}
-	if r.rec != nil {
-		hooks = append(hooks, r.rec)
-	}
-	if r.conv.writer != nil {
-		hooks = append(hooks, r.conv.writer) // it saves the main conversation only
-	}
-	hooks = append(hooks, r.approvals, r.journal, r.script)
-	return append(hooks, ui...)
-}
-
-// start is what the record says about the run before it begins.
-func (r *runner) start(specs []protocol.ToolSpec, unused []flagSetting) record.Start {
-	s := record.Start{
-		Version:           version(),
-		Model:             r.backend.Model,
-		Backend:           r.backend.Name,
-		Workspace:         r.root,
-		Options:           r.backend.Options,
-		SystemPromptBytes: len(r.cfg.System),
-	}
-	for _, fs := range unused {
-		s.Ignored = append(s.Ignored, string(fs.setting))
-	}
-	for _, spec := range specs {
-		s.Tools = append(s.Tools, spec.Name)
-	}
-	return s
 }
 
 // flagsGiven names the flags given on the command line, as they were
@@ -344,6 +101,15 @@ func modelSettings() []flagSetting {
 		{"temperature", protocol.Temperature, ""},
 		{"seed", protocol.Seed, ""},
 	}
+}
+
+// settingsOf returns the backend settings of flags.
+func settingsOf(flags []flagSetting) []protocol.Setting {
+	var out []protocol.Setting
+	for _, fs := range flags {
+		out = append(out, fs.setting)
+	}
+	return out
 }
 
 // ignored returns the model flags among given whose setting b ignores.
@@ -432,18 +198,10 @@ func (w *workspaceFlags) tools(safety *safetyFlags, servers *mcp.Servers) (*tool
 	return tb, nil
 }
 
-// backend is a model that says what it is and which settings it honours.
-// What else a backend can do is in capabilities.go; which backends there
-// are, in backends.go.
-type backend interface {
-	loop.Model
-	Describe() protocol.Backend
-}
-
 // model returns the model of the run, and, unless it is the fake, the
 // providers it was chosen from. given names the flags given on the
 // command line; dirs finds the settings file, and reads the environment.
-func (m *modelFlags) model(given []string, dirs xdg.Dirs) (backend, *providers, error) {
+func (m *modelFlags) model(given []string, dirs xdg.Dirs) (chat.Backend, *providers, error) {
 	if m.Fake != "" {
 		s, err := fakemodel.Load(m.Fake)
 		if err != nil {

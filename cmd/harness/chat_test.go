@@ -65,22 +65,23 @@ func TestWiredPromptShowsTheWiredTools(t *testing.T) {
 	}
 	var out bytes.Buffer
 	c := &chatCmd{Prompt: "hi", workspaceFlags: workspaceFlags{Workspace: dir}, modelFlags: modelFlags{Fake: script}, safetyFlags: safetyFlags{Sandbox: "none"}}
-	r, err := c.wire(context.Background(), stdio{in: strings.NewReader(""), out: &out, err: &out}, nil, tempDirs(t))
+	w, err := c.wire(context.Background(), stdio{in: strings.NewReader(""), out: &out, err: &out}, nil, tempDirs(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer r.close()
-	if want := protocol.SystemPrompt(r.root, r.tools.Specs()); r.cfg.System != want {
-		t.Errorf("the chat's system prompt is not that of its tools:\n%s\nwant\n%s", r.cfg.System, want)
+	r := w.chat
+	defer r.Close()
+	if want := protocol.SystemPrompt(r.Root(), r.Tools().Specs()); r.Config.System != want {
+		t.Errorf("the chat's system prompt is not that of its tools:\n%s\nwant\n%s", r.Config.System, want)
 	}
-	if !strings.Contains(r.cfg.System, "\nagent: ") {
+	if !strings.Contains(r.Config.System, "\nagent: ") {
 		t.Error("the agent tool is not in the system prompt")
 	}
 	out.Reset()
 	if err := (&promptCmd{workspaceFlags: c.workspaceFlags}).Run(context.Background(), stdio{out: &out}, tempDirs(t)); err != nil {
 		t.Fatal(err)
 	}
-	if out.String() != r.cfg.System {
+	if out.String() != r.Config.System {
 		t.Error("harness prompt prints another prompt than the chat's")
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 
+	"harness/chat"
 	"harness/plural"
 	"harness/protocol"
 	"harness/sandbox"
@@ -63,7 +64,7 @@ func (c *contextCmd) Run(std stdio, dirs xdg.Dirs) error {
 // load reads the session c names in the workspace root: its latest when
 // it names none.
 func (c *contextCmd) load(dirs xdg.Dirs, root string) (*session.Saved, error) {
-	dir, err := sessionDir(dirs)
+	dir, err := chat.SessionDir(dirs)
 	if err != nil {
 		return nil, err
 	}
@@ -122,5 +123,5 @@ func savedInstructions(sv *session.Saved) string {
 	if err != nil {
 		return ""
 	}
-	return instructionsIn(sv.State.Messages[0].Content, protocol.SystemPrompt(tb.ws.Root(), w.mainSpecs(specs)))
+	return chat.InstructionsIn(sv.State.Messages[0].Content, protocol.SystemPrompt(tb.ws.Root(), w.mainSpecs(specs)))
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"harness/chat"
+	"harness/protocol"
 	"harness/view"
 )
 
@@ -27,16 +29,19 @@ func TestShowContextInstructions(t *testing.T) {
 	var log bytes.Buffer
 	c := &chatCmd{Prompt: "hi", workspaceFlags: workspaceFlags{Workspace: dir}, modelFlags: modelFlags{Fake: script, providerFlags: providerFlags{NumCtx: 4096}},
 		safetyFlags: safetyFlags{Sandbox: "none"}, sessionFlags: sessionFlags{NoSession: true}}
-	r, err := c.wire(context.Background(), stdio{in: strings.NewReader(""), out: &log, err: &log}, nil, tempDirs(t))
+	w, err := c.wire(context.Background(), stdio{in: strings.NewReader(""), out: &log, err: &log}, nil, tempDirs(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer r.close()
-	if got := r.instructions(); !strings.HasPrefix(got, "\n# Instructions from AGENTS.md\nAnswer in French. Keep it short.") || !strings.HasSuffix(r.cfg.System, got) {
+	r := w.chat
+	defer r.Close()
+	got := chat.InstructionsIn(r.Config.System, protocol.SystemPrompt(r.Root(), r.Tools().Specs()))
+	if !strings.HasPrefix(got, "\n# Instructions from AGENTS.md\nAnswer in French. Keep it short.") || !strings.HasSuffix(r.Config.System, got) {
 		t.Fatalf("instructions = %q", got)
 	}
 	var out bytes.Buffer
-	if err := r.ctxview.Show(&out, r.agent(&view.Turn{Out: &log, Log: &log}).State(), r.instructions()); err != nil {
+	r.Start(&view.Turn{Out: &log, Log: &log})
+	if err := r.ShowContext(&out); err != nil {
 		t.Fatal(err)
 	}
 	// 930 bytes of instructions are about 230 tokens.

@@ -6,10 +6,8 @@ import (
 	"io"
 	"time"
 
-	"harness/loop"
+	"harness/chat"
 	"harness/protocol"
-	"harness/view"
-	"harness/window"
 )
 
 // showTimeout bounds the question of the model's context length at start:
@@ -39,7 +37,7 @@ func (m *modelFlags) numCtx() int {
 // say, the size stands: the first request will tell what is wrong. A reply
 // limit (maxTokens) as large as the window leaves no room for the
 // conversation, and every request would be refused: it is an error.
-func windowSize(ctx context.Context, warn io.Writer, m backend, flags *modelFlags) (int, error) {
+func windowSize(ctx context.Context, warn io.Writer, m chat.Backend, flags *modelFlags) (int, error) {
 	b := m.Describe()
 	size, ok := b.Options[string(protocol.NumCtx)].(int)
 	if !ok {
@@ -52,7 +50,7 @@ func windowSize(ctx context.Context, warn io.Writer, m backend, flags *modelFlag
 	if maxTokens >= size {
 		return 0, fmt.Errorf("--max-tokens %d leaves no room for the conversation in --num-ctx %d: the reply's tokens are kept free in the context window, so --max-tokens must be less than --num-ctx", maxTokens, size)
 	}
-	sz, ok := m.(sizer)
+	sz, ok := m.(chat.Sizer)
 	if !ok {
 		return size, nil
 	}
@@ -67,39 +65,6 @@ func windowSize(ctx context.Context, warn io.Writer, m backend, flags *modelFlag
 	}
 	fmt.Fprintf(warn, "harness: --num-ctx %d is more than the %d tokens %s can hold; the context window is %d\n", size, n, b.Model, n)
 	return n, nil
-}
-
-// keepInWindow gives the run's conversations a context window of size
-// tokens, and what shows it (r.ctxview, writing to log, after each step
-// when steps is set). With compact, a Compactor keeps them inside it,
-// keeping reserve tokens free for the reply (0: an eighth of the window);
-// the summaries it asks of the model count in the budget and reach the
-// record as the steps do. Without, it only counts, for the display.
-func (r *runner) keepInWindow(log io.Writer, size, reserve int, compact, steps bool) {
-	v := &view.Window{W: log, Style: view.StyleFor(log), Size: size, Steps: steps}
-	hooks := []loop.Hook{r.budget}
-	if r.rec != nil {
-		hooks = append(hooks, r.rec)
-	}
-	v.Compact = window.New(window.Config{
-		Reserve:    reserve,
-		Target:     maskTarget,
-		Parse:      r.cfg.Parse,
-		Summarizer: window.ModelSummarizer(currentModel{r}, v.SummaryHooks(append(hooks, v)...)...),
-	})
-	r.ctxview = v
-	r.cfg.Window = size
-	if compact {
-		r.cfg.Compactor = v.Compact
-	}
-}
-
-// currentModel is the run's model at each call: the summaries are asked
-// of the model the conversation uses, which /model may change.
-type currentModel struct{ r *runner }
-
-func (m currentModel) Chat(ctx context.Context, req protocol.Request, stream func(protocol.Delta)) (protocol.Reply, error) {
-	return m.r.model.Chat(ctx, req, stream)
 }
 
 // maskTarget names what a call acted on in the line that replaces its

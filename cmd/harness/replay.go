@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"harness/chat"
 	"harness/fakemodel"
 	"harness/record"
 	"harness/session"
@@ -68,7 +69,7 @@ func (c *replayCmd) open(dirs xdg.Dirs) (*os.File, error) {
 
 // sessionFile is the file of the session c.File names.
 func (c *replayCmd) sessionFile(dirs xdg.Dirs) (string, error) {
-	dir, err := sessionDir(dirs)
+	dir, err := chat.SessionDir(dirs)
 	if err != nil {
 		return "", err
 	}

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -17,7 +16,6 @@ import (
 	"harness/guard"
 	"harness/loop"
 	"harness/protocol"
-	"harness/record"
 	"harness/sandbox"
 	"harness/tools"
 )
@@ -159,76 +157,6 @@ func (b *byteSize) UnmarshalText(text []byte) error {
 	return nil
 }
 
-// approvals keeps the gate's decisions: in the run's record, when there is
-// one, with the turn each was made in, and on the log for the refusals
-// that no question on the screen told of. It is a loop hook, to know the
-// turn.
-type approvals struct {
-	log  io.Writer
-	rec  *record.Recorder // nil without --record
-	turn atomic.Int64
-	mu   sync.Mutex // calls that only read may run, and be decided, at once
-}
-
-// Event keeps the turn that decisions are made in: the main
-// conversation's, which a helper's calls run inside.
-func (a *approvals) Event(e loop.Event) error {
-	if e.Kind == loop.TurnStarted && e.Origin == "" {
-		a.turn.Store(int64(e.Turn))
-	}
-	return nil
-}
-
-// decided records a decision of the gate. Decisions nobody answered are
-// also shown, since no question on the screen told of them.
-func (a *approvals) decided(d approve.Decision) {
-	word := decisionWord(d)
-	if word == "" {
-		return
-	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	question := "run"
-	if d.Question.Kind == approve.Send {
-		question = "send"
-	}
-	if a.rec != nil {
-		a.rec.Approval(int(a.turn.Load()), d.Call.ID, d.Call.Name, question, word)
-	}
-	if h := hint(d); h != "" {
-		fmt.Fprintf(a.log, "approval: %s %s refused: %s (--approve %s)\n", d.Call.ID, d.Call.Name, d.Why, h)
-	}
-}
-
-// decisionWord is the record's word for a decision a person made or could
-// not make, or for mode deny; "" for one the mode or the check made alone,
-// which the call and result lines already tell.
-func decisionWord(d approve.Decision) string {
-	switch d.Outcome {
-	case approve.UserYes:
-		return "yes"
-	case approve.UserAlways, approve.AlwaysBefore:
-		return "always"
-	case approve.UserNo, approve.ModeDenied, approve.WithheldBefore:
-		return "no"
-	case approve.Unanswered, approve.Interrupted:
-		return "nobody"
-	}
-	return ""
-}
-
-// hint completes "(--approve ...)" after a refusal that no question on the
-// screen told of; it is "" for the decisions the screen already shows.
-func hint(d approve.Decision) string {
-	switch d.Outcome {
-	case approve.ModeDenied:
-		return "deny refuses every call"
-	case approve.Unanswered:
-		return "all runs everything without asking"
-	}
-	return ""
-}
-
 // gated is the tool set of a chat: the approval gate, and the sandbox
 // whose fallback its commands may find.
 type gated struct {
@@ -250,5 +178,4 @@ func (g *gated) Run(ctx context.Context, call protocol.Call) protocol.Result {
 
 var (
 	_ loop.Tools = (*gated)(nil)
-	_ loop.Hook  = (*approvals)(nil)
 )

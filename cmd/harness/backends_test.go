@@ -2,15 +2,11 @@ package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"net/url"
 	"testing"
 
+	"harness/chat"
 	"harness/config"
 	"harness/fakemodel"
-	"harness/ollama"
-	"harness/openai"
 )
 
 // TestBackends: every backend of the table is made from its settings,
@@ -23,7 +19,7 @@ func TestBackends(t *testing.T) {
 	}
 	tests := []struct {
 		name                   string
-		model                  backend // nil: the table's backend of that name
+		model                  chat.Backend // nil: the table's backend of that name
 		checker, sizer, lister bool
 	}{
 		{name: "ollama", checker: true, sizer: true, lister: true},
@@ -53,14 +49,14 @@ func TestBackends(t *testing.T) {
 			if d := b.Describe(); d.Name != tt.name {
 				t.Errorf("Describe().Name = %q, want the type's name %q", d.Name, tt.name)
 			}
-			_, isChecker := b.(checker)
-			_, isSizer := b.(sizer)
-			_, isLister := b.(lister)
+			_, isChecker := b.(chat.Checker)
+			_, isSizer := b.(chat.Sizer)
+			_, isLister := b.(chat.Lister)
 			if isChecker != tt.checker || isSizer != tt.sizer || isLister != tt.lister {
 				t.Errorf("checker %v, sizer %v, lister %v; want %v, %v, %v", isChecker, isSizer, isLister, tt.checker, tt.sizer, tt.lister)
 			}
 			if !tt.checker {
-				if err := checkBackend(context.Background(), b); err != nil {
+				if err := chat.Check(context.Background(), b); err != nil {
 					t.Errorf("checkBackend of a model that cannot check: %v", err)
 				}
 			}
@@ -68,40 +64,5 @@ func TestBackends(t *testing.T) {
 	}
 	if types[0].Name != "ollama" {
 		t.Errorf("the default backend is %s, want ollama", types[0].Name)
-	}
-}
-
-// TestMissing: a check's error says whether the model is missing, and
-// whether for certain, whichever backend made it and however it is
-// wrapped; only a server that can get the model has a remedy.
-func TestMissing(t *testing.T) {
-	host, _ := url.Parse("http://127.0.0.1:11434")
-	base, _ := url.Parse("http://127.0.0.1:1234/v1")
-	tests := []struct {
-		name                string
-		err                 error
-		certainly, doubtful bool
-		pullable            bool
-	}{
-		{"none", nil, false, false, false},
-		{"another error", ollama.ErrUnreachable, false, false, false},
-		{"ollama's", &ollama.MissingError{Model: "m", Host: host}, true, false, true},
-		{"ollama's, wrapped", fmt.Errorf("check: %w", &ollama.MissingError{Model: "m", Host: host}), true, false, true},
-		{"openai's", &openai.UnlistedError{Model: "m", Base: base}, false, true, false},
-		{"a sentinel alone", openai.ErrModelNotFound, false, false, false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			var p pullable
-			if got := certainlyMissing(tt.err); got != tt.certainly {
-				t.Errorf("certainlyMissing = %v", got)
-			}
-			if got := doubtfullyMissing(tt.err); got != tt.doubtful {
-				t.Errorf("doubtfullyMissing = %v", got)
-			}
-			if got := errors.As(tt.err, &p); got != tt.pullable {
-				t.Errorf("pullable = %v", got)
-			}
-		})
 	}
 }

@@ -1,26 +1,21 @@
-package main
+package chat
 
 import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"harness/fakemodel"
 )
 
-// checkTimeout bounds the check of the server, at the REPL's start and
-// at /model (checkBackend).
-const checkTimeout = 10 * time.Second
-
-// modelAdvice says what a failed check or model call found and what to do
+// Advice says what a failed check or model call found and what to do
 // about it: start the server, get the model onto a server that can
 // (pullable), or pick one the server has, with /model in the REPL (repl)
 // or --model. A `harness fake-ollama` cannot pull anything: for it the
 // advice is the model it serves. The REPL and -p give the same advice,
 // each in its own words.
-func modelAdvice(err error, repl bool) string {
-	var missing pullable
+func Advice(err error, repl bool) string {
+	var missing Pullable
 	if !errors.As(err, &missing) {
 		return err.Error()
 	}
@@ -46,7 +41,7 @@ func modelAdvice(err error, repl bool) string {
 	return advice
 }
 
-// advisedError is an error told with modelAdvice's advice.
+// advisedError is an error told with Advice's advice.
 type advisedError struct {
 	err    error
 	advice string
@@ -55,13 +50,13 @@ type advisedError struct {
 func (e *advisedError) Error() string { return e.advice }
 func (e *advisedError) Unwrap() error { return e.err }
 
-// advised is err, told with the advice of modelAdvice for a run of one
+// Advised is err, told with the advice of Advice for a run of one
 // turn (-p) when it is about a model a server that can get it does not
 // have.
-func advised(err error) error {
-	var missing pullable
+func Advised(err error) error {
+	var missing Pullable
 	if !errors.As(err, &missing) {
 		return err
 	}
-	return &advisedError{err: err, advice: modelAdvice(err, false)}
+	return &advisedError{err: err, advice: Advice(err, false)}
 }

@@ -1,0 +1,285 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/alecthomas/kong"
+
+	"harness/approve"
+	"harness/chat"
+	"harness/config"
+	"harness/loop"
+	"harness/protocol"
+	"harness/record"
+	"harness/repl"
+	"harness/subagent"
+	"harness/tools"
+	"harness/view"
+	"harness/xdg"
+)
+
+func (c *chatCmd) Run(ctx context.Context, std stdio, k *kong.Context, dirs xdg.Dirs) error {
+	w, err := c.wire(ctx, std, flagsGiven(k), dirs)
+	if err != nil {
+		return err
+	}
+	defer w.chat.Close()
+	if c.Prompt != "" {
+		return chat.Advised(w.oneTurn(ctx, std, string(c.Prompt)))
+	}
+	err = repl.Run(ctx, repl.Config{Chat: w.chat, Asker: w.answers, In: std.in, Out: std.out, Screen: w.screen, Err: std.err, Banner: "harness " + version()})
+	switch {
+	case errors.Is(err, repl.ErrQuitNow):
+		return &exitCodeError{code: exitInterrupt, err: err}
+	case err != nil:
+		return err
+	}
+	return w.chat.Script.Failure()
+}
+
+// wired is a chat built from the flags, and what its REPL or its one turn
+// needs besides.
+type wired struct {
+	chat *chat.Chat
+	// screen is where the chat's notes go: the REPL's output, or stderr
+	// with -p; a question waiting there keeps what else is written.
+	screen  *repl.Screen
+	st      view.Style  // of what screen writes to
+	answers *repl.Asker // asks in the REPL, answered by its input; nil with -p
+}
+
+// wire builds the parts of a chat from the flags, once; they are passed
+// down from here and never looked for again. given names the flags given
+// on the command line; dirs finds the settings and state folders.
+func (c *chatCmd) wire(ctx context.Context, std stdio, given []string, dirs xdg.Dirs) (*wired, error) {
+	inREPL := c.Prompt == ""
+	w := &wired{screen: repl.NewScreen(std.err), st: view.StyleFor(std.err)}
+	if inREPL {
+		w.screen, w.st = repl.NewScreen(std.out), view.StyleFor(std.out)
+	}
+	log := w.screen
+	// The model's flags first: a wrong one must not start the MCP
+	// servers, and the settings file is read once.
+	model, provs, err := c.model(given, dirs)
+	if err != nil {
+		return nil, &exitCodeError{code: exitUsage, err: err}
+	}
+	var file *config.File // nil: the MCP servers' own reading of it
+	if provs != nil {
+		file = provs.file
+	}
+	servers, err := c.startMCP(ctx, dirs, file, c.Workspace, log)
+	if err != nil {
+		return nil, &exitCodeError{code: exitUsage, err: err}
+	}
+	// The servers stop with the run (closeFiles), or here when there is
+	// no run.
+	done := false
+	defer func() {
+		if !done {
+			servers.Close()
+		}
+	}()
+	tb, err := c.tools(&c.safetyFlags, servers)
+	if err != nil {
+		return nil, &exitCodeError{code: exitUsage, err: err}
+	}
+	var keep string // where /undo's copies go: only the REPL has /undo
+	if inREPL {
+		keep, _ = dirs.State()
+	}
+	// Questions go to the REPL's output in the REPL, answered by its input
+	// lines; with -p, to stderr, answered only when stdin is a terminal.
+	var asker approve.Asker // nil: nobody can answer
+	switch {
+	case inREPL:
+		w.answers = &repl.Asker{Out: w.screen, Style: w.st}
+		asker = w.answers
+	case view.Interactive(std.in):
+		asker = &repl.Asker{Out: w.screen, Style: w.st, Open: func() *repl.Input { return repl.PlainInput(std.in, std.err, false) }}
+	}
+	decisions := &chat.Approvals{Log: log} // its record is known once the record is open
+	fb := &fallback{log: log}
+	ch, err := c.chain(tb, outputsDir(dirs, c.NoSession), keep, asker, decisions, fb)
+	if err != nil {
+		return nil, &exitCodeError{code: exitUsage, err: err}
+	}
+	if err := c.startSandbox(ctx, tb.box, fb); err != nil {
+		return nil, err
+	}
+	size, err := windowSize(ctx, std.err, model, &c.modelFlags)
+	if err != nil {
+		return nil, &exitCodeError{code: exitUsage, err: err}
+	}
+	described := model.Describe()
+	unused := ignored(described, given)
+	for _, fs := range unused {
+		if fs.still != "" {
+			fmt.Fprintf(std.err, "harness: --%s is not sent to the %s backend: %s\n", fs.flag, described.Name, fs.still)
+			continue
+		}
+		fmt.Fprintf(std.err, "harness: --%s is ignored by the %s backend\n", fs.flag, described.Name)
+	}
+	pattern := c.TestPattern
+	if pattern == "" {
+		pattern = testPattern
+	}
+	tests, err := regexp.Compile(pattern)
+	if err != nil {
+		return nil, &exitCodeError{code: exitUsage, err: fmt.Errorf("--test-pattern: %w", err)}
+	}
+	specs := c.mainSpecs(ch.set.Specs())
+	// The files the run made go when it ends: the copies for /undo and
+	// the long outputs; and the MCP servers stop.
+	closeFiles := func() {
+		servers.Close()
+		ch.journal.Close()
+		if ch.out != nil {
+			ch.out.Close()
+		}
+	}
+	r := &chat.Chat{
+		Model:     model,
+		Models:    provs.models(),
+		Pinned:    slices.Contains(given, "model"),
+		BareNames: bareType,
+		Workspace: tb.ws,
+		Dirs:      dirs,
+		Config: loop.Config{
+			System:          chat.SystemPrompt(tb.ws, specs, dirs, log),
+			MaxSteps:        c.MaxSteps,
+			MaxFormatErrors: c.MaxFormatErrors,
+			IsTest:          tools.RunsTests(tests),
+			Target:          target,
+			Parse:           replyParser(c.Parser, specs),
+		},
+		Budget: &loop.Budget{
+			ModelCalls:   c.MaxModelCalls,
+			Time:         c.MaxTime,
+			OutputTokens: c.MaxOutputTokens,
+			Repeats:      c.MaxRepeats,
+			Window:       8,
+		},
+		Approvals: decisions,
+		Journal:   ch.journal,
+		Attach:    &repl.Attacher{WS: tb.ws, Tools: ch.gate},
+		MCP:       servers,
+		Script:    &chat.Scripted{},
+		ShowWire:  c.ShowWire,
+		Release:   closeFiles,
+		// The window is the model's: a resumed session may bring back
+		// another model than the flags chose (one whose window the flags
+		// leave no room in is not taken), as /model may switch to one.
+		WindowFor: func(ctx context.Context, warn io.Writer, b chat.Backend) (int, error) {
+			return windowSize(ctx, warn, b, &c.modelFlags)
+		},
+	}
+	w.chat = r
+	start := func() record.Start { return r.RecordStart(version(), specs, settingsOf(unused)) }
+	res := chat.Resume{Latest: c.Continue, ID: c.Resume, NoSession: c.NoSession}
+	if err := r.OpenSession(ctx, res, start); err != nil {
+		var usage *chat.UsageError
+		if errors.As(err, &usage) {
+			err = &exitCodeError{code: exitUsage, err: err}
+		}
+		r.Close()
+		return nil, err
+	}
+	if r.Model != model {
+		if size, err = r.WindowFor(ctx, std.err, r.Model); err != nil {
+			r.Close()
+			return nil, &exitCodeError{code: exitUsage, err: err}
+		}
+	}
+	if c.Record != "" {
+		rec, closeRec, err := openRecord(c.Record, start())
+		if err != nil {
+			r.Close()
+			return nil, err
+		}
+		r.Record, r.Release = rec, func() { closeRec(); closeFiles() }
+	}
+	r.KeepInWindow(log, w.st, size, c.MaxTokens, c.Compact, inREPL, maskTarget)
+	decisions.Record = r.Record
+	// Helpers run their calls through the gate, and their events reach
+	// the hooks the main conversation has, the display indenting them.
+	// They use the model the main conversation uses: /model builds them
+	// again.
+	r.ToolsFor = func(m loop.Model) (loop.Tools, error) {
+		if !c.agentChosen() {
+			return ch.gate, nil
+		}
+		return subagent.New(ch.gate, subagent.Config{
+			Model:           m,
+			Root:            tb.ws.Root(),
+			MaxSteps:        c.AgentMaxSteps,
+			MaxFormatErrors: c.MaxFormatErrors,
+			IsTest:          r.Config.IsTest,
+			Target:          target,
+			Parse:           r.Config.Parse,
+			Hooks:           r.Hooks(view.NewNest(log, w.st), view.NewWire(log, w.st, c.ShowWire)),
+			Done:            r.SaveChild,
+			Limited:         []subagent.Limited{readOnlyBash()},
+		})
+	}
+	if err := r.BuildTools(); err != nil {
+		r.Close()
+		return nil, err
+	}
+	// Commands still running when the chat ends end with it: on macOS
+	// nothing else would end them.
+	release := r.Release
+	r.Release = func() { tb.box.Close(); release() }
+	done = true
+	return w, nil
+}
+
+// oneTurn runs -p: one turn, the answer on stdout, the rest on stderr.
+func (w *wired) oneTurn(ctx context.Context, std stdio, prompt string) error {
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
+	defer stop()
+	context.AfterFunc(ctx, stop) // after the first Ctrl-C, a second one quits at once
+	w.chat.Start(&view.Turn{Out: w.screen, Log: w.screen, Style: w.st, Final: true})
+	answer, err := w.chat.Turn(ctx, prompt, w.screen, w.st)
+	if err != nil {
+		return err
+	}
+	if view.Interactive(std.out) { // a pipe or a file gets the answer exactly
+		answer = approve.Visible(answer)
+	}
+	_, err = fmt.Fprintln(std.out, answer)
+	return err
+}
+
+// openRecord appends a run's record to path, starting it with start, and
+// returns it with what closes it. A new file is made 0600: a record holds
+// everything the model read, secrets the user let it read included. An
+// existing file keeps its mode, which is its owner's choice.
+func openRecord(path string, start record.Start) (*record.Recorder, func(), error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--record: %w", err)
+	}
+	rec := record.New(f)
+	if err := rec.Start(start); err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("--record: %w", err)
+	}
+	return rec, func() { f.Close() }, nil
+}
+
+// withAgent returns specs with the agent tool's, sorted by name: what the
+// main conversation's model is told, as subagent.New's tools say.
+func withAgent(specs []protocol.ToolSpec) []protocol.ToolSpec {
+	specs = append(specs, subagent.Spec())
+	slices.SortFunc(specs, func(a, b protocol.ToolSpec) int { return strings.Compare(a.Name, b.Name) })
+	return specs
+}
