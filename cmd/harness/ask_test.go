@@ -129,7 +129,7 @@ func TestSafetyFlagErrors(t *testing.T) {
 // harness prompt shows the bash tool, built with the defaults.
 func TestPromptListsBash(t *testing.T) {
 	var out, errs bytes.Buffer
-	if code := run(context.Background(), []string{"prompt", "-w", t.TempDir()}, strings.NewReader(""), &out, &errs); code != 0 {
+	if code := execute(context.Background(), []string{"prompt", "-w", t.TempDir()}, strings.NewReader(""), &out, &errs); code != 0 {
 		t.Fatalf("exit %d: %s", code, errs.String())
 	}
 	if !strings.Contains(out.String(), "\nbash: Run a command line with bash") {

@@ -27,14 +27,6 @@ type providerFlags struct {
 	NumCtx   int    `placeholder:"N" help:"Context window in tokens, fixed for the run, for an ollama provider (default: the provider's num_ctx, else 16384; Ollama's small default silently drops old messages)."`
 }
 
-// sampling are the model flags every backend is given, whichever the
-// provider.
-type sampling struct {
-	maxTokens   int
-	temperature *float64
-	seed        *int
-}
-
 // providers is what the run's model was chosen from: the settings file,
 // the environment and the flags given. It builds the backend of the
 // settings in use, and of others, so that the model can be changed

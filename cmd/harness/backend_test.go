@@ -170,7 +170,7 @@ func TestSettingsExitCodes(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			write(tt.file)
-			if got := run(context.Background(), tt.args, nil, io.Discard, io.Discard); got != tt.want {
+			if got := execute(context.Background(), tt.args, nil, io.Discard, io.Discard); got != tt.want {
 				t.Errorf("exit code %d, want %d", got, tt.want)
 			}
 		})

@@ -10,6 +10,14 @@ import (
 	"harness/openai"
 )
 
+// sampling are the model flags every backend is given, whichever the
+// provider.
+type sampling struct {
+	maxTokens   int
+	temperature *float64
+	seed        *int
+}
+
 // backendKind is a kind of server the harness speaks to: what the
 // settings need to know of it, and how its model is made from them.
 type backendKind struct {

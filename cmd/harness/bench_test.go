@@ -64,7 +64,7 @@ func benchmarkSession(b *testing.B, steps int, extra ...string) {
 		b.StartTimer()
 		args := []string{"-w", dir, "--host", srv.Listener.Addr().String(), "-m", "fake",
 			"--max-steps", fmt.Sprint(steps), "--max-model-calls", fmt.Sprint(steps), "-p", "read the files"}
-		if code := run(ctx, append(args, extra...), nil, io.Discard, io.Discard); code != exitOK {
+		if code := execute(ctx, append(args, extra...), nil, io.Discard, io.Discard); code != exitOK {
 			b.Fatalf("exit code %d", code)
 		}
 		b.StopTimer()
@@ -80,7 +80,7 @@ func BenchmarkPrompt(b *testing.B) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		if code := run(ctx, []string{"prompt", "-w", dir}, nil, io.Discard, io.Discard); code != exitOK {
+		if code := execute(ctx, []string{"prompt", "-w", dir}, nil, io.Discard, io.Discard); code != exitOK {
 			b.Fatalf("exit code %d", code)
 		}
 	}
@@ -107,7 +107,7 @@ func BenchmarkLongReply(b *testing.B) {
 				args := append([]string{"-w", dir, "--fake", script}, mode.args...)
 				b.ReportAllocs()
 				for b.Loop() {
-					if code := run(ctx, args, strings.NewReader(mode.in), io.Discard, io.Discard); code != exitOK {
+					if code := execute(ctx, args, strings.NewReader(mode.in), io.Discard, io.Discard); code != exitOK {
 						b.Fatalf("exit code %d", code)
 					}
 				}

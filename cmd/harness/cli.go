@@ -5,22 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime/debug"
 
 	"github.com/alecthomas/kong"
 
 	"harness/config"
 	"harness/loop"
+	"harness/tour"
 	"harness/xdg"
-)
-
-// Exit codes.
-const (
-	exitOK        = 0
-	exitError     = 1
-	exitUsage     = 2
-	exitLimit     = 3
-	exitInterrupt = 130
 )
 
 type cli struct {
@@ -38,32 +29,15 @@ type cli struct {
 	TinyModel  tinyModelCmd  `cmd:"" name:"tiny-model" help:"Write a tiny model that speaks the tool protocol (a GGUF file and a Modelfile), to try the harness on a real Ollama."`
 }
 
-// stdio is where a command reads its input and writes its output and its
-// messages. Commands take it, and the context, as arguments of Run: both
-// are bound to the parser.
-type stdio struct {
-	in       io.Reader
-	out, err io.Writer
-}
-
-// exitCodeError ends the program with a given code after its message.
-type exitCodeError struct {
-	code int
-	err  error
-}
-
-func (e *exitCodeError) Error() string { return e.err.Error() }
-func (e *exitCodeError) Unwrap() error { return e.err }
-
-// run runs the command line args with the folders of the process's
+// execute runs the command line args with the folders of the process's
 // environment.
-func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return runIn(ctx, xdg.OS(), args, stdin, stdout, stderr)
+func execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return executeIn(ctx, xdg.OS(), args, stdin, stdout, stderr)
 }
 
-// runIn runs the command line args, the harness's settings and state
+// executeIn runs the command line args, the harness's settings and state
 // in the folders that dirs finds.
-func runIn(ctx context.Context, dirs xdg.Dirs, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+func executeIn(ctx context.Context, dirs xdg.Dirs, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var c cli
 	exited, code := false, 0
 	parser, err := kong.New(&c,
@@ -75,6 +49,7 @@ func runIn(ctx context.Context, dirs xdg.Dirs, args []string, stdin io.Reader, s
 		kong.Vars{"version": version(), "default_model": config.DefaultModel, "backends": backendNames(), "default_backend": backends[0].Name},
 		kong.BindTo(ctx, (*context.Context)(nil)),
 		kong.Bind(stdio{in: stdin, out: stdout, err: stderr}, dirs),
+		kong.BindTo(tour.Harness(executeIn), (*tour.Harness)(nil)),
 	)
 	if err != nil {
 		fmt.Fprintf(stderr, "harness: %v\n", err)
@@ -109,41 +84,4 @@ func runIn(ctx context.Context, dirs xdg.Dirs, args []string, stdin io.Reader, s
 		return exitInterrupt
 	}
 	return exitError
-}
-
-func version() string {
-	info, _ := debug.ReadBuildInfo()
-	return versionOf(info)
-}
-
-// versionOf says which harness info describes: the module's version when
-// it was built as one (go install harness@v1.2.3), else "dev" and the
-// commit it was built from, when the build recorded it.
-func versionOf(info *debug.BuildInfo) string {
-	if info == nil {
-		return "dev"
-	}
-	if v := info.Main.Version; v != "" && v != "(devel)" {
-		return v
-	}
-	var rev, at, modified string
-	for _, s := range info.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value[:min(len(s.Value), 12)]
-		case "vcs.time":
-			at = s.Value
-		case "vcs.modified":
-			if s.Value == "true" {
-				modified = ", with changes not committed"
-			}
-		}
-	}
-	if rev == "" {
-		return "dev"
-	}
-	if at != "" {
-		at = " of " + at
-	}
-	return fmt.Sprintf("dev (commit %s%s%s)", rev, at, modified)
 }

@@ -44,7 +44,7 @@ func TestExitCodes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := run(tt.ctx, tt.args, nil, io.Discard, io.Discard); got != tt.want {
+			if got := execute(tt.ctx, tt.args, nil, io.Discard, io.Discard); got != tt.want {
 				t.Errorf("exit code %d, want %d", got, tt.want)
 			}
 		})
@@ -56,7 +56,7 @@ func TestExitCodes(t *testing.T) {
 func TestReadmeDemo(t *testing.T) {
 	demo := filepath.Join("..", "..", "testdata", "demo")
 	var out, errs strings.Builder
-	code := run(context.Background(), []string{"-w", filepath.Join(demo, "project"), "--fake", filepath.Join(demo, "explore.fake"),
+	code := execute(context.Background(), []string{"-w", filepath.Join(demo, "project"), "--fake", filepath.Join(demo, "explore.fake"),
 		"-p", "explore this project and tell me what it is about"}, nil, &out, &errs)
 	if code != exitOK || !strings.Contains(out.String(), "This is **greet**") || strings.Count(errs.String(), "tool-success:") != 4 {
 		t.Errorf("exit %d\nstdout: %s\nstderr: %s", code, out.String(), errs.String())

@@ -31,7 +31,7 @@ func TestFakeOllamaCommand(t *testing.T) {
 	var stderr bytes.Buffer
 	code := make(chan int, 1)
 	go func() {
-		code <- run(ctx, []string{"fake-ollama", "--script", script, "--model", "tiny", "--log", logPath}, nil, pw, &stderr)
+		code <- execute(ctx, []string{"fake-ollama", "--script", script, "--model", "tiny", "--log", logPath}, nil, pw, &stderr)
 		pw.Close()
 	}()
 	addr, err := bufio.NewReader(pr).ReadString('\n')
@@ -77,7 +77,7 @@ func TestFakeOllamaWindow(t *testing.T) {
 	pr, pw := io.Pipe()
 	code := make(chan int, 1)
 	go func() {
-		code <- run(ctx, []string{"fake-ollama", "--script", script, "--enforce-window", "--context-length", "2048"}, nil, pw, io.Discard)
+		code <- execute(ctx, []string{"fake-ollama", "--script", script, "--enforce-window", "--context-length", "2048"}, nil, pw, io.Discard)
 		pw.Close()
 	}()
 	addr, err := bufio.NewReader(pr).ReadString('\n')

@@ -19,5 +19,5 @@ func main() {
 		os.Exit(126)
 	}
 	ctx, exitCode := stopOnSignal(context.Background())
-	os.Exit(exitCode(run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)))
+	os.Exit(exitCode(execute(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)))
 }

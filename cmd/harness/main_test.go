@@ -35,7 +35,7 @@ func TestMain(m *testing.M) {
 		os.Exit(126)
 	}
 	testscript.Main(privateState{m}, map[string]func(){
-		"harness": func() { os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"harness": func() { os.Exit(execute(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 	})
 }
 

@@ -32,7 +32,7 @@ func TestResumeKeepsTheSavedSystemPrompt(t *testing.T) {
 		t.Helper()
 		var out, errs strings.Builder
 		args = append([]string{"-w", ws, "--host", srv.Listener.Addr().String(), "-m", "fake"}, args...)
-		if code := run(context.Background(), args, nil, &out, &errs); code != exitOK {
+		if code := execute(context.Background(), args, nil, &out, &errs); code != exitOK {
 			t.Fatalf("harness %s: exit %d\n%s", strings.Join(args, " "), code, errs.String())
 		}
 		return errs.String()

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"cmp"
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -8,6 +10,7 @@ import (
 	"harness/approve"
 	"harness/guard"
 	"harness/loop"
+	"harness/mcp"
 	"harness/protocol"
 	"harness/sandbox"
 	"harness/subagent"
@@ -139,4 +142,81 @@ func replyParser(name string, specs []protocol.ToolSpec) func(string) protocol.P
 		return protocol.ParseStrict
 	}
 	return protocol.NewReader(specs).Parse
+}
+
+// target names what a call that wrote acted on, for the turn report: the
+// helper, whose own report says what it changed, or what the tools say
+// (tools.Target), else the tool.
+func target(c protocol.Call) string {
+	return cmp.Or(subagent.Target(c), tools.Target(c), c.Name)
+}
+
+// toolbox is the tools of a workspace, the lies they are to tell, and the
+// parts of them that the approval gate and the sandbox's start need.
+type toolbox struct {
+	ws     *tools.Workspace
+	policy *guard.Policy
+	box    *sandbox.Sandbox
+	tools  []tools.Tool
+	lies   []tools.Lie
+	mcp    *mcp.Servers // whose tools are among them; nil when there are none
+}
+
+// lie returns the tools of tb changed to tell its lies.
+func (tb *toolbox) lie() []tools.Tool {
+	ts := slices.Clone(tb.tools)
+	for _, lie := range tb.lies {
+		for i := range ts {
+			ts[i] = lie.Apply(ts[i])
+		}
+	}
+	return ts
+}
+
+// tools builds the tools explicitly, its bash tool as safety says:
+// nothing registers itself. The tools of servers (nil: none) come after
+// the built-in ones; an unknown --tools or --lie is an error.
+func (w *workspaceFlags) tools(safety *safetyFlags, servers *mcp.Servers) (*toolbox, error) {
+	ws, err := tools.NewWorkspace(w.Workspace)
+	if err != nil {
+		return nil, err
+	}
+	policy, box, err := w.commands(safety, ws)
+	if err != nil {
+		return nil, err
+	}
+	ts := []tools.Tool{
+		tools.ReadFile(ws),
+		tools.ListFiles(ws),
+		tools.EditFile(ws),
+		tools.WriteFile(ws),
+		tools.Bash(ws, policy, box),
+	}
+	tb := &toolbox{ws: ws, policy: policy, box: box, tools: append(ts, servers.Tools()...), mcp: servers}
+	for _, mode := range w.Lie {
+		lie, err := tools.ParseLie(mode)
+		if err != nil {
+			return nil, err
+		}
+		tb.lies = append(tb.lies, lie)
+	}
+	if _, err := w.specs(tb); err != nil {
+		return nil, err
+	}
+	// Without a sandbox, commands see the protected files a folder holds.
+	// Its tier is known once it has started, which the first command does
+	// in any case (and Start does once).
+	ws.CommandsSeeHidden(func() bool {
+		box.Start(context.Background())
+		return box.Tier() == sandbox.None
+	})
+	return tb, nil
+}
+
+// withAgent returns specs with the agent tool's, sorted by name: what the
+// main conversation's model is told, as subagent.New's tools say.
+func withAgent(specs []protocol.ToolSpec) []protocol.ToolSpec {
+	specs = append(specs, subagent.Spec())
+	slices.SortFunc(specs, func(a, b protocol.ToolSpec) int { return strings.Compare(a.Name, b.Name) })
+	return specs
 }

@@ -46,7 +46,7 @@ func TestTour(t *testing.T) {
 				t.Fatal("the stage says nothing it must show (no want)")
 			}
 			var out bytes.Buffer
-			code := run(context.Background(), []string{"tour", fmt.Sprint(i + 1)}, strings.NewReader(""), &out, &out)
+			code := execute(context.Background(), []string{"tour", fmt.Sprint(i + 1)}, strings.NewReader(""), &out, &out)
 			if code != exitOK {
 				t.Fatalf("exit code %d:\n%s", code, out.String())
 			}
@@ -84,7 +84,7 @@ func TestTourStageStrays(t *testing.T) {
 				t.Fatal(err)
 			}
 			var out bytes.Buffer
-			code, err := (&tour.Tour{Stages: []tour.Stage{s}}).Run(context.Background(), &out, 1, runIn)
+			code, err := (&tour.Tour{Stages: []tour.Stage{s}}).Run(context.Background(), &out, 1, executeIn)
 			if err != nil || code != exitError {
 				t.Errorf("the stage ended with %d, %v:\n%s", code, err, out.String())
 			}
@@ -94,7 +94,7 @@ func TestTourStageStrays(t *testing.T) {
 
 func TestTourList(t *testing.T) {
 	var out bytes.Buffer
-	if code := run(context.Background(), []string{"tour"}, nil, &out, &out); code != exitOK {
+	if code := execute(context.Background(), []string{"tour"}, nil, &out, &out); code != exitOK {
 		t.Fatalf("exit code %d: %s", code, out.String())
 	}
 	for _, want := range []string{"harness tour N", "   1  Chat only\n", "   2  One tool, read strictly\n", "  10  The command guard, the sandbox and approvals\n"} {
@@ -103,7 +103,7 @@ func TestTourList(t *testing.T) {
 		}
 	}
 	out.Reset()
-	if code := run(context.Background(), []string{"tour", "99"}, nil, &out, &out); code != exitUsage || !strings.Contains(out.String(), "there is no stage 99") {
+	if code := execute(context.Background(), []string{"tour", "99"}, nil, &out, &out); code != exitUsage || !strings.Contains(out.String(), "there is no stage 99") {
 		t.Errorf("tour 99: exit %d, %s", code, out.String())
 	}
 }

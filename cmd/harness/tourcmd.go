@@ -12,8 +12,8 @@ type tourCmd struct {
 	Stage int `arg:"" optional:"" placeholder:"N" help:"The stage to run; without it, the list of stages."`
 }
 
-// Run lists the stages, or runs one with this harness.
-func (c *tourCmd) Run(ctx context.Context, std stdio) error {
+// Run lists the stages, or runs one with harness, this one.
+func (c *tourCmd) Run(ctx context.Context, std stdio, harness tour.Harness) error {
 	t, err := tour.Load()
 	if err != nil {
 		return err
@@ -22,7 +22,7 @@ func (c *tourCmd) Run(ctx context.Context, std stdio) error {
 		t.List(std.out)
 		return nil
 	}
-	code, err := t.Run(ctx, std.out, c.Stage, runIn)
+	code, err := t.Run(ctx, std.out, c.Stage, harness)
 	switch {
 	case errors.Is(err, tour.ErrNoStage):
 		return &exitCodeError{code: exitUsage, err: err}

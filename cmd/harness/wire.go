@@ -9,7 +9,6 @@ import (
 	"os/signal"
 	"regexp"
 	"slices"
-	"strings"
 
 	"github.com/alecthomas/kong"
 
@@ -17,7 +16,6 @@ import (
 	"harness/chat"
 	"harness/config"
 	"harness/loop"
-	"harness/protocol"
 	"harness/record"
 	"harness/repl"
 	"harness/subagent"
@@ -274,12 +272,4 @@ func openRecord(path string, start record.Start) (*record.Recorder, func(), erro
 		return nil, nil, fmt.Errorf("--record: %w", err)
 	}
 	return rec, func() { f.Close() }, nil
-}
-
-// withAgent returns specs with the agent tool's, sorted by name: what the
-// main conversation's model is told, as subagent.New's tools say.
-func withAgent(specs []protocol.ToolSpec) []protocol.ToolSpec {
-	specs = append(specs, subagent.Spec())
-	slices.SortFunc(specs, func(a, b protocol.ToolSpec) int { return strings.Compare(a.Name, b.Name) })
-	return specs
 }

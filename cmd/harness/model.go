@@ -7,7 +7,9 @@ import (
 	"time"
 
 	"harness/chat"
+	"harness/fakemodel"
 	"harness/protocol"
+	"harness/xdg"
 )
 
 // showTimeout bounds the question of the model's context length at start:
@@ -75,4 +77,28 @@ func maskTarget(c protocol.Call) string {
 		return t
 	}
 	return ""
+}
+
+// model returns the model of the run, and, unless it is the fake, the
+// providers it was chosen from. given names the flags given on the
+// command line; dirs finds the settings file, and reads the environment.
+func (m *modelFlags) model(given []string, dirs xdg.Dirs) (chat.Backend, *providers, error) {
+	if m.Fake != "" {
+		s, err := fakemodel.Load(m.Fake)
+		if err != nil {
+			return nil, nil, err
+		}
+		fake := fakemodel.New(s)
+		fake.SetWindow(m.numCtx())
+		return fake, nil, nil
+	}
+	p, err := m.choose(given, dirs, sampling{maxTokens: m.MaxTokens, temperature: m.Temperature, seed: m.Seed})
+	if err != nil {
+		return nil, nil, err
+	}
+	b, err := p.backend(p.cur)
+	if err != nil {
+		return nil, nil, err
+	}
+	return b, p, nil
 }

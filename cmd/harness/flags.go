@@ -1,23 +1,11 @@
 package main
 
 import (
-	"cmp"
-	"context"
-	"fmt"
+	"harness/protocol"
 	"slices"
 	"time"
 
 	"github.com/alecthomas/kong"
-
-	"harness/chat"
-	"harness/fakemodel"
-	"harness/guard"
-	"harness/mcp"
-	"harness/protocol"
-	"harness/sandbox"
-	"harness/subagent"
-	"harness/tools"
-	"harness/xdg"
 )
 
 // workspaceFlags choose the folder the tools work in and what they say.
@@ -128,119 +116,3 @@ func ignored(b protocol.Backend, given []string) []flagSetting {
 // not given to the parser as a variable for the flag's tag: the parser
 // expands every variable once for every flag, at every start.
 const testPattern = `(^|&&|;)\s*(go test|cargo test|pytest|python3? -m (pytest|unittest))\b`
-
-// target names what a call that wrote acted on, for the turn report: the
-// helper, whose own report says what it changed, or what the tools say
-// (tools.Target), else the tool.
-func target(c protocol.Call) string {
-	return cmp.Or(subagent.Target(c), tools.Target(c), c.Name)
-}
-
-// toolbox is the tools of a workspace, the lies they are to tell, and the
-// parts of them that the approval gate and the sandbox's start need.
-type toolbox struct {
-	ws     *tools.Workspace
-	policy *guard.Policy
-	box    *sandbox.Sandbox
-	tools  []tools.Tool
-	lies   []tools.Lie
-	mcp    *mcp.Servers // whose tools are among them; nil when there are none
-}
-
-// lie returns the tools of tb changed to tell its lies.
-func (tb *toolbox) lie() []tools.Tool {
-	ts := slices.Clone(tb.tools)
-	for _, lie := range tb.lies {
-		for i := range ts {
-			ts[i] = lie.Apply(ts[i])
-		}
-	}
-	return ts
-}
-
-// tools builds the tools explicitly, its bash tool as safety says:
-// nothing registers itself. The tools of servers (nil: none) come after
-// the built-in ones; an unknown --tools or --lie is an error.
-func (w *workspaceFlags) tools(safety *safetyFlags, servers *mcp.Servers) (*toolbox, error) {
-	ws, err := tools.NewWorkspace(w.Workspace)
-	if err != nil {
-		return nil, err
-	}
-	policy, box, err := w.commands(safety, ws)
-	if err != nil {
-		return nil, err
-	}
-	ts := []tools.Tool{
-		tools.ReadFile(ws),
-		tools.ListFiles(ws),
-		tools.EditFile(ws),
-		tools.WriteFile(ws),
-		tools.Bash(ws, policy, box),
-	}
-	tb := &toolbox{ws: ws, policy: policy, box: box, tools: append(ts, servers.Tools()...), mcp: servers}
-	for _, mode := range w.Lie {
-		lie, err := tools.ParseLie(mode)
-		if err != nil {
-			return nil, err
-		}
-		tb.lies = append(tb.lies, lie)
-	}
-	if _, err := w.specs(tb); err != nil {
-		return nil, err
-	}
-	// Without a sandbox, commands see the protected files a folder holds.
-	// Its tier is known once it has started, which the first command does
-	// in any case (and Start does once).
-	ws.CommandsSeeHidden(func() bool {
-		box.Start(context.Background())
-		return box.Tier() == sandbox.None
-	})
-	return tb, nil
-}
-
-// model returns the model of the run, and, unless it is the fake, the
-// providers it was chosen from. given names the flags given on the
-// command line; dirs finds the settings file, and reads the environment.
-func (m *modelFlags) model(given []string, dirs xdg.Dirs) (chat.Backend, *providers, error) {
-	if m.Fake != "" {
-		s, err := fakemodel.Load(m.Fake)
-		if err != nil {
-			return nil, nil, err
-		}
-		fake := fakemodel.New(s)
-		fake.SetWindow(m.numCtx())
-		return fake, nil, nil
-	}
-	p, err := m.choose(given, dirs, sampling{maxTokens: m.MaxTokens, temperature: m.Temperature, seed: m.Seed})
-	if err != nil {
-		return nil, nil, err
-	}
-	b, err := p.backend(p.cur)
-	if err != nil {
-		return nil, nil, err
-	}
-	return b, p, nil
-}
-
-type promptCmd struct {
-	workspaceFlags `embed:""`
-	mcpFlags       `embed:""`
-}
-
-func (c *promptCmd) Run(ctx context.Context, std stdio, dirs xdg.Dirs) error {
-	servers, err := c.startMCP(ctx, dirs, nil, c.Workspace, std.err)
-	if err != nil {
-		return &exitCodeError{code: exitUsage, err: err}
-	}
-	defer servers.Close()
-	tb, err := c.tools(&safetyFlags{}, servers)
-	if err != nil {
-		return &exitCodeError{code: exitUsage, err: err}
-	}
-	specs, err := c.specs(tb)
-	if err != nil {
-		return &exitCodeError{code: exitUsage, err: err}
-	}
-	_, err = fmt.Fprint(std.out, chat.SystemPrompt(tb.ws, c.mainSpecs(specs), dirs, std.err))
-	return err
-}
