@@ -88,7 +88,7 @@ func (b *bwrap) command(ctx context.Context, s *Sandbox, c Command) (*exec.Cmd, 
 }
 
 // tmpSize bounds, in bytes, the /tmp that bwrap gives a command, which
-// is held in memory.
+// is held in memory, and so its /dev/shm.
 const tmpSize = 512 << 20
 
 // args returns the arguments of bwrap that run c, and the files whose
@@ -118,7 +118,13 @@ func (b *bwrap) args(s *Sandbox, c Command) ([]string, []*os.File, error) {
 	}
 	args = append(args,
 		"--ro-bind", "/", "/",
+		// /dev, a folder in memory that holds the devices, is made
+		// read-only once /dev/shm, in memory too, is mounted in it with
+		// the size of /tmp: else a command could fill the machine's
+		// memory through either.
 		"--dev", "/dev",
+		"--size", strconv.Itoa(tmpSize), "--tmpfs", "/dev/shm",
+		"--remount-ro", "/dev",
 		"--proc", "/proc",
 		"--size", strconv.Itoa(tmpSize), "--tmpfs", "/tmp",
 	)
@@ -184,7 +190,11 @@ func (b *bwrap) args(s *Sandbox, c Command) ([]string, []*os.File, error) {
 		args = append(args, "--remount-ro", p)
 	}
 	args = append(args, "--chdir", dir, "--")
-	return append(args, s.shellArgs(c.Script)...), files, nil
+	// A command whose processes no control group holds is held to the
+	// limit of processes by RLIMIT_NPROC, which in a user namespace of
+	// its own counts its processes alone (see procLimit).
+	procs := !b.nouserns && s.groups == nil
+	return append(args, s.shellArgs(c.Script, procs)...), files, nil
 }
 
 // privateSize bounds, in bytes, each empty folder bwrap puts over a

@@ -326,7 +326,7 @@ func (l *landlock) command(ctx context.Context, s *Sandbox, c Command) (*exec.Cm
 		removeTmp()
 		return nil, nil, err
 	}
-	cmd := exec.CommandContext(ctx, l.launcher, s.shellArgs(c.Script)...)
+	cmd := exec.CommandContext(ctx, l.launcher, s.shellArgs(c.Script, false)...)
 	cmd.Dir = s.cfg.Dir
 	cmd.Env = append(s.env(tmp), launchVar+"=1")
 	cmd.ExtraFiles = []*os.File{spec}

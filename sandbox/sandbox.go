@@ -92,6 +92,14 @@ const (
 	DefaultFlood     = 8 << 20 // bytes of output after which the command is stopped
 	// DefaultMaxFileSize bounds the size of a file a command writes.
 	DefaultMaxFileSize = 1 << 30
+	// DefaultMaxMemory bounds the memory each process of a command may
+	// take for its data: enough for a linker or a test of a large
+	// program, not enough to make the machine swap for long.
+	DefaultMaxMemory = 8 << 30
+	// DefaultMaxProcs bounds the processes and threads of a command: a
+	// build runs one compiler and a few dozen threads per core, a fork
+	// bomb runs out of room.
+	DefaultMaxProcs = 4096
 )
 
 // ErrUnavailable is wrapped by the error of Start when the sandbox asked
@@ -130,6 +138,21 @@ type Config struct {
 	// (RLIMIT_FSIZE, in steps of 1024 bytes); zero means
 	// DefaultMaxFileSize.
 	MaxFileSize int64
+	// MaxMemory bounds, in bytes, the memory each process of a command
+	// may take for its data (RLIMIT_DATA: its heap and the private
+	// writable memory it maps, which is what allocating takes; address
+	// space only reserved is not counted, so runtimes that reserve much
+	// and use little still start), in steps of 1024 bytes; zero means
+	// DefaultMaxMemory. A process that asks for more gets an error (a
+	// failed malloc or mmap) and most programs end. On macOS the kernel
+	// takes the limit but does not hold programs to it.
+	MaxMemory int64
+	// MaxProcs bounds the processes and threads of a command, all of
+	// them at once; zero means DefaultMaxProcs. Past it, fork and
+	// thread creation fail. See procLimit for what holds the bound on
+	// each system; where nothing can, the time limit and the killing of
+	// the command's processes still end what it started.
+	MaxProcs int
 	// Bwrap and Shell name the programs; empty means "bwrap" and "bash".
 	Bwrap, Shell string
 	// Launcher is the program that starts commands under Landlock: one
@@ -218,6 +241,9 @@ type Sandbox struct {
 	reach    sync.Once
 	tools    []string
 	privates []string
+	// groups holds commands in control groups, where the system offers
+	// them (see procLimit); set by Start.
+	groups *cgroups
 	// The commands running, and whether Close was called.
 	mu     sync.Mutex
 	live   map[*tree]bool
@@ -263,6 +289,12 @@ func New(cfg Config) (*Sandbox, error) {
 	}
 	if cfg.MaxFileSize <= 0 {
 		cfg.MaxFileSize = DefaultMaxFileSize
+	}
+	if cfg.MaxMemory <= 0 {
+		cfg.MaxMemory = DefaultMaxMemory
+	}
+	if cfg.MaxProcs <= 0 {
+		cfg.MaxProcs = DefaultMaxProcs
 	}
 	if cfg.Bwrap == "" {
 		cfg.Bwrap = "bwrap"
@@ -310,6 +342,7 @@ func (s *Sandbox) Start(ctx context.Context) error {
 		// Ctrl-C during the first command) must not decide it.
 		ctx := context.WithoutCancel(ctx)
 		becomeReaper()
+		s.groups = findCgroups()
 		s.tier, s.mode = none{}, None
 		if s.cfg.Mode == Auto {
 			s.fallback = s.auto(ctx)
@@ -373,6 +406,27 @@ func (s *Sandbox) TakeNotice() string {
 	return fmt.Sprintf("this and later commands run without the %s sandbox: %s", first.name(), s.fallback)
 }
 
+// procLimit says what holds a command to Config.MaxProcs, known after
+// Start. Where the system offers a control group (see cgroups), that
+// does: "cgroup", the only bound that counts a command's processes alone
+// whoever runs them, root included. Else, under bwrap with a user
+// namespace of its own, RLIMIT_NPROC does: "rlimit"; since Linux 5.14
+// it counts the processes of the user in that namespace alone, but it
+// never binds root. Else nothing does: "". RLIMIT_NPROC counts every
+// process of the user on the machine, a desktop's included, so a limit
+// low enough to stop a fork bomb would stop the command from starting
+// any, and root is not bound by it anyway; there the time limit, and the
+// killing of the command's processes when it ends, end what it started.
+func (s *Sandbox) procLimit() string {
+	if s.groups != nil {
+		return "cgroup"
+	}
+	if b, ok := s.tier.(*bwrap); ok && !b.nouserns && os.Getuid() != 0 {
+		return "rlimit"
+	}
+	return ""
+}
+
 // Isolated reports whether commands run inside bwrap. It is known after
 // Start.
 func (s *Sandbox) Isolated() bool { return s.mode == Bwrap }
@@ -407,13 +461,17 @@ func (s *Sandbox) Close() error {
 // startTracked starts cmd, whose tree is t, and keeps t among the running
 // commands, unless Close was called. It holds s.mu meanwhile, so that no
 // sweep (see sweep) takes the command for what another left behind.
-func (s *Sandbox) startTracked(cmd *exec.Cmd, t *tree) error {
+func (s *Sandbox) startTracked(cmd *exec.Cmd, t *tree, g *group) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		return ErrClosed
 	}
-	if err := cmd.Start(); err != nil {
+	start := cmd.Start
+	if g != nil {
+		start = func() error { return g.start(cmd) }
+	}
+	if err := start(); err != nil {
 		return fmt.Errorf("sandbox: cannot start %s: %w", cmd.Path, err)
 	}
 	if err := t.started(); err != nil {
@@ -478,9 +536,16 @@ func (s *Sandbox) Run(ctx context.Context, c Command) (Result, error) {
 	tree := newTree(cmd)
 	cmd.Cancel = tree.kill
 	cmd.WaitDelay = time.Second
+	var group *group
+	if s.groups != nil {
+		if group, err = s.groups.make(s.cfg.MaxProcs); err != nil {
+			return Result{}, fmt.Errorf("sandbox: cannot set the command up: %w", err)
+		}
+		defer group.remove() // once its processes are killed, below
+	}
 
 	began := time.Now()
-	if err := s.startTracked(cmd, tree); err != nil {
+	if err := s.startTracked(cmd, tree, group); err != nil {
 		return Result{}, err
 	}
 	defer s.untrack(tree)
@@ -527,15 +592,21 @@ func abandon(cmd *exec.Cmd, t *tree) {
 }
 
 // shellArgs returns the command line that runs script with the shell: a
-// first shell lowers the limit on the size of files written
-// (RLIMIT_FSIZE, which every program it starts inherits), then replaces
-// itself with the shell that runs script, as it was given. The limit is
-// in place before anything of script runs, and cannot be raised again. A
-// lower limit already in place stays.
-func (s *Sandbox) shellArgs(script string) []string {
-	blocks := max(s.cfg.MaxFileSize/1024, 1) // bash counts in 1024-byte blocks
-	limit := fmt.Sprintf(`ulimit -f %d 2>/dev/null; exec "$0" --noprofile --norc -o pipefail -c "$1"`, blocks)
-	return []string{s.cfg.Shell, "--noprofile", "--norc", "-c", limit, s.cfg.Shell, script}
+// first shell lowers the limits on the size of files written
+// (RLIMIT_FSIZE) and on the memory each process may take for its data
+// (RLIMIT_DATA), and, when procs is set, on the processes of the user
+// (RLIMIT_NPROC, see procLimit), limits every program it starts
+// inherits; then it replaces itself with the shell that runs script, as
+// it was given. The limits are in place before anything of script runs,
+// and cannot be raised again. A lower limit already in place stays.
+func (s *Sandbox) shellArgs(script string, procs bool) []string {
+	kib := func(n int64) int64 { return max(n/1024, 1) } // bash counts both in 1024-byte blocks
+	limits := fmt.Sprintf("ulimit -f %d 2>/dev/null; ulimit -d %d 2>/dev/null; ", kib(s.cfg.MaxFileSize), kib(s.cfg.MaxMemory))
+	if procs {
+		limits += fmt.Sprintf("ulimit -u %d 2>/dev/null; ", s.cfg.MaxProcs)
+	}
+	line := limits + `exec "$0" --noprofile --norc -o pipefail -c "$1"`
+	return []string{s.cfg.Shell, "--noprofile", "--norc", "-c", line, s.cfg.Shell, script}
 }
 
 // env returns the environment of a command, with tmp as its temporary

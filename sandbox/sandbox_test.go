@@ -391,7 +391,12 @@ func TestBwrapArgs(t *testing.T) {
 	os.WriteFile(filepath.Join(ws, ".env"), []byte("X=1"), 0o600)
 	os.MkdirAll(filepath.Join(ws, ".git"), 0o755)
 	os.WriteFile(filepath.Join(ws, ".git", "config"), nil, 0o644)
-	s := newSandbox(t, Config{Mode: Bwrap, Dir: ws, Home: home, Write: []string{outside}, Hide: []string{filepath.Dir(ws)}, MaxFileSize: 1 << 20})
+	s := newSandbox(t, Config{Mode: Bwrap, Dir: ws, Home: home, Write: []string{outside}, Hide: []string{filepath.Dir(ws)}, MaxFileSize: 1 << 20, MaxMemory: 1 << 20, MaxProcs: 99})
+	// Where no control group holds the processes, RLIMIT_NPROC does.
+	procs := "ulimit -u 99 2>/dev/null; "
+	if s.groups = findCgroups(); s.groups != nil {
+		procs = ""
+	}
 	list, files, err := new(bwrap).args(s, Command{
 		Script:   "go test ./...",
 		Hide:     []string{filepath.Join(ws, ".env"), filepath.Join(ws, "missing")},
@@ -407,7 +412,7 @@ func TestBwrapArgs(t *testing.T) {
 	}
 	args := strings.Join(list, " ")
 	for _, want := range []string{
-		"--die-with-parent --new-session --unshare-all --cap-drop ALL --unshare-user --disable-userns --ro-bind / / --dev /dev --proc /proc --size 536870912 --tmpfs /tmp ",
+		"--die-with-parent --new-session --unshare-all --cap-drop ALL --unshare-user --disable-userns --ro-bind / / --dev /dev --size 536870912 --tmpfs /dev/shm --remount-ro /dev --proc /proc --size 536870912 --tmpfs /tmp ",
 		"--bind " + ws + " " + ws + " --bind " + outside + " " + outside,
 		// home lies in a path of Write: it is hidden once that is mounted
 		"--tmpfs " + home + " --remount-ro " + home,
@@ -415,7 +420,7 @@ func TestBwrapArgs(t *testing.T) {
 		"--ro-bind /dev/null " + filepath.Join(home, ".netrc"),
 		"--ro-bind /dev/null " + filepath.Join(ws, ".env"),
 		"--ro-bind " + filepath.Join(ws, ".git") + " " + filepath.Join(ws, ".git") + " --ro-bind-data 3 " + filepath.Join(ws, ".git", "config"),
-		"--chdir " + ws + ` -- bash --noprofile --norc -c ulimit -f 1024 2>/dev/null; exec "$0" --noprofile --norc -o pipefail -c "$1" bash go test ./...`,
+		"--chdir " + ws + ` -- bash --noprofile --norc -c ulimit -f 1024 2>/dev/null; ulimit -d 1024 2>/dev/null; ` + procs + `exec "$0" --noprofile --norc -o pipefail -c "$1" bash go test ./...`,
 	} {
 		if !strings.Contains(args, want) {
 			t.Errorf("args lack %q:\n%s", want, args)
