@@ -119,6 +119,14 @@ type Config struct {
 	// Read lists more paths the command may read where the sandbox shuts
 	// what is around them, such as a toolchain in the home folder.
 	Read []string
+	// Caches is a folder for the caches of toolchains, such as one per
+	// workspace in the harness's state folder; empty means none. Commands
+	// get a subfolder of it for each cache they may fill (see cacheVars),
+	// made by New, and may write it under every sandbox, as a path of
+	// Write; the user's own caches stay as readable and unwritable as
+	// before, so nothing a command does can change what the user's own
+	// builds take from them. Nothing Hide lists may hold it.
+	Caches string
 	// Hide lists more paths to hide, besides those fence.SecretPlaces
 	// lists.
 	Hide []string
@@ -271,6 +279,12 @@ func New(cfg Config) (*Sandbox, error) {
 	}
 	if cfg.Hide, err = absolute("--sandbox-hide", cfg.Hide); err != nil {
 		return nil, err
+	}
+	if cfg.Caches != "" {
+		if cfg.Caches, err = makeCaches(cfg.Caches); err != nil {
+			return nil, err
+		}
+		cfg.Write = append(cfg.Write, cfg.Caches)
 	}
 	if cfg.Home == "" {
 		cfg.Home, _ = os.UserHomeDir()
@@ -609,21 +623,80 @@ func (s *Sandbox) shellArgs(script string, procs bool) []string {
 	return []string{s.cfg.Shell, "--noprofile", "--norc", "-c", line, s.cfg.Shell, script}
 }
 
+// cacheVars name the caches a command may fill, each with the subfolder
+// of Config.Caches it gets:
+//   - Go's build cache: go build and go test write it on every run, and
+//     the user's cannot be written (nor should it: a command could plant
+//     a compiled package there that the user's builds would link);
+//   - npm's and pip's caches, which they write on every run (npm its logs
+//     too), and which need the network to fill anyway;
+//   - XDG_CACHE_HOME, where programs that follow the XDG rules (and Go's
+//     os.UserCacheDir) keep theirs: linters, language servers, formatters.
+//
+// Go's module cache (GOMODCACHE) stays the user's: read-only, it holds
+// the modules a build needs offline, while an empty one of the
+// workspace's own could only be filled through the network, which
+// commands do not have. Cargo's target folder (CARGO_TARGET_DIR) stays
+// in the workspace, where people and scripts look for what cargo built,
+// and CARGO_HOME stays the user's, which holds the registry an offline
+// build reads.
+var cacheVars = []struct{ name, dir string }{
+	{"GOCACHE", "go-build"},
+	{"npm_config_cache", "npm"},
+	{"PIP_CACHE_DIR", "pip"},
+	{"XDG_CACHE_HOME", "xdg"},
+}
+
+// makeCaches makes the folder caches and the subfolders of cacheVars in
+// it, each only the user's, and returns it absolute, with its symlinks
+// resolved, as sandboxes match paths.
+func makeCaches(caches string) (string, error) {
+	abs, err := filepath.Abs(caches)
+	if err != nil {
+		return "", fmt.Errorf("sandbox: the caches folder %s: %w", caches, err)
+	}
+	for _, v := range cacheVars {
+		if err := os.MkdirAll(filepath.Join(abs, v.dir), 0o700); err != nil {
+			return "", fmt.Errorf("sandbox: making the caches folder: %w", err)
+		}
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return "", fmt.Errorf("sandbox: the caches folder %s: %w", abs, err)
+	}
+	return real, nil
+}
+
 // env returns the environment of a command, with tmp as its temporary
-// folder when not empty. Git searches for no repository (see gitVars):
-// GIT_DIR names it.
+// folder when not empty, and the caches of Config.Caches (see
+// cacheVars). Git searches for no repository (see gitVars): GIT_DIR
+// names it.
 func (s *Sandbox) env(tmp string) []string {
 	env := s.cfg.Env
-	if tmp == "" {
+	var set []string
+	if tmp != "" {
+		set = append(set, "TMPDIR="+tmp)
+	}
+	if s.cfg.Caches != "" {
+		for _, v := range cacheVars {
+			set = append(set, v.name+"="+filepath.Join(s.cfg.Caches, v.dir))
+		}
+	}
+	if len(set) == 0 {
 		return env
 	}
-	out := make([]string, 0, len(env)+1)
+	out := make([]string, 0, len(env)+len(set))
 	for _, kv := range env {
-		if !strings.HasPrefix(kv, "TMPDIR=") {
+		name, _, _ := strings.Cut(kv, "=")
+		// Names are taken without case, as Windows takes them.
+		if !slices.ContainsFunc(set, func(x string) bool {
+			setName, _, _ := strings.Cut(x, "=")
+			return strings.EqualFold(name, setName)
+		}) {
 			out = append(out, kv)
 		}
 	}
-	return append(out, "TMPDIR="+tmp)
+	return append(out, set...)
 }
 
 // gitVars returns the variables that give git the repository r, or the
