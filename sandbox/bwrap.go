@@ -92,8 +92,9 @@ func (b *bwrap) command(ctx context.Context, s *Sandbox, c Command) (*exec.Cmd, 
 const tmpSize = 512 << 20
 
 // args returns the arguments of bwrap that run c, and the files whose
-// content bwrap shows at the paths c replaces, to be given to it as
-// descriptors 3 and up; the caller closes them.
+// content bwrap shows at the paths c replaces and the seccomp filter that
+// keeps c from making Unix sockets (see unixSocketFilter), to be given to
+// it as descriptors 3 and up; the caller closes them.
 //
 // Mounts are made in order, each over those before it: the system
 // read-only; the private folders (see private) as empty folders, with the
@@ -188,6 +189,18 @@ func (b *bwrap) args(s *Sandbox, c Command) ([]string, []*os.File, error) {
 	}
 	for _, p := range shut {
 		args = append(args, "--remount-ro", p)
+	}
+	filter, err := unixSocketFilter()
+	if err == nil && filter != nil {
+		var file *os.File
+		if file, err = dataFile(filter); err == nil {
+			files = append(files, file)
+			args = append(args, "--seccomp", strconv.Itoa(2+len(files)))
+		}
+	}
+	if err != nil {
+		closeAll(files)
+		return nil, nil, err
 	}
 	args = append(args, "--chdir", dir, "--")
 	// A command whose processes no control group holds is held to the
