@@ -1,6 +1,8 @@
 // Package sandbox runs the harness's bash commands: in the workspace, with a
-// clean environment, no input, a time limit, a cap on output and on the
-// size of any file written, and with every process it started killed when
+// clean environment, no input, a time limit, a cap on output, on the
+// size of any file written, on the memory each process takes and on the
+// number of processes (see Config.MaxProcs), caches of their own (see
+// Config.Caches), and with every process it started killed when
 // the command ends, times out or is cancelled, so nothing it started lives
 // on: on Linux and macOS its process group (on Linux it also dies with
 // the harness, and what left the group for a session of its own is found
@@ -10,14 +12,16 @@
 // other way to end a command with the program that started it.
 //
 // With bubblewrap (bwrap) the command also runs in its own namespaces: it
-// sees the filesystem read-only, an empty private /tmp, the workspace
+// sees the filesystem read-only, an empty private /tmp and /dev/shm, both
+// bounded, /dev read-only, the workspace
 // writable at its own path, extra writable paths only when named, the
 // home folders and the folders of services' sockets empty but for the
 // toolchains in them (see private and toolDirs), known
 // secret locations hidden, the paths a Command hides hidden, the paths it
 // keeps read-only (the git directory) read-only, the files it replaces
-// (the git configuration without credentials) replaced, no network, its
-// own process IDs, and it dies with the harness.
+// (the git configuration without credentials) replaced, no network, no
+// Unix socket (see unixSocketFilter), its own process IDs, and it dies
+// with the harness.
 //
 // With Landlock, the Linux security module that lets a process restrict
 // itself, the command may read only the system's folders, the toolchains

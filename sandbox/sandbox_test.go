@@ -392,11 +392,8 @@ func TestBwrapArgs(t *testing.T) {
 	os.MkdirAll(filepath.Join(ws, ".git"), 0o755)
 	os.WriteFile(filepath.Join(ws, ".git", "config"), nil, 0o644)
 	s := newSandbox(t, Config{Mode: Bwrap, Dir: ws, Home: home, Write: []string{outside}, Hide: []string{filepath.Dir(ws)}, MaxFileSize: 1 << 20, MaxMemory: 1 << 20, MaxProcs: 99})
-	// Where no control group holds the processes, RLIMIT_NPROC does.
+	// No control group holds the processes here (see below): RLIMIT_NPROC does.
 	procs := "ulimit -u 99 2>/dev/null; "
-	if s.groups = findCgroups(); s.groups != nil {
-		procs = ""
-	}
 	list, files, err := new(bwrap).args(s, Command{
 		Script:   "go test ./...",
 		Hide:     []string{filepath.Join(ws, ".env"), filepath.Join(ws, "missing")},
@@ -435,6 +432,33 @@ func TestBwrapArgs(t *testing.T) {
 	for _, bad := range []string{"missing", "nothing", "/etc/passwd", ".aws", "--tmpfs " + filepath.Dir(ws) + " "} {
 		if strings.Contains(args, bad) {
 			t.Errorf("args hold %q:\n%s", bad, args)
+		}
+	}
+}
+
+// Under bwrap, RLIMIT_NPROC holds a command's processes where no control
+// group does, and only in a user namespace of its own, where it counts
+// them alone.
+func TestBwrapArgsProcs(t *testing.T) {
+	ws, _ := dirs(t)
+	s := newSandbox(t, Config{Mode: Bwrap, Dir: ws, MaxProcs: 77})
+	for _, tt := range []struct {
+		groups   *cgroups
+		nouserns bool
+		want     bool
+	}{
+		{nil, false, true},
+		{&cgroups{}, false, false},
+		{nil, true, false},
+	} {
+		s.groups = tt.groups
+		list, files, err := (&bwrap{nouserns: tt.nouserns}).args(s, Command{Script: "true"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		closeAll(files)
+		if got := strings.Contains(strings.Join(list, " "), "ulimit -u 77 2>/dev/null;"); got != tt.want {
+			t.Errorf("with a control group %v, without a user namespace %v: RLIMIT_NPROC set %v, want %v", tt.groups != nil, tt.nouserns, got, tt.want)
 		}
 	}
 }
