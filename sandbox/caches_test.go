@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -69,6 +70,13 @@ func TestCachesEnv(t *testing.T) {
 	}
 	if !slices.Contains(s.cfg.Write, real) {
 		t.Errorf("the caches are not among the paths commands may write: %q", s.cfg.Write)
+	}
+	hidden := filepath.Join(t.TempDir(), "state")
+	if _, err := New(Config{Dir: t.TempDir(), Hide: []string{hidden}, Caches: filepath.Join(hidden, "caches")}); !errors.Is(err, ErrHiddenCaches) {
+		t.Errorf("New with caches in a hidden folder: %v, want ErrHiddenCaches", err)
+	}
+	if _, err := os.Stat(hidden); err == nil {
+		t.Error("New made the caches in a hidden folder")
 	}
 	if runtime.GOOS != "windows" {
 		if _, err := New(Config{Dir: "/", Caches: "/dev/null/caches"}); err == nil {

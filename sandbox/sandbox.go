@@ -284,14 +284,14 @@ func New(cfg Config) (*Sandbox, error) {
 	if cfg.Hide, err = absolute("--sandbox-hide", cfg.Hide); err != nil {
 		return nil, err
 	}
+	if cfg.Home == "" {
+		cfg.Home, _ = os.UserHomeDir()
+	}
 	if cfg.Caches != "" {
-		if cfg.Caches, err = makeCaches(cfg.Caches); err != nil {
+		if cfg.Caches, err = makeCaches(cfg.Caches, append(fence.SecretPlaces(cfg.Home), cfg.Hide...)); err != nil {
 			return nil, err
 		}
 		cfg.Write = append(cfg.Write, cfg.Caches)
-	}
-	if cfg.Home == "" {
-		cfg.Home, _ = os.UserHomeDir()
 	}
 	if cfg.Env == nil {
 		cfg.Env = Env(os.Environ(), cfg.Dir)
@@ -651,13 +651,23 @@ var cacheVars = []struct{ name, dir string }{
 	{"XDG_CACHE_HOME", "xdg"},
 }
 
+// ErrHiddenCaches is wrapped by the error of New for a caches folder that
+// lies in a path commands may not see: there it would be hidden too.
+var ErrHiddenCaches = errors.New("the caches folder lies in a hidden path")
+
 // makeCaches makes the folder caches and the subfolders of cacheVars in
 // it, each only the user's, and returns it absolute, with its symlinks
-// resolved, as sandboxes match paths.
-func makeCaches(caches string) (string, error) {
+// resolved, as sandboxes match paths. It makes nothing in one of the
+// paths of hide.
+func makeCaches(caches string, hide []string) (string, error) {
 	abs, err := filepath.Abs(caches)
 	if err != nil {
 		return "", fmt.Errorf("sandbox: the caches folder %s: %w", caches, err)
+	}
+	for _, h := range hide {
+		if fence.Within(realOrClean(h), realOrClean(abs)) {
+			return "", fmt.Errorf("sandbox: %w: %s lies in %s", ErrHiddenCaches, abs, h)
+		}
 	}
 	for _, v := range cacheVars {
 		if err := os.MkdirAll(filepath.Join(abs, v.dir), 0o700); err != nil {
