@@ -613,8 +613,8 @@ func abandon(cmd *exec.Cmd, t *tree) {
 // first shell lowers the limits on the size of files written
 // (RLIMIT_FSIZE) and on the memory each process may take for its data
 // (RLIMIT_DATA), and, when procs is set, on the processes of the user
-// (RLIMIT_NPROC, see procLimit), limits every program it starts
-// inherits; then it replaces itself with the shell that runs script, as
+// (RLIMIT_NPROC, see procLimit): limits that every program it starts
+// inherits. Then it replaces itself with the shell that runs script, as
 // it was given. The limits are in place before anything of script runs,
 // and cannot be raised again. A lower limit already in place stays.
 func (s *Sandbox) shellArgs(script string, procs bool) []string {
@@ -633,7 +633,8 @@ func (s *Sandbox) shellArgs(script string, procs bool) []string {
 //     the user's cannot be written (nor should it: a command could plant
 //     a compiled package there that the user's builds would link);
 //   - npm's and pip's caches, which they write on every run (npm its logs
-//     too), and which need the network to fill anyway;
+//     too) and fail without; an empty one costs nothing, since what fills
+//     it comes from the network, which commands do not have;
 //   - XDG_CACHE_HOME, where programs that follow the XDG rules (and Go's
 //     os.UserCacheDir) keep theirs: linters, language servers, formatters.
 //
