@@ -27,8 +27,9 @@
 // itself, the command may read only the system's folders, the toolchains
 // its environment names, the workspace and a private temporary folder;
 // may write only the workspace (never what it keeps read-only) and that
-// folder; may neither read nor write what it hides; and may open no TCP
-// connection where the kernel's Landlock can stop that (ABI 4 and later).
+// folder; may neither read nor write what it hides; may open no TCP
+// connection where the kernel's Landlock can stop that (ABI 4 and later);
+// and may make no Unix socket (see unixSocketFilter).
 // Go cannot run code between fork and exec, so the command is started
 // through a launcher, this program started again, whose main calls Launch
 // first: Launch restricts the process and then replaces it with the

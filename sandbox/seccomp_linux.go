@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"runtime"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -14,16 +15,18 @@ import (
 // for the right to write the socket, not the file system's. The folders
 // where services keep sockets (/run, the home folders) are shut, but a
 // service may keep one anywhere (under /var, in /tmp of the host, in a
-// project folder), and no list of such places is ever whole. So commands
-// under bwrap may make no Unix socket at all: a seccomp filter, which
-// bwrap loads before it runs the command (--seccomp), refuses socket() of
-// the AF_UNIX family with EPERM, and without a socket nothing can be
-// connected to, bound, or sent a datagram. Seccomp sees the numbers a
+// project folder), and no list of such places is ever whole. Landlock,
+// before its ABI 9, does not see a socket being connected to at all. So
+// commands under bwrap and Landlock may make no Unix socket: a seccomp
+// filter, which bwrap loads before it runs the command (--seccomp) and
+// the Landlock launcher loads after Landlock's rules (see restrict),
+// refuses socket() of the AF_UNIX family with EPERM, and without a socket
+// nothing can be connected to, bound, or sent a datagram. Seccomp sees the numbers a
 // call is given, never the paths they point to, so it cannot tell a
 // socket in the workspace from one elsewhere: those in the workspace are
-// refused too. Abstract sockets, which have no file, are out of reach
-// already: they belong to a network namespace, and bwrap gives the
-// command one of its own.
+// refused too. Abstract sockets, which have no file, are refused with
+// the rest, and under bwrap out of reach anyway: they belong to a network
+// namespace, and bwrap gives the command one of its own.
 //
 // What the filter lets through: socketpair() of stream and seqpacket
 // sockets, two ends joined to each other that can reach nothing else (as
@@ -55,8 +58,8 @@ var auditArches = map[string]uint32{
 	"loong64": unix.AUDIT_ARCH_LOONGARCH64,
 }
 
-// unixSocketFilter returns the seccomp filter of bwrap's commands (see
-// above), as bwrap reads it: the classic BPF instructions of a struct
+// unixSocketFilter returns the seccomp filter of the commands under bwrap
+// and Landlock (see above), as bwrap reads it: the classic BPF instructions of a struct
 // sock_fprog, in this machine's byte order. It returns nil where this
 // program cannot write one for the architecture: there Unix sockets
 // outside the shut folders can be reached.
@@ -101,6 +104,24 @@ func unixSocketFilter() ([]byte, error) {
 		return nil, fmt.Errorf("seccomp filter: %w", err)
 	}
 	return b.Bytes(), nil
+}
+
+// loadSeccomp loads filter, as unixSocketFilter returns it, on the
+// calling thread, which must have set no_new_privs: it holds for the
+// thread and what it execs.
+func loadSeccomp(filter []byte) error {
+	prog := make([]unix.SockFilter, len(filter)/8)
+	if len(prog) == 0 || len(prog) > 0xffff || len(filter)%8 != 0 {
+		return fmt.Errorf("seccomp filter: %d bytes is no program", len(filter))
+	}
+	if err := binary.Read(bytes.NewReader(filter), binary.NativeEndian, prog); err != nil {
+		return fmt.Errorf("seccomp filter: %w", err)
+	}
+	fprog := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
+	if err := unix.Prctl(unix.PR_SET_SECCOMP, unix.SECCOMP_MODE_FILTER, uintptr(unsafe.Pointer(&fprog)), 0, 0); err != nil {
+		return fmt.Errorf("prctl(PR_SET_SECCOMP): %w", err)
+	}
+	return nil
 }
 
 // argLow returns the offset of the low 32 bits of argument i, which is

@@ -107,11 +107,12 @@ socketpair(P, Q, AF_UNIX, SOCK_DGRAM, 0) && send(P, "x", 0, $dg) && print "datag
 socketpair(L, R, AF_UNIX, SOCK_STREAM, 0) && syswrite(L, "x") && sysread(R, my $got, 1) && print "stream pair\n";
 ' `
 
-// Under bwrap a command cannot reach a Unix socket outside the shut
-// folders (here one beside the workspace, in no folder bwrap shuts),
-// nor make one in the workspace; pairs of joined stream sockets still
-// work.
-func TestBwrapUnixSockets(t *testing.T) {
+// Under bwrap and Landlock a command cannot reach a Unix socket outside
+// the workspace (here one beside it, in no folder bwrap shuts, which
+// Landlock lets no command read), nor make one in the workspace; pairs of
+// joined stream sockets still work, and so do commands that need no
+// socket.
+func TestUnixSockets(t *testing.T) {
 	ws, outside := dirs(t)
 	stream, dgram := filepath.Join(outside, "s.sock"), filepath.Join(outside, "d.sock")
 	ln, err := net.Listen("unix", stream)
@@ -124,25 +125,29 @@ func TestBwrapUnixSockets(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer pc.Close()
-	script := socketTries + stream + " " + dgram
-	stops(t, ws, isolated(t, Config{Dir: ws}), script,
-		"stream\ndatagram\ndatagram pair\nstream pair\n", "stream pair\n", "a command reaches a Unix socket")
-	// Only the run without a sandbox may have sent anything.
-	buf := make([]byte, 8)
-	n := 0
-	for {
-		pc.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
-		if _, _, err := pc.ReadFrom(buf); err != nil {
-			break
+	received := func() int {
+		buf, n := make([]byte, 8), 0
+		for {
+			pc.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
+			if _, _, err := pc.ReadFrom(buf); err != nil {
+				return n
+			}
+			n++
 		}
-		n++
 	}
-	if n != 2 {
-		t.Errorf("the datagram socket got %d datagrams, want the 2 sent without a sandbox", n)
-	}
-	inside := `perl -MSocket -e 'socket(S, AF_UNIX, SOCK_STREAM, 0) && bind(S, pack_sockaddr_un("own.sock")) && print "bound\n"'`
-	stops(t, ws, isolated(t, Config{Dir: ws}), inside+"; rm -f own.sock", "bound\n", "", "a command makes a Unix socket in the workspace")
-	if res := run(t, isolated(t, Config{Dir: ws}), "echo plain; git --version >/dev/null && echo git"); !strings.HasSuffix(res.Output, "plain\ngit\n") {
-		t.Errorf("commands that need no socket: %q", res.Output)
+	for _, mode := range []Mode{Bwrap, Landlock} {
+		t.Run(string(mode), func(t *testing.T) {
+			s := tiered(t, mode, Config{Dir: ws})
+			stops(t, ws, s, socketTries+stream+" "+dgram,
+				"stream\ndatagram\ndatagram pair\nstream pair\n", "stream pair\n", "a command reaches a Unix socket")
+			if n := received(); n != 2 {
+				t.Errorf("the datagram socket got %d datagrams, want the 2 sent without a sandbox", n)
+			}
+			inside := `perl -MSocket -e 'socket(S, AF_UNIX, SOCK_STREAM, 0) && bind(S, pack_sockaddr_un("own.sock")) && print "bound\n"'`
+			stops(t, ws, s, inside+"; rm -f own.sock", "bound\n", "", "a command makes a Unix socket in the workspace")
+			if res := run(t, s, "echo plain; git --version >/dev/null && echo git"); !strings.HasSuffix(res.Output, "plain\ngit\n") {
+				t.Errorf("commands that need no socket: %q", res.Output)
+			}
+		})
 	}
 }
