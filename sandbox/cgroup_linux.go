@@ -21,10 +21,12 @@ import (
 // group this process is in, whose pids controller bounds the processes
 // and threads in it, all of them at once, whoever runs them: the bound
 // that contains a fork bomb. The system offers one where this process may
-// make groups in its own: on cgroup v2 one delegated to the user (as
-// systemd does for a service or scope with Delegate=yes) whose pids
-// controller can be enabled for the groups below it; on cgroup v1 a pids
-// hierarchy whose group of this process is writable (as root's is).
+// make groups in its own: on cgroup v2 one delegated to the user, which
+// to the kernel means that the user may write it (as systemd makes a
+// service or scope with Delegate=yes, and a container's root group is to
+// root), and whose pids controller can be enabled for the groups below
+// it; on cgroup v1 a pids hierarchy whose group of this process is
+// writable (as root's is).
 type cgroups struct {
 	dir string // the group of this process, where commands' groups are made
 	v2  bool
