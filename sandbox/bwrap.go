@@ -88,12 +88,13 @@ func (b *bwrap) command(ctx context.Context, s *Sandbox, c Command) (*exec.Cmd, 
 }
 
 // tmpSize bounds, in bytes, the /tmp that bwrap gives a command, which
-// is held in memory.
+// is held in memory, and so its /dev/shm.
 const tmpSize = 512 << 20
 
 // args returns the arguments of bwrap that run c, and the files whose
-// content bwrap shows at the paths c replaces, to be given to it as
-// descriptors 3 and up; the caller closes them.
+// content bwrap shows at the paths c replaces and the seccomp filter that
+// keeps c from making Unix sockets (see unixSocketFilter), to be given to
+// it as descriptors 3 and up; the caller closes them.
 //
 // Mounts are made in order, each over those before it: the system
 // read-only; the private folders (see private) as empty folders, with the
@@ -118,7 +119,13 @@ func (b *bwrap) args(s *Sandbox, c Command) ([]string, []*os.File, error) {
 	}
 	args = append(args,
 		"--ro-bind", "/", "/",
+		// /dev, a folder in memory that holds the devices, is made
+		// read-only once /dev/shm, in memory too, is mounted in it with
+		// the size of /tmp: else a command could fill the machine's
+		// memory through either.
 		"--dev", "/dev",
+		"--size", strconv.Itoa(tmpSize), "--tmpfs", "/dev/shm",
+		"--remount-ro", "/dev",
 		"--proc", "/proc",
 		"--size", strconv.Itoa(tmpSize), "--tmpfs", "/tmp",
 	)
@@ -183,8 +190,24 @@ func (b *bwrap) args(s *Sandbox, c Command) ([]string, []*os.File, error) {
 	for _, p := range shut {
 		args = append(args, "--remount-ro", p)
 	}
+	filter, err := unixSocketFilter()
+	if err == nil && filter != nil {
+		var file *os.File
+		if file, err = dataFile(filter); err == nil {
+			files = append(files, file)
+			args = append(args, "--seccomp", strconv.Itoa(2+len(files)))
+		}
+	}
+	if err != nil {
+		closeAll(files)
+		return nil, nil, err
+	}
 	args = append(args, "--chdir", dir, "--")
-	return append(args, s.shellArgs(c.Script)...), files, nil
+	// A command whose processes no control group holds is held to the
+	// limit of processes by RLIMIT_NPROC, which in a user namespace of
+	// its own counts its processes alone (see procLimit).
+	procs := !b.nouserns && s.groups == nil
+	return append(args, s.shellArgs(c.Script, procs)...), files, nil
 }
 
 // privateSize bounds, in bytes, each empty folder bwrap puts over a

@@ -72,13 +72,20 @@ func checkNoCaps(t *testing.T, status string) {
 	}
 }
 
-// bwrap's /tmp, held in memory, is bounded.
+// bwrap's /tmp and /dev/shm, held in memory, are bounded, and nothing can
+// be made in /dev, held in memory too.
 func TestBwrapTmpBounded(t *testing.T) {
 	ws, _ := dirs(t)
 	s := isolated(t, Config{Dir: ws})
-	res := run(t, s, "stat -f -c '%b %S' /tmp")
-	var blocks, size int64
-	if _, err := fmt.Sscan(res.Output, &blocks, &size); err != nil || blocks*size != tmpSize {
-		t.Errorf("/tmp holds %d blocks of %d bytes (%v), want %d bytes in all: %s", blocks, size, err, tmpSize, res.Output)
+	for _, dir := range []string{"/tmp", "/dev/shm"} {
+		res := run(t, s, "stat -f -c '%b %S' "+dir)
+		var blocks, size int64
+		if _, err := fmt.Sscan(res.Output, &blocks, &size); err != nil || blocks*size != tmpSize {
+			t.Errorf("%s holds %d blocks of %d bytes (%v), want %d bytes in all: %s", dir, blocks, size, err, tmpSize, res.Output)
+		}
+	}
+	res := run(t, s, "echo x > /dev/shm/x && echo shm-written; { echo x > /dev/big; } 2>/dev/null || echo dev-refused; echo x > /dev/null && echo null-written")
+	if want := "shm-written\ndev-refused\nnull-written\n"; !strings.HasSuffix(res.Output, want) {
+		t.Errorf("writing in /dev: %q, want it to end with %q", res.Output, want)
 	}
 }

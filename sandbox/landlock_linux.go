@@ -58,6 +58,9 @@ const launchVar = "HARNESS_SANDBOX_LAUNCH"
 type launchSpec struct {
 	ABI   int          `json:"abi"`
 	Rules []launchRule `json:"rules"`
+	// Seccomp is the filter that keeps the command from making Unix
+	// sockets (see unixSocketFilter), or empty.
+	Seccomp []byte `json:"seccomp,omitempty"`
 }
 
 type launchRule struct {
@@ -142,6 +145,9 @@ func handled(abi int) unix.LandlockRulesetAttr {
 // No rule grants a network port, so where the ABI handles TCP (4 and
 // later) no connection can be opened nor port bound; where it handles
 // scopes (6 and later) no signal or abstract socket reaches outside.
+// Landlock before ABI 9 does not see a Unix socket being connected to,
+// wherever it lies (Docker's, under /run, included): spec's seccomp
+// filter, loaded last, makes none.
 func restrict(spec launchSpec) error {
 	if spec.ABI < 1 {
 		return errors.New("the kernel has no Landlock")
@@ -167,6 +173,9 @@ func restrict(spec launchSpec) error {
 	}
 	if _, _, errno := unix.Syscall(unix.SYS_LANDLOCK_RESTRICT_SELF, fd, 0, 0); errno != 0 {
 		return fmt.Errorf("landlock_restrict_self: %w", errno)
+	}
+	if len(spec.Seccomp) > 0 {
+		return loadSeccomp(spec.Seccomp)
 	}
 	return nil
 }
@@ -316,7 +325,12 @@ func (l *landlock) command(ctx context.Context, s *Sandbox, c Command) (*exec.Cm
 		removeTmp()
 		return nil, nil, err
 	}
-	data, err := json.Marshal(launchSpec{ABI: l.abi, Rules: rules})
+	filter, err := unixSocketFilter()
+	if err != nil {
+		removeTmp()
+		return nil, nil, err
+	}
+	data, err := json.Marshal(launchSpec{ABI: l.abi, Rules: rules, Seccomp: filter})
 	if err != nil {
 		removeTmp()
 		return nil, nil, err
@@ -326,7 +340,7 @@ func (l *landlock) command(ctx context.Context, s *Sandbox, c Command) (*exec.Cm
 		removeTmp()
 		return nil, nil, err
 	}
-	cmd := exec.CommandContext(ctx, l.launcher, s.shellArgs(c.Script)...)
+	cmd := exec.CommandContext(ctx, l.launcher, s.shellArgs(c.Script, false)...)
 	cmd.Dir = s.cfg.Dir
 	cmd.Env = append(s.env(tmp), launchVar+"=1")
 	cmd.ExtraFiles = []*os.File{spec}

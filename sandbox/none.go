@@ -19,7 +19,7 @@ func (none) installed(*Sandbox) bool { return false }
 func (none) probe(context.Context, *Sandbox) string { return "" }
 
 func (none) command(ctx context.Context, s *Sandbox, c Command) (*exec.Cmd, func(), error) {
-	args := s.shellArgs(c.Script)
+	args := s.shellArgs(c.Script, false)
 	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
 	cmd.Dir = s.cfg.Dir
 	cmd.Env = s.env("")

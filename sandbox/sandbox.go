@@ -1,6 +1,8 @@
 // Package sandbox runs the harness's bash commands: in the workspace, with a
-// clean environment, no input, a time limit, a cap on output and on the
-// size of any file written, and with every process it started killed when
+// clean environment, no input, a time limit, a cap on output, on the
+// size of any file written, on the memory each process takes and on the
+// number of processes (see Config.MaxProcs), caches of their own (see
+// Config.Caches), and with every process it started killed when
 // the command ends, times out or is cancelled, so nothing it started lives
 // on: on Linux and macOS its process group (on Linux it also dies with
 // the harness, and what left the group for a session of its own is found
@@ -10,21 +12,24 @@
 // other way to end a command with the program that started it.
 //
 // With bubblewrap (bwrap) the command also runs in its own namespaces: it
-// sees the filesystem read-only, an empty private /tmp, the workspace
+// sees the filesystem read-only, an empty private /tmp and /dev/shm, both
+// bounded, /dev read-only, the workspace
 // writable at its own path, extra writable paths only when named, the
 // home folders and the folders of services' sockets empty but for the
 // toolchains in them (see private and toolDirs), known
 // secret locations hidden, the paths a Command hides hidden, the paths it
 // keeps read-only (the git directory) read-only, the files it replaces
-// (the git configuration without credentials) replaced, no network, its
-// own process IDs, and it dies with the harness.
+// (the git configuration without credentials) replaced, no network, no
+// Unix socket (see unixSocketFilter), its own process IDs, and it dies
+// with the harness.
 //
 // With Landlock, the Linux security module that lets a process restrict
 // itself, the command may read only the system's folders, the toolchains
 // its environment names, the workspace and a private temporary folder;
 // may write only the workspace (never what it keeps read-only) and that
-// folder; may neither read nor write what it hides; and may open no TCP
-// connection where the kernel's Landlock can stop that (ABI 4 and later).
+// folder; may neither read nor write what it hides; may open no TCP
+// connection where the kernel's Landlock can stop that (ABI 4 and later);
+// and may make no Unix socket (see unixSocketFilter).
 // Go cannot run code between fork and exec, so the command is started
 // through a launcher, this program started again, whose main calls Launch
 // first: Launch restricts the process and then replaces it with the
@@ -92,6 +97,14 @@ const (
 	DefaultFlood     = 8 << 20 // bytes of output after which the command is stopped
 	// DefaultMaxFileSize bounds the size of a file a command writes.
 	DefaultMaxFileSize = 1 << 30
+	// DefaultMaxMemory bounds the memory each process of a command may
+	// take for its data: enough for a linker or a test of a large
+	// program, not enough to make the machine swap for long.
+	DefaultMaxMemory = 8 << 30
+	// DefaultMaxProcs bounds the processes and threads of a command: a
+	// build runs one compiler and a few dozen threads per core, a fork
+	// bomb runs out of room.
+	DefaultMaxProcs = 4096
 )
 
 // ErrUnavailable is wrapped by the error of Start when the sandbox asked
@@ -111,6 +124,14 @@ type Config struct {
 	// Read lists more paths the command may read where the sandbox shuts
 	// what is around them, such as a toolchain in the home folder.
 	Read []string
+	// Caches is a folder for the caches of toolchains, such as one per
+	// workspace in the harness's state folder; empty means none. Commands
+	// get a subfolder of it for each cache they may fill (see cacheVars),
+	// made by New, and may write it under every sandbox, as a path of
+	// Write; the user's own caches stay as readable and unwritable as
+	// before, so nothing a command does can change what the user's own
+	// builds take from them. Nothing Hide lists may hold it.
+	Caches string
 	// Hide lists more paths to hide, besides those fence.SecretPlaces
 	// lists.
 	Hide []string
@@ -130,6 +151,21 @@ type Config struct {
 	// (RLIMIT_FSIZE, in steps of 1024 bytes); zero means
 	// DefaultMaxFileSize.
 	MaxFileSize int64
+	// MaxMemory bounds, in bytes, the memory each process of a command
+	// may take for its data (RLIMIT_DATA: its heap and the private
+	// writable memory it maps, which is what allocating takes; address
+	// space only reserved is not counted, so runtimes that reserve much
+	// and use little still start), in steps of 1024 bytes; zero means
+	// DefaultMaxMemory. A process that asks for more gets an error (a
+	// failed malloc or mmap) and most programs end. On macOS the kernel
+	// takes the limit but does not hold programs to it.
+	MaxMemory int64
+	// MaxProcs bounds the processes and threads of a command, all of
+	// them at once; zero means DefaultMaxProcs. Past it, fork and
+	// thread creation fail. See procLimit for what holds the bound on
+	// each system; where nothing can, the time limit and the killing of
+	// the command's processes still end what it started.
+	MaxProcs int
 	// Bwrap and Shell name the programs; empty means "bwrap" and "bash".
 	Bwrap, Shell string
 	// Launcher is the program that starts commands under Landlock: one
@@ -218,6 +254,9 @@ type Sandbox struct {
 	reach    sync.Once
 	tools    []string
 	privates []string
+	// groups holds commands in control groups, where the system offers
+	// them (see procLimit); set by Start.
+	groups *cgroups
 	// The commands running, and whether Close was called.
 	mu     sync.Mutex
 	live   map[*tree]bool
@@ -249,6 +288,12 @@ func New(cfg Config) (*Sandbox, error) {
 	if cfg.Home == "" {
 		cfg.Home, _ = os.UserHomeDir()
 	}
+	if cfg.Caches != "" {
+		if cfg.Caches, err = makeCaches(cfg.Caches, append(fence.SecretPlaces(cfg.Home), cfg.Hide...)); err != nil {
+			return nil, err
+		}
+		cfg.Write = append(cfg.Write, cfg.Caches)
+	}
 	if cfg.Env == nil {
 		cfg.Env = Env(os.Environ(), cfg.Dir)
 	}
@@ -263,6 +308,12 @@ func New(cfg Config) (*Sandbox, error) {
 	}
 	if cfg.MaxFileSize <= 0 {
 		cfg.MaxFileSize = DefaultMaxFileSize
+	}
+	if cfg.MaxMemory <= 0 {
+		cfg.MaxMemory = DefaultMaxMemory
+	}
+	if cfg.MaxProcs <= 0 {
+		cfg.MaxProcs = DefaultMaxProcs
 	}
 	if cfg.Bwrap == "" {
 		cfg.Bwrap = "bwrap"
@@ -310,6 +361,7 @@ func (s *Sandbox) Start(ctx context.Context) error {
 		// Ctrl-C during the first command) must not decide it.
 		ctx := context.WithoutCancel(ctx)
 		becomeReaper()
+		s.groups = findCgroups()
 		s.tier, s.mode = none{}, None
 		if s.cfg.Mode == Auto {
 			s.fallback = s.auto(ctx)
@@ -373,6 +425,27 @@ func (s *Sandbox) TakeNotice() string {
 	return fmt.Sprintf("this and later commands run without the %s sandbox: %s", first.name(), s.fallback)
 }
 
+// procLimit says what holds a command to Config.MaxProcs, known after
+// Start. Where the system offers a control group (see cgroups), that
+// does: "cgroup", the only bound that counts a command's processes alone
+// whoever runs them, root included. Else, under bwrap with a user
+// namespace of its own, RLIMIT_NPROC does: "rlimit"; since Linux 5.14
+// it counts the processes of the user in that namespace alone, but it
+// never binds root. Else nothing does: "". RLIMIT_NPROC counts every
+// process of the user on the machine, a desktop's included, so a limit
+// low enough to stop a fork bomb would stop the command from starting
+// any, and root is not bound by it anyway; there the time limit, and the
+// killing of the command's processes when it ends, end what it started.
+func (s *Sandbox) procLimit() string {
+	if s.groups != nil {
+		return "cgroup"
+	}
+	if b, ok := s.tier.(*bwrap); ok && !b.nouserns && os.Getuid() != 0 {
+		return "rlimit"
+	}
+	return ""
+}
+
 // Isolated reports whether commands run inside bwrap. It is known after
 // Start.
 func (s *Sandbox) Isolated() bool { return s.mode == Bwrap }
@@ -407,13 +480,17 @@ func (s *Sandbox) Close() error {
 // startTracked starts cmd, whose tree is t, and keeps t among the running
 // commands, unless Close was called. It holds s.mu meanwhile, so that no
 // sweep (see sweep) takes the command for what another left behind.
-func (s *Sandbox) startTracked(cmd *exec.Cmd, t *tree) error {
+func (s *Sandbox) startTracked(cmd *exec.Cmd, t *tree, g *group) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		return ErrClosed
 	}
-	if err := cmd.Start(); err != nil {
+	start := cmd.Start
+	if g != nil {
+		start = func() error { return g.start(cmd) }
+	}
+	if err := start(); err != nil {
 		return fmt.Errorf("sandbox: cannot start %s: %w", cmd.Path, err)
 	}
 	if err := t.started(); err != nil {
@@ -478,9 +555,16 @@ func (s *Sandbox) Run(ctx context.Context, c Command) (Result, error) {
 	tree := newTree(cmd)
 	cmd.Cancel = tree.kill
 	cmd.WaitDelay = time.Second
+	var group *group
+	if s.groups != nil {
+		if group, err = s.groups.make(s.cfg.MaxProcs); err != nil {
+			return Result{}, fmt.Errorf("sandbox: cannot set the command up: %w", err)
+		}
+		defer group.remove() // once its processes are killed, below
+	}
 
 	began := time.Now()
-	if err := s.startTracked(cmd, tree); err != nil {
+	if err := s.startTracked(cmd, tree, group); err != nil {
 		return Result{}, err
 	}
 	defer s.untrack(tree)
@@ -527,32 +611,108 @@ func abandon(cmd *exec.Cmd, t *tree) {
 }
 
 // shellArgs returns the command line that runs script with the shell: a
-// first shell lowers the limit on the size of files written
-// (RLIMIT_FSIZE, which every program it starts inherits), then replaces
-// itself with the shell that runs script, as it was given. The limit is
-// in place before anything of script runs, and cannot be raised again. A
-// lower limit already in place stays.
-func (s *Sandbox) shellArgs(script string) []string {
-	blocks := max(s.cfg.MaxFileSize/1024, 1) // bash counts in 1024-byte blocks
-	limit := fmt.Sprintf(`ulimit -f %d 2>/dev/null; exec "$0" --noprofile --norc -o pipefail -c "$1"`, blocks)
-	return []string{s.cfg.Shell, "--noprofile", "--norc", "-c", limit, s.cfg.Shell, script}
+// first shell lowers the limits on the size of files written
+// (RLIMIT_FSIZE) and on the memory each process may take for its data
+// (RLIMIT_DATA), and, when procs is set, on the processes of the user
+// (RLIMIT_NPROC, see procLimit): limits that every program it starts
+// inherits. Then it replaces itself with the shell that runs script, as
+// it was given. The limits are in place before anything of script runs,
+// and cannot be raised again. A lower limit already in place stays.
+func (s *Sandbox) shellArgs(script string, procs bool) []string {
+	kib := func(n int64) int64 { return max(n/1024, 1) } // bash counts both in 1024-byte blocks
+	limits := fmt.Sprintf("ulimit -f %d 2>/dev/null; ulimit -d %d 2>/dev/null; ", kib(s.cfg.MaxFileSize), kib(s.cfg.MaxMemory))
+	if procs {
+		limits += fmt.Sprintf("ulimit -u %d 2>/dev/null; ", s.cfg.MaxProcs)
+	}
+	line := limits + `exec "$0" --noprofile --norc -o pipefail -c "$1"`
+	return []string{s.cfg.Shell, "--noprofile", "--norc", "-c", line, s.cfg.Shell, script}
+}
+
+// cacheVars name the caches a command may fill, each with the subfolder
+// of Config.Caches it gets:
+//   - Go's build cache: go build and go test write it on every run, and
+//     the user's cannot be written (nor should it: a command could plant
+//     a compiled package there that the user's builds would link);
+//   - npm's and pip's caches, which they write on every run (npm its logs
+//     too) and fail without; an empty one costs nothing, since what fills
+//     it comes from the network, which commands do not have;
+//   - XDG_CACHE_HOME, where programs that follow the XDG rules (and Go's
+//     os.UserCacheDir) keep theirs: linters, language servers, formatters.
+//
+// Go's module cache (GOMODCACHE) stays the user's: read-only, it holds
+// the modules a build needs offline, while an empty one of the
+// workspace's own could only be filled through the network, which
+// commands do not have. Cargo's target folder (CARGO_TARGET_DIR) stays
+// in the workspace, where people and scripts look for what cargo built,
+// and CARGO_HOME stays the user's, which holds the registry an offline
+// build reads.
+var cacheVars = []struct{ name, dir string }{
+	{"GOCACHE", "go-build"},
+	{"npm_config_cache", "npm"},
+	{"PIP_CACHE_DIR", "pip"},
+	{"XDG_CACHE_HOME", "xdg"},
+}
+
+// ErrHiddenCaches is wrapped by the error of New for a caches folder that
+// lies in a path commands may not see: there it would be hidden too.
+var ErrHiddenCaches = errors.New("the caches folder lies in a hidden path")
+
+// makeCaches makes the folder caches and the subfolders of cacheVars in
+// it, each only the user's, and returns it absolute, with its symlinks
+// resolved, as sandboxes match paths. It makes nothing in one of the
+// paths of hide.
+func makeCaches(caches string, hide []string) (string, error) {
+	abs, err := filepath.Abs(caches)
+	if err != nil {
+		return "", fmt.Errorf("sandbox: the caches folder %s: %w", caches, err)
+	}
+	for _, h := range hide {
+		if fence.Within(realOrClean(h), realOrClean(abs)) {
+			return "", fmt.Errorf("sandbox: %w: %s lies in %s", ErrHiddenCaches, abs, h)
+		}
+	}
+	for _, v := range cacheVars {
+		if err := os.MkdirAll(filepath.Join(abs, v.dir), 0o700); err != nil {
+			return "", fmt.Errorf("sandbox: making the caches folder: %w", err)
+		}
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return "", fmt.Errorf("sandbox: the caches folder %s: %w", abs, err)
+	}
+	return real, nil
 }
 
 // env returns the environment of a command, with tmp as its temporary
-// folder when not empty. Git searches for no repository (see gitVars):
-// GIT_DIR names it.
+// folder when not empty, and the caches of Config.Caches (see
+// cacheVars). Git searches for no repository (see gitVars): GIT_DIR
+// names it.
 func (s *Sandbox) env(tmp string) []string {
 	env := s.cfg.Env
-	if tmp == "" {
+	var set []string
+	if tmp != "" {
+		set = append(set, "TMPDIR="+tmp)
+	}
+	if s.cfg.Caches != "" {
+		for _, v := range cacheVars {
+			set = append(set, v.name+"="+filepath.Join(s.cfg.Caches, v.dir))
+		}
+	}
+	if len(set) == 0 {
 		return env
 	}
-	out := make([]string, 0, len(env)+1)
+	out := make([]string, 0, len(env)+len(set))
 	for _, kv := range env {
-		if !strings.HasPrefix(kv, "TMPDIR=") {
+		name, _, _ := strings.Cut(kv, "=")
+		// Names are taken without case, as Windows takes them.
+		if !slices.ContainsFunc(set, func(x string) bool {
+			setName, _, _ := strings.Cut(x, "=")
+			return strings.EqualFold(name, setName)
+		}) {
 			out = append(out, kv)
 		}
 	}
-	return append(out, "TMPDIR="+tmp)
+	return append(out, set...)
 }
 
 // gitVars returns the variables that give git the repository r, or the

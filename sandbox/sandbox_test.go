@@ -391,7 +391,9 @@ func TestBwrapArgs(t *testing.T) {
 	os.WriteFile(filepath.Join(ws, ".env"), []byte("X=1"), 0o600)
 	os.MkdirAll(filepath.Join(ws, ".git"), 0o755)
 	os.WriteFile(filepath.Join(ws, ".git", "config"), nil, 0o644)
-	s := newSandbox(t, Config{Mode: Bwrap, Dir: ws, Home: home, Write: []string{outside}, Hide: []string{filepath.Dir(ws)}, MaxFileSize: 1 << 20})
+	s := newSandbox(t, Config{Mode: Bwrap, Dir: ws, Home: home, Write: []string{outside}, Hide: []string{filepath.Dir(ws)}, MaxFileSize: 1 << 20, MaxMemory: 1 << 20, MaxProcs: 99})
+	// No control group holds the processes here (see below): RLIMIT_NPROC does.
+	procs := "ulimit -u 99 2>/dev/null; "
 	list, files, err := new(bwrap).args(s, Command{
 		Script:   "go test ./...",
 		Hide:     []string{filepath.Join(ws, ".env"), filepath.Join(ws, "missing")},
@@ -402,12 +404,18 @@ func TestBwrapArgs(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer closeAll(files)
-	if len(files) != 1 {
-		t.Fatalf("%d files for bwrap, want the one that exists", len(files))
+	// The file that exists, and the seccomp filter where there is one.
+	filter, _ := unixSocketFilter()
+	if want := map[bool]int{true: 2, false: 1}[filter != nil]; len(files) != want {
+		t.Fatalf("%d files for bwrap, want %d", len(files), want)
 	}
 	args := strings.Join(list, " ")
+	seccomp := ""
+	if filter != nil {
+		seccomp = "--seccomp 4 "
+	}
 	for _, want := range []string{
-		"--die-with-parent --new-session --unshare-all --cap-drop ALL --unshare-user --disable-userns --ro-bind / / --dev /dev --proc /proc --size 536870912 --tmpfs /tmp ",
+		"--die-with-parent --new-session --unshare-all --cap-drop ALL --unshare-user --disable-userns --ro-bind / / --dev /dev --size 536870912 --tmpfs /dev/shm --remount-ro /dev --proc /proc --size 536870912 --tmpfs /tmp ",
 		"--bind " + ws + " " + ws + " --bind " + outside + " " + outside,
 		// home lies in a path of Write: it is hidden once that is mounted
 		"--tmpfs " + home + " --remount-ro " + home,
@@ -415,7 +423,7 @@ func TestBwrapArgs(t *testing.T) {
 		"--ro-bind /dev/null " + filepath.Join(home, ".netrc"),
 		"--ro-bind /dev/null " + filepath.Join(ws, ".env"),
 		"--ro-bind " + filepath.Join(ws, ".git") + " " + filepath.Join(ws, ".git") + " --ro-bind-data 3 " + filepath.Join(ws, ".git", "config"),
-		"--chdir " + ws + ` -- bash --noprofile --norc -c ulimit -f 1024 2>/dev/null; exec "$0" --noprofile --norc -o pipefail -c "$1" bash go test ./...`,
+		seccomp + "--chdir " + ws + ` -- bash --noprofile --norc -c ulimit -f 1024 2>/dev/null; ulimit -d 1024 2>/dev/null; ` + procs + `exec "$0" --noprofile --norc -o pipefail -c "$1" bash go test ./...`,
 	} {
 		if !strings.Contains(args, want) {
 			t.Errorf("args lack %q:\n%s", want, args)
@@ -424,6 +432,33 @@ func TestBwrapArgs(t *testing.T) {
 	for _, bad := range []string{"missing", "nothing", "/etc/passwd", ".aws", "--tmpfs " + filepath.Dir(ws) + " "} {
 		if strings.Contains(args, bad) {
 			t.Errorf("args hold %q:\n%s", bad, args)
+		}
+	}
+}
+
+// Under bwrap, RLIMIT_NPROC holds a command's processes where no control
+// group does, and only in a user namespace of its own, where it counts
+// them alone.
+func TestBwrapArgsProcs(t *testing.T) {
+	ws, _ := dirs(t)
+	s := newSandbox(t, Config{Mode: Bwrap, Dir: ws, MaxProcs: 77})
+	for _, tt := range []struct {
+		groups   *cgroups
+		nouserns bool
+		want     bool
+	}{
+		{nil, false, true},
+		{&cgroups{}, false, false},
+		{nil, true, false},
+	} {
+		s.groups = tt.groups
+		list, files, err := (&bwrap{nouserns: tt.nouserns}).args(s, Command{Script: "true"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		closeAll(files)
+		if got := strings.Contains(strings.Join(list, " "), "ulimit -u 77 2>/dev/null;"); got != tt.want {
+			t.Errorf("with a control group %v, without a user namespace %v: RLIMIT_NPROC set %v, want %v", tt.groups != nil, tt.nouserns, got, tt.want)
 		}
 	}
 }

@@ -75,7 +75,7 @@ func (sb seatbelt) command(ctx context.Context, s *Sandbox, c Command) (*exec.Cm
 		cleanup()
 		return nil, nil, err
 	}
-	cmd := exec.CommandContext(ctx, sandboxExec, append([]string{"-f", f.Name()}, s.shellArgs(c.Script)...)...)
+	cmd := exec.CommandContext(ctx, sandboxExec, append([]string{"-f", f.Name()}, s.shellArgs(c.Script, false)...)...)
 	cmd.Dir = s.cfg.Dir
 	cmd.Env = s.env(tmp)
 	return cmd, cleanup, nil
