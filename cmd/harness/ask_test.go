@@ -25,7 +25,7 @@ func replTools(t *testing.T, flags safetyFlags, out *bytes.Buffer) (loop.Tools, 
 		t.Fatal(err)
 	}
 	w := &workspaceFlags{Workspace: dir}
-	tb, err := w.tools(&flags, nil)
+	tb, err := w.tools(&flags, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +119,7 @@ func TestSafetyFlagErrors(t *testing.T) {
 		{safetyFlags{BashBlock: []string{"a b"}}, "--bash-allow/--bash-block"},
 		{safetyFlags{SandboxWrite: []string{filepath.Join(dir, "missing")}}, "--sandbox-write"},
 	} {
-		_, err := (&workspaceFlags{Workspace: dir}).tools(&tt.flags, nil)
+		_, err := (&workspaceFlags{Workspace: dir}).tools(&tt.flags, nil, nil)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%+v: err = %v, want it to name %s", tt.flags, err, tt.want)
 		}

@@ -115,7 +115,7 @@ func intOption(opts map[string]any, s protocol.Setting) (int, bool) {
 func savedInstructions(sv *session.Saved) string {
 	list := strings.Join(sv.Start.Tools, ",")
 	w := &workspaceFlags{Workspace: sv.Start.Workspace, Tools: &list}
-	tb, err := w.tools(&safetyFlags{Sandbox: string(sandbox.None)}, nil)
+	tb, err := w.tools(&safetyFlags{Sandbox: string(sandbox.None)}, nil, nil)
 	if err != nil {
 		return ""
 	}

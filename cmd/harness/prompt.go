@@ -18,7 +18,7 @@ func (c *promptCmd) Run(ctx context.Context, std stdio, dirs xdg.Dirs) error {
 		return &exitCodeError{code: exitUsage, err: err}
 	}
 	defer servers.Close()
-	tb, err := c.tools(&safetyFlags{}, servers)
+	tb, err := c.tools(&safetyFlags{}, servers, nil)
 	if err != nil {
 		return &exitCodeError{code: exitUsage, err: err}
 	}

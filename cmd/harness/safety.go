@@ -36,8 +36,9 @@ type safetyFlags struct {
 }
 
 // commands builds what the bash tool of ws runs commands with: the command
-// guard's policy and the sandbox, as the flags say.
-func (s *safetyFlags) commands(ws *tools.Workspace) (*guard.Policy, *sandbox.Sandbox, error) {
+// guard's policy and the sandbox, as the flags say. Toolchains keep their
+// caches in the folder caches ("": none of the harness's).
+func (s *safetyFlags) commands(ws *tools.Workspace, caches string) (*guard.Policy, *sandbox.Sandbox, error) {
 	policy, err := guard.New(s.BashAllow, s.BashBlock)
 	if err != nil {
 		return nil, nil, fmt.Errorf("--bash-allow/--bash-block: %w", err)
@@ -54,6 +55,7 @@ func (s *safetyFlags) commands(ws *tools.Workspace) (*guard.Policy, *sandbox.San
 		Hide:        homePaths(s.SandboxHide),
 		Timeout:     s.BashTimeout,
 		MaxFileSize: int64(s.BashMaxFileSize),
+		Caches:      caches,
 	})
 	if err != nil {
 		return nil, nil, err

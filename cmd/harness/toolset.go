@@ -112,13 +112,17 @@ func (w *workspaceFlags) mainSpecs(specs []protocol.ToolSpec) []protocol.ToolSpe
 // commands builds the command guard and the sandbox as safety says, but
 // with no sandbox to start when --tools leaves out bash, its only user:
 // a chat without commands says nothing of bubblewrap.
-func (w *workspaceFlags) commands(safety *safetyFlags, ws *tools.Workspace) (*guard.Policy, *sandbox.Sandbox, error) {
+func (w *workspaceFlags) commands(safety *safetyFlags, ws *tools.Workspace, caches func(root string) string) (*guard.Policy, *sandbox.Sandbox, error) {
 	if names := toolChoice(w.Tools); names != nil && !slices.Contains(names, tools.BashName) {
 		s := *safety
 		s.Sandbox = string(sandbox.None)
-		safety = &s
+		return s.commands(ws, "")
 	}
-	return safety.commands(ws)
+	dir := ""
+	if caches != nil {
+		dir = caches(ws.Root())
+	}
+	return safety.commands(ws, dir)
 }
 
 // readOnlyBash is bash as a helper that only reads has it: for the command
@@ -176,12 +180,12 @@ func (tb *toolbox) lie() []tools.Tool {
 // tools builds the tools explicitly, its bash tool as safety says:
 // nothing registers itself. The tools of servers (nil: none) come after
 // the built-in ones; an unknown --tools or --lie is an error.
-func (w *workspaceFlags) tools(safety *safetyFlags, servers *mcp.Servers) (*toolbox, error) {
+func (w *workspaceFlags) tools(safety *safetyFlags, servers *mcp.Servers, caches func(root string) string) (*toolbox, error) {
 	ws, err := tools.NewWorkspace(w.Workspace)
 	if err != nil {
 		return nil, err
 	}
-	policy, box, err := w.commands(safety, ws)
+	policy, box, err := w.commands(safety, ws, caches)
 	if err != nil {
 		return nil, err
 	}

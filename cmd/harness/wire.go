@@ -86,7 +86,7 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string, dirs xdg.
 			servers.Close()
 		}
 	}()
-	tb, err := c.tools(&c.safetyFlags, servers)
+	tb, err := c.tools(&c.safetyFlags, servers, func(root string) string { return cachesDir(dirs, root) })
 	if err != nil {
 		return nil, &exitCodeError{code: exitUsage, err: err}
 	}

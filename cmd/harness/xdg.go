@@ -1,6 +1,8 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"path/filepath"
 
 	"harness/xdg"
@@ -23,4 +25,18 @@ func outputsDir(dirs xdg.Dirs, noSession bool) string {
 		return ""
 	}
 	return xdg.RunDir(filepath.Join(dir, "outputs"))
+}
+
+// cachesDir is the folder of the toolchains' caches (Go's build cache,
+// npm's, pip's) for commands in the workspace root: one per workspace in
+// the state folder, kept between runs, so that the user's own caches are
+// never written from inside the sandbox. It is "" when there is no state
+// folder.
+func cachesDir(dirs xdg.Dirs, root string) string {
+	dir, err := dirs.State()
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(root))
+	return filepath.Join(dir, "caches", filepath.Base(root)+"-"+hex.EncodeToString(sum[:6]))
 }
