@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"harness/approve"
 	"harness/loop"
+	"harness/plural"
 	"harness/protocol"
 )
 
@@ -69,7 +71,7 @@ func (v *Turn) Event(e loop.Event) error {
 		if e.Result.OK {
 			fmt.Fprintf(v.Log, "%s %s -> %s\n", v.Style.Good("tool-success:"), approve.Visible(e.Result.Tool), approve.Visible(summary(e.Result.Body)))
 		} else {
-			fmt.Fprintf(v.Log, "%s %s -> %s\n", v.Style.Bad("tool-error:"), approve.Visible(toolName(e.Call.Name)), approve.Visible(ErrorLine(e.Result.Body)))
+			fmt.Fprintf(v.Log, "%s %s -> %s\n", v.Style.Bad("tool-error:"), approve.Visible(toolName(e.Call.Name)), approve.Visible(ErrorLines(e.Result.Body)))
 		}
 	case loop.Noticed:
 		fmt.Fprintf(v.Log, "%s %s\n", v.Style.Notice("note:"), approve.Visible(e.Text))
@@ -149,14 +151,53 @@ func ErrorLine(body string) string {
 	return firstLine(body)
 }
 
+// maxErrorLines bounds the lines of an error the tool-error line shows.
+const maxErrorLines = 6
+
+// ErrorLines is an error body as the tool-error line shows it: its first
+// line, then the lines after it, indented, up to maxErrorLines in all,
+// each clipped; when more lines follow, how many, and the last line when
+// it is a bracketed status such as a command's exit. The lines that say
+// where an edit went wrong are what a user needs of such an error.
+func ErrorLines(body string) string {
+	lines := strings.Split(strings.TrimRight(body, "\n"), "\n")
+	status := ""
+	if last := lines[len(lines)-1]; len(lines) > maxErrorLines && strings.HasPrefix(last, "[") {
+		status, lines = last, lines[:len(lines)-1]
+	}
+	var b strings.Builder
+	for i, line := range lines {
+		if i == maxErrorLines-1 && (len(lines) > maxErrorLines || status != "") {
+			fmt.Fprintf(&b, "\n%s… %s", errorIndent, plural.Count(len(lines)-i, "more line"))
+			break
+		}
+		if i > 0 {
+			b.WriteString("\n" + errorIndent)
+		}
+		b.WriteString(clip(strings.TrimRight(line, "\r"), 200))
+	}
+	if status != "" {
+		b.WriteString("\n" + errorIndent + clip(status, 200))
+	}
+	return b.String()
+}
+
+// errorIndent sets the lines of an error after the first under it.
+const errorIndent = "    "
+
 func firstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return clip(line, 200)
 }
 
+// clip cuts s to n bytes at most, at the start of a character, marking
+// the cut.
 func clip(s string, n int) string {
 	if len(s) <= n {
 		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
 	}
 	return s[:n] + "..."
 }
