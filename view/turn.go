@@ -21,18 +21,34 @@ import (
 type Turn struct {
 	Out, Log io.Writer
 	Style    Style
-	// Stream prints assistant text line by line as it arrives.
+	// Stream shows assistant text as it arrives (see partial.go for when
+	// a line shows before its end), and the thinking a backend sends
+	// apart, dimmed.
 	Stream bool
 	// Final leaves the last answer to the caller (-p prints it on stdout).
 	Final bool
+	// Activity draws a quiet indicator under the cursor while a reply is
+	// awaited and while it streams, erased before anything else is
+	// written. It moves the cursor: only for a terminal that wants
+	// colours, which Out and Log both write to.
+	Activity bool
 
-	reply protocol.Stream // the streamed content of the current step
-	shown string          // the assistant text printed so far in this step
+	reply  protocol.Stream // the streamed content of the current step
+	unread strings.Builder // what it has not been given yet: less than a line
+	shown  string          // the assistant text printed so far in this step
 	// sync says how shown stands to the streamed text: a prefix of it, so
 	// that what is new can be printed without comparing; unknown; or, once
 	// the text has grown as long as shown without starting with it, apart
 	// for good (the text only grows until a Stream says it did not).
 	sync syncState
+	// prose is the text while the reply has been prose line after line:
+	// then the line still arriving shows before its end.
+	prose proseText
+
+	thinking bool // streamed thinking is on screen, its line not ended
+	thought  bool // thinking was streamed in this step
+	drawn    bool // the activity indicator is on screen
+	frame    int  // the indicator's next frame
 }
 
 type syncState int
@@ -45,23 +61,28 @@ const (
 
 // Event shows e. It never stops a turn.
 func (v *Turn) Event(e loop.Event) error {
+	v.clear()
 	switch e.Kind {
 	case loop.StepStarted:
-		v.reply = protocol.Stream{}
+		v.reply, v.unread = protocol.Stream{}, strings.Builder{}
 		v.shown, v.sync = "", inSync
+		v.prose.reset()
+		v.thinking, v.thought = false, false
 		fmt.Fprintln(v.Log, v.Style.Dim(fmt.Sprintf("<Step %d>", e.Step)))
+		v.spin()
 	case loop.Streamed:
-		if v.Stream && e.Delta.Content != "" {
-			v.reply.Add(e.Delta.Content)
-			if strings.Contains(e.Delta.Content, "\n") {
-				v.showStreamed(v.reply.Text())
-			}
+		if v.Stream {
+			v.streamed(e.Delta)
 		}
+		v.spin()
 	case loop.Replied:
-		if v.Final && len(e.Parsed.Calls) == 0 {
-			return nil
+		if v.Stream && !v.thought && e.Reply.Thinking != "" {
+			v.think(e.Reply.Thinking) // the backend sent it whole
 		}
-		v.show(e.Parsed.Text)
+		v.endThought()
+		if !v.Final || len(e.Parsed.Calls) > 0 {
+			v.show(e.Parsed.Text)
+		}
 		if v.shown != "" {
 			fmt.Fprintln(v.Out)
 		}
@@ -76,6 +97,11 @@ func (v *Turn) Event(e loop.Event) error {
 	case loop.Noticed:
 		fmt.Fprintf(v.Log, "%s %s\n", v.Style.Notice("note:"), approve.Visible(e.Text))
 	case loop.Interrupted:
+		// What was shown of the reply stays, its line ended.
+		v.endThought()
+		if v.shown != "" {
+			fmt.Fprintln(v.Out)
+		}
 		fmt.Fprintf(v.Log, "%s the model call was interrupted; its partial reply was not run\n", v.Style.Notice("note:"))
 	case loop.TurnEnded:
 		if e.Report != nil && (e.Report.Steps > 0 || e.Report.Interrupted) {
@@ -84,6 +110,91 @@ func (v *Turn) Event(e loop.Event) error {
 	}
 	return nil
 }
+
+// streamed shows what a piece of the reply adds: its thinking as it
+// comes, its text as far as it is known to be text. While every line has
+// been prose, the text is known at every piece; after that, at every line
+// the reply reader has read.
+func (v *Turn) streamed(d protocol.Delta) {
+	if d.Thinking != "" {
+		v.think(d.Thinking)
+	}
+	if d.Content == "" {
+		return
+	}
+	// The reply reader reads complete lines: it is given the reply at each
+	// newline, so that it does not look for one in a long line at every
+	// piece.
+	v.unread.WriteString(d.Content)
+	if strings.IndexByte(d.Content, '\n') >= 0 {
+		v.reply.Add(v.unread.String())
+		v.unread.Reset()
+	}
+	if v.prose.on {
+		v.prose.add(d.Content)
+		if v.prose.on {
+			if text := v.prose.String(); len(text) > len(v.shown) {
+				v.print(text) // it extends what was shown: both are prose
+			}
+			return
+		}
+		// A line that is not prose: what was shown of it may not be
+		// text, and the reply reader says from here on.
+		v.sync = unknown
+		v.showStreamed(v.reply.Text())
+		return
+	}
+	if strings.Contains(d.Content, "\n") {
+		v.showStreamed(v.reply.Text())
+	}
+}
+
+// think shows a piece of the thinking, dimmed, after a "Thinking:" label
+// that sets it apart from the answer.
+func (v *Turn) think(text string) {
+	if !v.thinking {
+		if v.shown != "" {
+			fmt.Fprintln(v.Out) // the answer's line, which goes on below
+		}
+		fmt.Fprint(v.Out, v.Style.Dim("Thinking: "))
+		v.thinking = true
+	}
+	io.WriteString(v.Out, v.Style.Dim(approve.Visible(text)))
+	v.thought = true
+}
+
+// endThought ends the line of the thinking shown, before anything else.
+func (v *Turn) endThought() {
+	if v.thinking {
+		fmt.Fprintln(v.Out)
+		v.thinking = false
+	}
+}
+
+// spinner are the frames of the activity indicator.
+var spinner = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
+
+// spin draws the next frame of the activity indicator, leaving the cursor
+// on it: text written next covers it, and clear erases it.
+func (v *Turn) spin() {
+	if !v.Activity {
+		return
+	}
+	io.WriteString(v.Out, v.Style.Dim(spinner[v.frame%len(spinner)])+"\b")
+	v.frame++
+	v.drawn = true
+}
+
+// clear erases the activity indicator, if it is on screen.
+func (v *Turn) clear() {
+	if v.drawn {
+		io.WriteString(v.Out, eraseLine)
+		v.drawn = false
+	}
+}
+
+// eraseLine erases the line from the cursor on.
+const eraseLine = "\x1b[K"
 
 // show prints what text adds to the assistant text already shown, and
 // reports whether it did. Text that no longer extends it (a fence that
@@ -98,6 +209,7 @@ func (v *Turn) show(text string) bool {
 
 // print prints what text, which extends the text shown, adds to it.
 func (v *Turn) print(text string) {
+	v.endThought()
 	if v.shown == "" {
 		fmt.Fprint(v.Out, v.Style.Model("Assistant")+": ")
 	}

@@ -1,0 +1,319 @@
+package view
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"harness/protocol"
+)
+
+// A reply's text shows as it arrives, before its line ends, only where no
+// more of the line can turn it into something that is not text: a call of
+// any shape, a forged result, thinking. What the reply reader reads as a
+// call or a result is told by a line's start (a marker, a tag, a bracket,
+// JSON, a tool's name) and by a few tokens anywhere in it. So a line still
+// arriving shows once its start is known to be prose (a letter or a digit
+// after a Markdown bullet, a first word that names no marker), and up to
+// the first token that may open a call; the rest waits for its newline.
+// A line that is not prose when it is whole ends this for the reply: the
+// lines that follow show whole, as the reply reader reads them.
+
+// Where the start of a line stands.
+const (
+	headPending  = iota // more of the line must come to say
+	headRefused         // the line shows only once it is whole
+	headAccepted        // it is prose from its first word on
+)
+
+// maxHead bounds how much of a line's start is read again at each piece
+// before the line is left to its newline.
+const maxHead = 256
+
+// markerWords are, in lower case, the starts of first words that begin a
+// call or a result: TOOL_CALL and TOOL_RESULT in any dress, ReAct's
+// Action and Observation.
+var markerWords = []string{"tool_", "action", "observation"}
+
+// cutTokens may open a call or thinking anywhere in a line: tags and
+// special tokens, Mistral's and Harmony's markers, DeepSeek's separators.
+var cutTokens = []string{"<", "[TOOL_CALLS]", "to=functions.", "tool▁", "｜"}
+
+// lineScan reads a line of a reply as it arrives and says how much of it
+// can be shown. Each byte is read once, but for the line's start, which is
+// read again at each piece until it is known (maxHead bytes at most).
+type lineScan struct {
+	state  int
+	pos    int  // bytes of the line read
+	inWord bool // pos is in the first word
+	cut    bool // a token that may open a call was found at pos
+	show   int  // bytes that can be shown: up to the last one that is not space
+}
+
+// scan reads line, the line so far (it only grows), and returns how many
+// of its first bytes can be shown. A complete line has no more to come:
+// then a token's start at its end is no token.
+func (s *lineScan) scan(line string, complete bool) int {
+	if s.state == headPending {
+		var word int
+		s.state, word = head(line, complete)
+		if s.state == headPending && len(line) > maxHead {
+			s.state = headRefused
+		}
+		if s.state != headAccepted {
+			return 0
+		}
+		s.pos, s.inWord = word, true
+	}
+	if s.state == headRefused {
+		return 0
+	}
+	for !s.cut && s.pos < len(line) {
+		rest := line[s.pos:]
+		cut, wait := cutAt(rest, s.inWord, complete)
+		if cut {
+			s.cut = true
+			break
+		}
+		if wait || !complete && !utf8.FullRuneInString(rest) {
+			break
+		}
+		r, n := utf8.DecodeRuneInString(rest)
+		if r == ' ' || r == '\t' {
+			s.inWord = false
+		}
+		s.pos += n
+		if !unicode.IsSpace(r) {
+			s.show = s.pos
+		}
+	}
+	return s.show
+}
+
+// cutAt reports whether rest, the line from a point on, starts with a
+// token that may open a call there, or may once more of it has come.
+func cutAt(rest string, inWord, complete bool) (cut, wait bool) {
+	for _, tok := range cutTokens {
+		if strings.HasPrefix(rest, tok) {
+			return true, false
+		}
+		if !complete && len(rest) < len(tok) && strings.HasPrefix(tok, rest) {
+			wait = true
+		}
+	}
+	// A name followed by ( or [ may be a call; _ may make it a tool's.
+	if inWord && strings.IndexByte("_([{`|", rest[0]) >= 0 {
+		return true, false
+	}
+	return false, wait
+}
+
+// head reads the start of a line: white space, a Markdown heading, bullet
+// or number, and the first word, which must start with a letter or a digit
+// and be no marker's start. A word that starts in lower case or with a
+// digit may be a tool's name, written as a call (read_file({...})): it
+// waits for its end. It returns the line's state and where its first word
+// begins.
+func head(line string, complete bool) (state, word int) {
+	pending := headPending
+	if complete {
+		pending = headRefused
+	}
+	i := skipSpace(line, 0)
+	if i == len(line) {
+		return pending, 0
+	}
+	switch c := line[i]; {
+	case c == '#':
+		j := i
+		for j < len(line) && line[j] == '#' {
+			j++
+		}
+		if j == len(line) {
+			return pending, 0
+		}
+		if line[j] != ' ' {
+			return headRefused, 0
+		}
+		i = j
+	case c == '-' || c == '+' || c == '*' || strings.HasPrefix(line[i:], "•"):
+		_, n := utf8.DecodeRuneInString(line[i:])
+		if i+n >= len(line) {
+			return pending, 0
+		}
+		if line[i+n] != ' ' {
+			return headRefused, 0
+		}
+		i += n
+	case '0' <= c && c <= '9':
+		j := i
+		for j < len(line) && j-i < 4 && '0' <= line[j] && line[j] <= '9' {
+			j++
+		}
+		if j-i <= 3 && j < len(line) && (line[j] == '.' || line[j] == ')') {
+			if j+1 == len(line) {
+				return pending, 0
+			}
+			if line[j+1] == ' ' || line[j+1] == '\t' {
+				i = j + 1
+			}
+		}
+	}
+	i = skipSpace(line, i)
+	if i == len(line) || !complete && !utf8.FullRuneInString(line[i:]) {
+		return pending, 0
+	}
+	r, _ := utf8.DecodeRuneInString(line[i:])
+	if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+		return headRefused, 0
+	}
+	end := i
+	for end < len(line) && line[end] != ' ' && line[end] != '\t' {
+		end++
+	}
+	done := complete || end < len(line)
+	w := strings.ToLower(line[i:end])
+	for _, m := range markerWords {
+		if strings.HasPrefix(w, m) {
+			return headRefused, 0
+		}
+		if !done && strings.HasPrefix(m, w) {
+			return headPending, 0
+		}
+	}
+	if unicode.IsLower(r) || unicode.IsDigit(r) {
+		if !done {
+			return headPending, 0
+		}
+		if strings.ContainsAny(line[i:end], "_(") {
+			return headRefused, 0
+		}
+	}
+	return headAccepted, i
+}
+
+// skipSpace returns where the first character of s from i on that is not
+// white space starts, or len(s).
+func skipSpace(s string, i int) int {
+	for i < len(s) {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if !unicode.IsSpace(r) {
+			break
+		}
+		i += n
+	}
+	return i
+}
+
+// showable returns how many of the first bytes of line, the start of a
+// line still arriving, can be shown.
+func showable(line string) int {
+	var s lineScan
+	return s.scan(line, false)
+}
+
+// prose reports whether line, a complete line of a reply, is text that
+// leaves the reply reader as it was: blank; prose as a line still
+// arriving may show it whole; or a line that both protocol.ParseLines and
+// protocol.Parse read as that text and nothing else, that neither opens a
+// fence nor thinks, and that starts no shape a reader reads only when it
+// knows the tools (JSON, a Python list, a tool's tag or NAME({...}), a
+// ReAct Action).
+func prose(line string) bool {
+	l := strings.TrimRight(line, " \t\r")
+	t := strings.TrimSpace(l)
+	if t == "" {
+		return true
+	}
+	var s lineScan
+	if s.scan(l, true); s.state == headAccepted && !s.cut {
+		return true
+	}
+	if strings.HasPrefix(t, "```") || strings.Contains(l, "<think>") || strings.Contains(l, "</think>") || strings.Contains(l, "({") {
+		return false
+	}
+	if u := strings.TrimLeft(t, " \t>*-+•_`#"); u == "" || strings.IndexByte("{[<", u[0]) >= 0 || len(u) >= 6 && strings.EqualFold(u[:6], "action") {
+		return false
+	}
+	for _, p := range []protocol.Parsed{protocol.ParseLines(l), protocol.Parse(l)} {
+		if len(p.Calls) > 0 || p.Forged > 0 || p.Text != t {
+			return false
+		}
+	}
+	return true
+}
+
+// proseText is the text of a reply while each of its complete lines has
+// been prose: the lines as they came, trimmed as the reply reader trims
+// them, and the line still arriving as far as it can show. The reply
+// reader's text of the complete lines is then the same.
+type proseText struct {
+	on    bool            // every complete line so far was prose
+	text  strings.Builder // the lines joined by newlines, the last as far as it shows
+	lines int             // lines begun in text
+	open  bool            // the line still arriving is begun in text
+	in    int             // its bytes in text
+	start int             // where the text begins once trimmed, or -1
+	end   int             // where it ends once trimmed
+	line  strings.Builder // the line still arriving
+	scan  lineScan        // what is known of it
+}
+
+func (p *proseText) reset() { *p = proseText{on: true, start: -1} }
+
+// add takes the next piece of the reply.
+func (p *proseText) add(piece string) {
+	for p.on {
+		i := strings.IndexByte(piece, '\n')
+		if i < 0 {
+			p.line.WriteString(piece)
+			line := p.line.String()
+			if n := p.scan.scan(line, false); n > p.in {
+				p.write(line[p.in:n])
+			}
+			return
+		}
+		p.line.WriteString(piece[:i])
+		line := p.line.String()
+		if !prose(line) {
+			p.on = false
+			return
+		}
+		p.write(strings.TrimRight(line, " \t\r")[p.in:])
+		p.open, p.in = false, 0
+		p.line, p.scan = strings.Builder{}, lineScan{}
+		piece = piece[i+1:]
+	}
+}
+
+// write adds s to the line still arriving, beginning it if need be.
+func (p *proseText) write(s string) {
+	if !p.open {
+		if p.lines > 0 {
+			p.text.WriteByte('\n')
+		}
+		p.lines++
+		p.open = true
+	}
+	at := p.text.Len()
+	p.text.WriteString(s)
+	p.in += len(s)
+	notSpace := func(r rune) bool { return !unicode.IsSpace(r) }
+	if p.start < 0 {
+		if k := strings.IndexFunc(s, notSpace); k >= 0 {
+			p.start = at + k
+		}
+	}
+	if k := strings.LastIndexFunc(s, notSpace); k >= 0 {
+		_, n := utf8.DecodeRuneInString(s[k:])
+		p.end = at + k + n
+	}
+}
+
+// String returns the text so far, trimmed.
+func (p *proseText) String() string {
+	if p.start < 0 {
+		return ""
+	}
+	return p.text.String()[p.start:p.end]
+}
