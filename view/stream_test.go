@@ -143,10 +143,11 @@ func TestStreamThinking(t *testing.T) {
 		{"streamed", []protocol.Delta{{Thinking: "Let me"}, {Thinking: " see\x1b[2J."}, {Content: "Answer."}},
 			"Thinking: Let me see\\u001b[2J.\nAssistant: Answer.\n"},
 		{"thinking only", []protocol.Delta{{Thinking: "Hm."}}, "Thinking: Hm.\n"},
+		{"with the wire", []protocol.Delta{{Thinking: "Hm."}, {Content: "Answer."}}, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var out bytes.Buffer
-			v := &Turn{Out: &out, Log: &bytes.Buffer{}, Stream: true}
+			v := &Turn{Out: &out, Log: &bytes.Buffer{}, Stream: true, Wire: c.name == "with the wire"}
 			stream(v, c.deltas...)
 			if got := out.String(); got != c.want {
 				t.Errorf("got %q, want %q", got, c.want)
@@ -220,5 +221,36 @@ func TestActivity(t *testing.T) {
 	}
 	if s := plain.String(); strings.ContainsAny(s, "\b\x1b") {
 		t.Errorf("an indicator without Activity: %q", s)
+	}
+}
+
+// TestWireShowsReplyOnce checks that with the wire shown, a reply shows
+// once, as the wire shows it, in the main conversation and in a helper's.
+func TestWireShowsReplyOnce(t *testing.T) {
+	const reply = "Hello there.\nTOOL_CALL {\"name\":\"read_file\",\"arguments\":{\"path\":\"a\"}}"
+	for _, origin := range []string{"", "call_1"} {
+		var out bytes.Buffer
+		wire := NewWire(&out, Style(false), true)
+		var turn loop.Hook = &Turn{Out: &out, Log: &out, Stream: true, Wire: true}
+		if origin != "" {
+			turn = &Nest{w: &out, views: map[string]*Turn{}, Wire: true}
+		}
+		hooks := loop.Hooks{turn, wire}
+		hooks.Event(loop.Event{Kind: loop.StepStarted, Step: 1, Origin: origin, Request: protocol.Request{Messages: []protocol.Message{{Role: protocol.User, Content: "hi"}}}})
+		for _, p := range strings.SplitAfter(reply, " ") {
+			hooks.Event(loop.Event{Kind: loop.Streamed, Step: 1, Origin: origin, Delta: protocol.Delta{Content: p}})
+		}
+		hooks.Event(loop.Event{Kind: loop.Replied, Step: 1, Origin: origin, Reply: protocol.Reply{Content: reply, DoneReason: "stop"}, Parsed: protocol.Parse(reply)})
+		got := out.String()
+		if n := strings.Count(got, "Hello there."); n != 1 || strings.Contains(got, "Assistant") || !strings.Contains(got, "<= reply") {
+			t.Errorf("origin %q: the reply shows %d times:\n%s", origin, n, got)
+		}
+	}
+
+	// Without the wire, the view shows the reply as ever.
+	var out bytes.Buffer
+	stream(&Turn{Out: &out, Log: &out, Stream: true}, protocol.Delta{Content: reply})
+	if got := out.String(); !strings.Contains(got, "Assistant: Hello there.\n") {
+		t.Errorf("without the wire: %q", got)
 	}
 }

@@ -32,6 +32,10 @@ type Turn struct {
 	// written. It moves the cursor: only for a terminal that wants
 	// colours, which Out and Log both write to.
 	Activity bool
+	// Wire says that a Wire shows the wire (--show-wire) on the same
+	// screen: it shows each reply, and its thinking, whole as it came, so
+	// Turn leaves them to it rather than show them twice.
+	Wire bool
 
 	reply  protocol.Stream // the streamed content of the current step
 	unread strings.Builder // what it has not been given yet: less than a line
@@ -71,16 +75,16 @@ func (v *Turn) Event(e loop.Event) error {
 		fmt.Fprintln(v.Log, v.Style.Dim(fmt.Sprintf("<Step %d>", e.Step)))
 		v.spin()
 	case loop.Streamed:
-		if v.Stream {
+		if v.Stream && !v.Wire {
 			v.streamed(e.Delta)
 		}
 		v.spin()
 	case loop.Replied:
-		if v.Stream && !v.thought && e.Reply.Thinking != "" {
+		if v.Stream && !v.Wire && !v.thought && e.Reply.Thinking != "" {
 			v.think(e.Reply.Thinking) // the backend sent it whole
 		}
 		v.endThought()
-		if !v.Final || len(e.Parsed.Calls) > 0 {
+		if !v.Wire && (!v.Final || len(e.Parsed.Calls) > 0) {
 			v.show(e.Parsed.Text)
 		}
 		if v.shown != "" {
