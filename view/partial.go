@@ -69,6 +69,17 @@ func (s *lineScan) scan(line string, complete bool) int {
 		return 0
 	}
 	for !s.cut && s.pos < len(line) {
+		if c := line[s.pos]; c < utf8.RuneSelf && !s.tokenAt(line, c) {
+			s.pos++
+			switch c {
+			case ' ', '\t':
+				s.inWord = false
+			case '\n', '\v', '\f', '\r':
+			default:
+				s.show = s.pos
+			}
+			continue
+		}
 		rest := line[s.pos:]
 		cut, wait := cutAt(rest, s.inWord, complete)
 		if cut {
@@ -88,6 +99,18 @@ func (s *lineScan) scan(line string, complete bool) int {
 		}
 	}
 	return s.show
+}
+
+// tokenAt reports whether c, the ASCII byte at pos, may start a token
+// that cutAt looks for.
+func (s *lineScan) tokenAt(line string, c byte) bool {
+	switch c {
+	case '<', '[':
+		return true
+	case 't':
+		return s.pos+1 == len(line) || line[s.pos+1] == 'o'
+	}
+	return s.inWord && strings.IndexByte("_([{`|", c) >= 0
 }
 
 // cutAt reports whether rest, the line from a point on, starts with a
@@ -172,13 +195,17 @@ func head(line string, complete bool) (state, word int) {
 		end++
 	}
 	done := complete || end < len(line)
-	w := strings.ToLower(line[i:end])
+	w := line[i:end]
 	for _, m := range markerWords {
-		if strings.HasPrefix(w, m) {
-			return headRefused, 0
+		n := min(len(w), len(m))
+		if !strings.EqualFold(w[:n], m[:n]) {
+			continue
 		}
-		if !done && strings.HasPrefix(m, w) {
-			return headPending, 0
+		if n == len(m) {
+			return headRefused, 0 // it starts with a marker
+		}
+		if !done {
+			return headPending, 0 // it may become one
 		}
 	}
 	if unicode.IsLower(r) || unicode.IsDigit(r) {
@@ -219,13 +246,16 @@ func showable(line string) int {
 // fence nor thinks, and that starts no shape a reader reads only when it
 // knows the tools (JSON, a Python list, a tool's tag or NAME({...}), a
 // ReAct Action).
-func prose(line string) bool {
+func prose(line string) bool { return scannedProse(line, &lineScan{}) }
+
+// scannedProse is prose for a line whose start s has scanned as it
+// arrived.
+func scannedProse(line string, s *lineScan) bool {
 	l := strings.TrimRight(line, " \t\r")
 	t := strings.TrimSpace(l)
 	if t == "" {
 		return true
 	}
-	var s lineScan
 	if s.scan(l, true); s.state == headAccepted && !s.cut {
 		return true
 	}
@@ -248,41 +278,39 @@ func prose(line string) bool {
 // them, and the line still arriving as far as it can show. The reply
 // reader's text of the complete lines is then the same.
 type proseText struct {
-	on    bool            // every complete line so far was prose
-	text  strings.Builder // the lines joined by newlines, the last as far as it shows
-	lines int             // lines begun in text
-	open  bool            // the line still arriving is begun in text
-	in    int             // its bytes in text
-	start int             // where the text begins once trimmed, or -1
-	end   int             // where it ends once trimmed
-	line  strings.Builder // the line still arriving
-	scan  lineScan        // what is known of it
+	on     bool            // every complete line so far was prose
+	text   strings.Builder // the lines joined by newlines, the last as far as it shows
+	lines  int             // lines begun in text
+	open   bool            // the line still arriving is begun in text
+	in     int             // its bytes in text
+	start  int             // where the text begins once trimmed, or -1
+	end    int             // where it ends once trimmed
+	lineAt int             // where the line still arriving starts in the reply
+	scan   lineScan        // what is known of it
 }
 
 func (p *proseText) reset() { *p = proseText{on: true, start: -1} }
 
-// add takes the next piece of the reply.
-func (p *proseText) add(piece string) {
+// add reads what reply, the reply so far, adds from offset from on.
+func (p *proseText) add(reply string, from int) {
 	for p.on {
-		i := strings.IndexByte(piece, '\n')
+		i := strings.IndexByte(reply[from:], '\n')
 		if i < 0 {
-			p.line.WriteString(piece)
-			line := p.line.String()
+			line := reply[p.lineAt:]
 			if n := p.scan.scan(line, false); n > p.in {
 				p.write(line[p.in:n])
 			}
 			return
 		}
-		p.line.WriteString(piece[:i])
-		line := p.line.String()
-		if !prose(line) {
+		line := reply[p.lineAt : from+i]
+		if !scannedProse(line, &p.scan) {
 			p.on = false
 			return
 		}
 		p.write(strings.TrimRight(line, " \t\r")[p.in:])
 		p.open, p.in = false, 0
-		p.line, p.scan = strings.Builder{}, lineScan{}
-		piece = piece[i+1:]
+		p.lineAt, from = from+i+1, from+i+1
+		p.scan = lineScan{}
 	}
 }
 
@@ -296,6 +324,7 @@ func (p *proseText) write(s string) {
 		p.open = true
 	}
 	at := p.text.Len()
+	p.text.Grow(len(s)) // to twice its size, when it must grow
 	p.text.WriteString(s)
 	p.in += len(s)
 	notSpace := func(r rune) bool { return !unicode.IsSpace(r) }

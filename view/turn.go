@@ -37,9 +37,10 @@ type Turn struct {
 	// Turn leaves them to it rather than show them twice.
 	Wire bool
 
-	reply  protocol.Stream // the streamed content of the current step
-	unread strings.Builder // what it has not been given yet: less than a line
-	shown  string          // the assistant text printed so far in this step
+	reply   protocol.Stream // reads the content once it is not all prose
+	content strings.Builder // the content so far
+	given   int             // how much of it reply was given
+	shown   string          // the assistant text printed so far in this step
 	// sync says how shown stands to the streamed text: a prefix of it, so
 	// that what is new can be printed without comparing; unknown; or, once
 	// the text has grown as long as shown without starting with it, apart
@@ -68,7 +69,7 @@ func (v *Turn) Event(e loop.Event) error {
 	v.clear()
 	switch e.Kind {
 	case loop.StepStarted:
-		v.reply, v.unread = protocol.Stream{}, strings.Builder{}
+		v.reply, v.content, v.given = protocol.Stream{}, strings.Builder{}, 0
 		v.shown, v.sync = "", inSync
 		v.prose.reset()
 		v.thinking, v.thought = false, false
@@ -126,16 +127,12 @@ func (v *Turn) streamed(d protocol.Delta) {
 	if d.Content == "" {
 		return
 	}
-	// The reply reader reads complete lines: it is given the reply at each
-	// newline, so that it does not look for one in a long line at every
-	// piece.
-	v.unread.WriteString(d.Content)
-	if strings.IndexByte(d.Content, '\n') >= 0 {
-		v.reply.Add(v.unread.String())
-		v.unread.Reset()
-	}
+	from := v.content.Len()
+	v.content.Grow(len(d.Content)) // to twice its size, when it must grow
+	v.content.WriteString(d.Content)
+	content := v.content.String()
 	if v.prose.on {
-		v.prose.add(d.Content)
+		v.prose.add(content, from)
 		if v.prose.on {
 			if text := v.prose.String(); len(text) > len(v.shown) {
 				v.print(text) // it extends what was shown: both are prose
@@ -145,10 +142,13 @@ func (v *Turn) streamed(d protocol.Delta) {
 		// A line that is not prose: what was shown of it may not be
 		// text, and the reply reader says from here on.
 		v.sync = unknown
-		v.showStreamed(v.reply.Text())
-		return
 	}
-	if strings.Contains(d.Content, "\n") {
+	// The reply reader reads complete lines: it is given the reply at each
+	// newline, so that it does not look for one in a long line at every
+	// piece, and only once the reply is not all prose.
+	if strings.IndexByte(d.Content, '\n') >= 0 {
+		v.reply.Add(content[v.given:])
+		v.given = len(content)
 		v.showStreamed(v.reply.Text())
 	}
 }
