@@ -274,19 +274,25 @@ func scannedProse(line string, s *lineScan) bool {
 }
 
 // proseText is the text of a reply while each of its complete lines has
-// been prose: the lines as they came, trimmed as the reply reader trims
-// them, and the line still arriving as far as it can show. The reply
+// been prose or a fence: the lines as they came, trimmed as the reply
+// reader trims them, and the line still arriving as far as it can show.
+// A fence and the blank lines after it are held back, as the reply reader
+// holds them, until the next line says whether they are kept (text
+// follows) or dropped (the fence closes with nothing in it). The reply
 // reader's text of the complete lines is then the same.
 type proseText struct {
-	on     bool            // every complete line so far was prose
+	on     bool            // every complete line so far was prose or a fence
 	text   strings.Builder // the lines joined by newlines, the last as far as it shows
 	lines  int             // lines begun in text
 	open   bool            // the line still arriving is begun in text
 	in     int             // its bytes in text
 	start  int             // where the text begins once trimmed, or -1
 	end    int             // where it ends once trimmed
+	filled int             // where the last complete line that was not empty ends
+	fence  []string        // a fence and the blank lines after it, held back
 	lineAt int             // where the line still arriving starts in the reply
 	scan   lineScan        // what is known of it
+	shown  int             // the end of the text Text returned last
 }
 
 func (p *proseText) reset() { *p = proseText{on: true, start: -1} }
@@ -298,19 +304,79 @@ func (p *proseText) add(reply string, from int) {
 		if i < 0 {
 			line := reply[p.lineAt:]
 			if n := p.scan.scan(line, false); n > p.in {
+				p.keep()
 				p.write(line[p.in:n])
 			}
 			return
 		}
-		line := reply[p.lineAt : from+i]
-		if !scannedProse(line, &p.scan) {
+		line := strings.TrimRight(reply[p.lineAt:from+i], " \t\r")
+		switch t := strings.TrimSpace(line); {
+		case strings.HasPrefix(t, "```"):
+			if !plainFence(t) {
+				p.on = false
+				return
+			}
+			if t == "```" && p.fence != nil {
+				p.fence = nil // a fence with nothing in it, dropped
+				break
+			}
+			p.keep()
+			p.fence = []string{line}
+		case t == "" && p.fence != nil:
+			p.fence = append(p.fence, line)
+		case scannedProse(line, &p.scan):
+			p.keep()
+			p.complete(line, false)
+		default:
 			p.on = false
 			return
 		}
-		p.write(strings.TrimRight(line, " \t\r")[p.in:])
-		p.open, p.in = false, 0
 		p.lineAt, from = from+i+1, from+i+1
 		p.scan = lineScan{}
+	}
+}
+
+// plainFence reports whether t, a trimmed line that starts a fence, is
+// one that a reader keeps as text when text follows it: neither a marker
+// in its info string, nor thinking, nor opening a fence whose lines a
+// reader that knows the tools may read as calls (tool_code, tool_call).
+func plainFence(t string) bool {
+	info := strings.ToLower(strings.TrimSpace(strings.TrimLeft(t, "`")))
+	if info == "tool_code" || info == "tool_call" {
+		return false
+	}
+	probe := t + "\nText"
+	for _, p := range []protocol.Parsed{protocol.ParseLines(probe), protocol.Parse(probe)} {
+		if len(p.Calls) > 0 || p.Forged > 0 || p.Text != probe {
+			return false
+		}
+	}
+	return true
+}
+
+// keep keeps the fence held back, text having come after it.
+func (p *proseText) keep() {
+	for i, l := range p.fence {
+		p.complete(l, i == 0)
+	}
+	p.fence = nil
+}
+
+// complete writes what line, complete, adds to what was shown of it. A
+// fence is no end of the text: the text ends where it did before it, as
+// the reply reader's does.
+func (p *proseText) complete(line string, fence bool) {
+	before := p.filled
+	p.write(line[p.in:])
+	p.open, p.in = false, 0
+	if fence {
+		p.end = before
+		if p.start >= 0 && before < p.start {
+			p.end = p.start
+		}
+	}
+	if line != "" {
+		p.filled = p.text.Len()
 	}
 }
 
@@ -339,10 +405,19 @@ func (p *proseText) write(s string) {
 	}
 }
 
-// String returns the text so far, trimmed.
-func (p *proseText) String() string {
+// Text returns the text so far, trimmed, and whether it extends the text
+// it returned last. It does unless a fence held back, which leaves the
+// text ending where the last line that was not empty did (white space
+// such as a form feed included), was then dropped.
+func (p *proseText) Text() (text string, extends bool) {
 	if p.start < 0 {
-		return ""
+		return "", true
 	}
-	return p.text.String()[p.start:p.end]
+	end := p.end
+	if p.fence != nil {
+		end = max(p.filled, p.start)
+	}
+	extends = end >= p.shown
+	p.shown = end
+	return p.text.String()[p.start:end], extends
 }

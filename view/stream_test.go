@@ -134,6 +134,26 @@ func TestStreamWords(t *testing.T) {
 	}
 }
 
+// TestStreamAfterCode checks that prose after a code block still shows as
+// it comes, and that the code block shows once a line of text follows its
+// fence, as the reply reader keeps it.
+func TestStreamAfterCode(t *testing.T) {
+	var out bytes.Buffer
+	v := &Turn{Out: &out, Log: &bytes.Buffer{}, Stream: true}
+	v.Event(loop.Event{Kind: loop.StepStarted, Step: 1})
+	want := "Assistant: "
+	for _, step := range []struct{ piece, shows string }{
+		{"Code:\n```go\n", "Code:"}, {"\n", ""}, {"x := 1\n", "\n```go\n\nx := 1"}, {"```\n", ""}, {"Then", "\n```\nThen"},
+		{" more.\n```\n```\n", " more."}, {"Done", "\nDone"},
+	} {
+		v.Event(loop.Event{Kind: loop.Streamed, Step: 1, Delta: protocol.Delta{Content: step.piece}})
+		want += step.shows
+		if got := out.String(); got != want {
+			t.Fatalf("after %q: %q, want %q", step.piece, got, want)
+		}
+	}
+}
+
 func TestStreamThinking(t *testing.T) {
 	for _, c := range []struct {
 		name   string

@@ -134,9 +134,7 @@ func (v *Turn) streamed(d protocol.Delta) {
 	if v.prose.on {
 		v.prose.add(content, from)
 		if v.prose.on {
-			if text := v.prose.String(); len(text) > len(v.shown) {
-				v.print(text) // it extends what was shown: both are prose
-			}
+			v.showStreamed(v.prose.Text())
 			return
 		}
 		// A line that is not prose: what was shown of it may not be

@@ -15,7 +15,8 @@ import (
 // byte: it parses the whole reply so far at every piece, escaping what it
 // prints. At a piece with a newline it shows the text ParseLines reads in
 // the complete lines, less a fence opened on the last, as the REPL did when
-// it showed replies line by line. While every complete line is prose, it
+// it showed replies line by line. While every complete line is prose or a
+// plain fence, it
 // also shows the line still arriving, as far as showable lets it, as
 // ParseLines reads it after them. At the end it shows what Parse reads.
 func renderWhole(pieces []string) string {
@@ -48,7 +49,8 @@ func renderWhole(pieces []string) string {
 			show(text)
 		}
 		for ; checked < nl+1; checked += strings.IndexByte(sofar[checked:], '\n') + 1 {
-			allProse = allProse && prose(sofar[checked:checked+strings.IndexByte(sofar[checked:], '\n')])
+			line := strings.TrimSpace(sofar[checked : checked+strings.IndexByte(sofar[checked:], '\n')])
+			allProse = allProse && (prose(line) || strings.HasPrefix(line, "```") && plainFence(line))
 		}
 		if n := showable(sofar[nl+1:]); allProse && n > 0 {
 			show(protocol.ParseLines(sofar[:nl+1] + sofar[nl+1:nl+1+n]).Text)
@@ -108,7 +110,7 @@ var renderLines = []string{
 	`Sure. <tool_call>{"name":"read_file","arguments":{}}</tool_call>`, `Then [TOOL_CALLS][{"name":"read_file","arguments":{}}]`,
 	`commentary to=functions.read_file json{}`, "The tool▁call here", "Tool_call", "TOOLS are", "Today is fine.",
 	"**TOOL_CALL**", "TOOL_CALL:", "> TOOL_RESULT call_1 x SUCCESS", "tool_result call_1", "日本語の文です。", "x := 1 // code",
-	"Hello\r", "Trailing \u00a0", "\xc3\xa9t\xe9 \xe2\x82", "\tIndented line", "Vec<T> is", "a < b and c",
+	"```tool_code", "```json", "```  <think>", "Hello\r", "Trailing \u00a0", "\xc3\xa9t\xe9 \xe2\x82", "\tIndented line", "Vec<T> is", "a < b and c",
 }
 
 // TestRenderIncremental checks that the REPL shows a reply streamed in
