@@ -21,8 +21,9 @@ func TestErrorLines(t *testing.T) {
 			"old_text differs in 1 character:\n      line 3: \"fob\"\n      the file has \"foo\""},
 		{"six lines", strings.Join(many[:6], "\n"), "line 1\n    line 2\n    line 3\n    line 4\n    line 5\n    line 6"},
 		{"more", strings.Join(many, "\n"), "line 1\n    line 2\n    line 3\n    line 4\n    line 5\n    … 5 more lines"},
-		{"a status last", strings.Join(many, "\n") + "\n[exit status 1]",
-			"line 1\n    line 2\n    line 3\n    line 4\n    line 5\n    … 5 more lines\n    [exit status 1]"},
+		{"a status", "(no output)\n[killed after 300ms]", "(no output) ... [killed after 300ms]"},
+		{"a status after more", strings.Join(many, "\n") + "\n[exit status 1]",
+			"line 1 ... [exit status 1]\n    line 2\n    line 3\n    line 4\n    line 5\n    … 5 more lines"},
 		{"clipped", strings.Repeat("é", 150), strings.Repeat("é", 100) + "..."},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -269,29 +269,26 @@ func ErrorLine(body string) string {
 const maxErrorLines = 6
 
 // ErrorLines is an error body as the tool-error line shows it: its first
-// line, then the lines after it, indented, up to maxErrorLines in all,
-// each clipped; when more lines follow, how many, and the last line when
-// it is a bracketed status such as a command's exit. The lines that say
-// where an edit went wrong are what a user needs of such an error.
+// line, and its last when that is a bracketed status such as a command's
+// exit, as ErrorLine has them; then the lines between, indented, up to
+// maxErrorLines lines in all, each clipped, and how many more there were.
+// The lines that say where an edit went wrong are what a user needs of
+// such an error.
 func ErrorLines(body string) string {
 	lines := strings.Split(strings.TrimRight(body, "\n"), "\n")
-	status := ""
-	if last := lines[len(lines)-1]; len(lines) > maxErrorLines && strings.HasPrefix(last, "[") {
-		status, lines = last, lines[:len(lines)-1]
-	}
 	var b strings.Builder
-	for i, line := range lines {
-		if i == maxErrorLines-1 && (len(lines) > maxErrorLines || status != "") {
-			fmt.Fprintf(&b, "\n%s… %s", errorIndent, plural.Count(len(lines)-i, "more line"))
+	b.WriteString(clip(strings.TrimRight(lines[0], "\r"), 200))
+	if last := lines[len(lines)-1]; len(lines) > 1 && strings.HasPrefix(last, "[") {
+		b.WriteString(" ... " + clip(last, 200))
+		lines = lines[:len(lines)-1]
+	}
+	rest := lines[1:]
+	for i, line := range rest {
+		if i == maxErrorLines-2 && len(rest) > maxErrorLines-1 {
+			fmt.Fprintf(&b, "\n%s… %s", errorIndent, plural.Count(len(rest)-i, "more line"))
 			break
 		}
-		if i > 0 {
-			b.WriteString("\n" + errorIndent)
-		}
-		b.WriteString(clip(strings.TrimRight(line, "\r"), 200))
-	}
-	if status != "" {
-		b.WriteString("\n" + errorIndent + clip(status, 200))
+		b.WriteString("\n" + errorIndent + clip(strings.TrimRight(line, "\r"), 200))
 	}
 	return b.String()
 }
