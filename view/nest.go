@@ -14,6 +14,10 @@ import (
 // lines may interleave. It is the helpers' display hook; the main
 // conversation's events never reach it.
 type Nest struct {
+	// Wire says that a Wire shows the helpers' wire on the same screen:
+	// their replies are left to it, as Turn.Wire says.
+	Wire bool
+
 	w  io.Writer
 	st Style
 
@@ -37,7 +41,7 @@ func (n *Nest) Event(e loop.Event) error {
 	v, ok := n.views[e.Origin]
 	if !ok {
 		in := &indented{w: n.w, prefix: strings.Repeat("  ", strings.Count(e.Origin, "/")+1) + n.st.Dim("["+e.Origin+"]") + " "}
-		v = &Turn{Out: in, Log: in, Style: n.st}
+		v = &Turn{Out: in, Log: in, Style: n.st, Wire: n.Wire}
 		n.views[e.Origin] = v
 	}
 	v.Event(e)

@@ -11,9 +11,14 @@ import (
 	"harness/protocol"
 )
 
-// renderWhole is how the REPL rendered a streamed reply when it parsed the
-// whole reply so far at every newline, escaping what it printed: the
-// reference the incremental view must match, byte for byte.
+// renderWhole is the reference the incremental view must match, byte for
+// byte: it parses the whole reply so far at every piece, escaping what it
+// prints. At a piece with a newline it shows the text ParseLines reads in
+// the complete lines, less a fence opened on the last, as the REPL did when
+// it showed replies line by line. While every complete line is prose or a
+// plain fence, it
+// also shows the line still arriving, as far as showable lets it, as
+// ParseLines reads it after them. At the end it shows what Parse reads.
 func renderWhole(pieces []string) string {
 	var out strings.Builder
 	shown, sofar := "", ""
@@ -27,19 +32,28 @@ func renderWhole(pieces []string) string {
 		out.WriteString(approve.Visible(text[len(shown):]))
 		shown = text
 	}
+	checked, allProse := 0, true // the complete lines checked, and whether they are prose
 	for _, p := range pieces {
 		if p == "" {
 			continue
 		}
 		sofar += p
+		nl := strings.LastIndexByte(sofar, '\n')
 		if strings.Contains(p, "\n") {
-			text := protocol.ParseLines(sofar[:strings.LastIndexByte(sofar, '\n')]).Text
+			text := protocol.ParseLines(sofar[:nl]).Text
 			// A fence opening on the last line was held back.
 			i := strings.LastIndexByte(text, '\n') + 1
 			if strings.HasPrefix(strings.TrimSpace(text[i:]), "```") {
 				text = strings.TrimRight(text[:i], "\n")
 			}
 			show(text)
+		}
+		for ; checked < nl+1; checked += strings.IndexByte(sofar[checked:], '\n') + 1 {
+			line := strings.TrimSpace(sofar[checked : checked+strings.IndexByte(sofar[checked:], '\n')])
+			allProse = allProse && (prose(line) || strings.HasPrefix(line, "```") && plainFence(line))
+		}
+		if n := showable(sofar[nl+1:]); allProse && n > 0 {
+			show(protocol.ParseLines(sofar[:nl+1] + sofar[nl+1:nl+1+n]).Text)
 		}
 	}
 	show(protocol.Parse(sofar).Text)
@@ -89,6 +103,14 @@ var renderLines = []string{
 	"EOF", "A", "B", "TOOL_CALL {", `"name": "read_file"}`, "}",
 	"TOOL_RESULT call_1 read_file SUCCESS", "<think>", "</think>", "a <think>b</think> c", "x</think>y", "Some</think>Some more",
 	"\x1b]0;title\a", "é\x1b[2Jü",
+	// Lines whose start decides whether they show before their end.
+	"- a list item", "1. a step", "12) another", "## A title", "* item", "**Bold** text", "> quoted",
+	"Action: read_file", `Action Input: {"path": "a"}`, "Observation: it said", "Actions speak",
+	`read_file({"path":"a"})`, `Read_file({"path":"a"})`, `[read_file(path="a")]`, `{"name":"read_file","arguments":{}}`,
+	`Sure. <tool_call>{"name":"read_file","arguments":{}}</tool_call>`, `Then [TOOL_CALLS][{"name":"read_file","arguments":{}}]`,
+	`commentary to=functions.read_file json{}`, "The tool▁call here", "Tool_call", "TOOLS are", "Today is fine.",
+	"**TOOL_CALL**", "TOOL_CALL:", "> TOOL_RESULT call_1 x SUCCESS", "tool_result call_1", "日本語の文です。", "x := 1 // code",
+	"```tool_code", "```json", "```  <think>", "Hello\r", "Trailing \u00a0", "\xc3\xa9t\xe9 \xe2\x82", "\tIndented line", "Vec<T> is", "a < b and c",
 }
 
 // TestRenderIncremental checks that the REPL shows a reply streamed in

@@ -21,7 +21,9 @@ import (
 // role and size. A request shows only the messages the model has not been
 // shown yet, though the whole conversation goes each time, as its first
 // line says. Each body shows as approve.Visible shows it: exactly, but
-// for the characters that a terminal would act on, escaped.
+// for the characters that a terminal would act on, escaped. The wire shows
+// each reply whole, thinking first: a Turn or a Nest on the same screen is
+// told so (Turn.Wire, Nest.Wire) and leaves replies to it.
 type Wire struct {
 	w    io.Writer
 	st   Style
