@@ -69,7 +69,7 @@ func Run(ctx context.Context, cfg Config) error {
 		}
 		fmt.Fprintf(cfg.Err, "%s %s\n", st.Bad(label), chat.Advice(err, true))
 	}
-	ch.Start(&view.Turn{Out: out, Log: out, Style: st, Stream: true})
+	ch.Start(&view.Turn{Out: out, Log: out, Style: st, Stream: true, Activity: view.ActivityFor(cfg.Out), Wire: ch.ShowWire})
 	c := &console{chat: ch, out: out, st: st, in: in, cmds: commands()}
 	c.turn = ch.Agent().State().Turn + 1 // a resumed conversation goes on counting
 	comp := &Completer{WS: ch.Workspace}

@@ -86,7 +86,22 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string, dirs xdg.
 			servers.Close()
 		}
 	}()
-	tb, err := c.tools(&c.safetyFlags, servers, func(root string) string { return cachesDir(dirs, root) })
+	// Toolchains' caches are the workspace's own in the state folder; with
+	// --no-session, which leaves nothing there, a folder of the run's.
+	var runCaches string
+	caches := func(root string) string { return cachesDir(dirs, root) }
+	if c.NoSession {
+		caches = func(string) string {
+			runCaches, _ = os.MkdirTemp("", "harness-caches-")
+			return runCaches
+		}
+	}
+	defer func() {
+		if !done && runCaches != "" {
+			os.RemoveAll(runCaches)
+		}
+	}()
+	tb, err := c.tools(&c.safetyFlags, servers, caches)
 	if err != nil {
 		return nil, &exitCodeError{code: exitUsage, err: err}
 	}
@@ -138,6 +153,9 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string, dirs xdg.
 	// The files the run made go when it ends: the copies for /undo and
 	// the long outputs; and the MCP servers stop.
 	closeFiles := func() {
+		if runCaches != "" {
+			os.RemoveAll(runCaches)
+		}
 		servers.Close()
 		ch.journal.Close()
 		if ch.out != nil {
@@ -211,6 +229,8 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string, dirs xdg.
 	// the hooks the main conversation has, the display indenting them.
 	// They use the model the main conversation uses: /model builds them
 	// again.
+	nest := view.NewNest(log, w.st)
+	nest.Wire = c.ShowWire
 	r.ToolsFor = func(m loop.Model) (loop.Tools, error) {
 		if !c.agentChosen() {
 			return ch.gate, nil
@@ -223,7 +243,7 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string, dirs xdg.
 			IsTest:          r.Config.IsTest,
 			Target:          target,
 			Parse:           r.Config.Parse,
-			Hooks:           r.Hooks(view.NewNest(log, w.st), view.NewWire(log, w.st, c.ShowWire)),
+			Hooks:           r.Hooks(nest, view.NewWire(log, w.st, c.ShowWire)),
 			Done:            r.SaveChild,
 			Limited:         []subagent.Limited{readOnlyBash()},
 		})
@@ -245,7 +265,7 @@ func (w *wired) oneTurn(ctx context.Context, std stdio, prompt string) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
 	context.AfterFunc(ctx, stop) // after the first Ctrl-C, a second one quits at once
-	w.chat.Start(&view.Turn{Out: w.screen, Log: w.screen, Style: w.st, Final: true})
+	w.chat.Start(&view.Turn{Out: w.screen, Log: w.screen, Style: w.st, Final: true, Wire: w.chat.ShowWire})
 	answer, err := w.chat.Turn(ctx, prompt, w.screen, w.st)
 	if err != nil {
 		return err

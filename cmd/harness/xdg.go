@@ -3,6 +3,7 @@ package main
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"os"
 	"path/filepath"
 
 	"harness/xdg"
@@ -31,12 +32,17 @@ func outputsDir(dirs xdg.Dirs, noSession bool) string {
 // npm's, pip's) for commands in the workspace root: one per workspace in
 // the state folder, kept between runs, so that the user's own caches are
 // never written from inside the sandbox. It is "" when there is no state
-// folder.
+// folder or the folder cannot be made there: commands then find the
+// user's caches, which they can read but not write.
 func cachesDir(dirs xdg.Dirs, root string) string {
 	dir, err := dirs.State()
 	if err != nil {
 		return ""
 	}
 	sum := sha256.Sum256([]byte(root))
-	return filepath.Join(dir, "caches", filepath.Base(root)+"-"+hex.EncodeToString(sum[:6]))
+	dir = filepath.Join(dir, "caches", filepath.Base(root)+"-"+hex.EncodeToString(sum[:6]))
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return ""
+	}
+	return dir
 }
