@@ -14,7 +14,7 @@ type chained struct {
 	set     loop.Tools     // the tool set: what the model is told of
 	out     *tools.Outputs // where long results are kept; nil when they are not
 	journal *journal.Journal
-	gate    *gated // the outermost layer
+	gate    *sandboxNotice // the outermost layer
 }
 
 // chain builds the tools of tb into what a chat runs its calls through,
@@ -38,6 +38,6 @@ func (c *chatCmd) chain(tb *toolbox, outputs, keep string, asker approve.Asker, 
 	if err != nil {
 		return nil, err
 	}
-	n := &gated{Gate: g, box: tb.box, fallback: fb} // notices: the user is told once that commands run without the preferred sandbox
+	n := &sandboxNotice{Gate: g, box: tb.box, fallback: fb} // notices: the user is told once that commands run without the preferred sandbox
 	return &chained{set: set, out: out, journal: j, gate: n}, nil
 }

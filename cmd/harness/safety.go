@@ -159,9 +159,10 @@ func (b *byteSize) UnmarshalText(text []byte) error {
 	return nil
 }
 
-// gated is the tool set of a chat: the approval gate, and the sandbox
-// whose fallback its commands may find.
-type gated struct {
+// sandboxNotice is the outermost layer of a chat's tools: the approval
+// gate, which tells the user once when commands turn out to run without
+// the sandbox preferred on this system.
+type sandboxNotice struct {
 	*approve.Gate
 	box      *sandbox.Sandbox
 	fallback *fallback
@@ -170,7 +171,7 @@ type gated struct {
 // Run runs call through the gate. The first command finds out whether
 // bwrap works; when it does not, the user is told then, as the model is in
 // the command's result.
-func (g *gated) Run(ctx context.Context, call protocol.Call) protocol.Result {
+func (g *sandboxNotice) Run(ctx context.Context, call protocol.Call) protocol.Result {
 	res := g.Gate.Run(ctx, call)
 	if g.box.Fallback() != "" {
 		g.fallback.tell(g.box)
@@ -179,5 +180,5 @@ func (g *gated) Run(ctx context.Context, call protocol.Call) protocol.Result {
 }
 
 var (
-	_ loop.Tools = (*gated)(nil)
+	_ loop.Tools = (*sandboxNotice)(nil)
 )
