@@ -37,6 +37,8 @@
 //	done=REASON      the done reason reported: stop (the default) or length
 //	think=TEXT       thinking text, reported apart from the content
 //	delay=DURATION   wait this long before replying (time.ParseDuration syntax)
+//	pace=DURATION    stream the reply a word at a time, waiting this long
+//	                 before each word after the first
 //	when=TEXT        the reply belongs to the conversation whose first user
 //	                 message contains TEXT (see Conversations)
 //

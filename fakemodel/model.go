@@ -106,14 +106,51 @@ func (m *Model) chat(ctx context.Context, req protocol.Request, stream func(prot
 	}
 
 	if stream != nil {
-		for _, c := range chunks(reply.Thinking) {
-			stream(protocol.Delta{Thinking: c})
+		pieces := chunks
+		if r.Pace > 0 {
+			pieces = words
 		}
-		for _, c := range chunks(reply.Content) {
-			stream(protocol.Delta{Content: c})
+		first := true
+		for _, d := range append(deltas(pieces(reply.Thinking), true), deltas(pieces(reply.Content), false)...) {
+			if !first {
+				if err := sleep(ctx, r.Pace); err != nil {
+					return protocol.Reply{}, fmt.Errorf("fakemodel: %s: %w", where, err)
+				}
+			}
+			first = false
+			stream(d)
 		}
 	}
 	return reply, nil
+}
+
+// deltas are the pieces of a reply's thinking (thinking set) or content
+// as the deltas of its stream.
+func deltas(pieces []string, thinking bool) []protocol.Delta {
+	out := make([]protocol.Delta, len(pieces))
+	for i, p := range pieces {
+		if thinking {
+			out[i].Thinking = p
+		} else {
+			out[i].Content = p
+		}
+	}
+	return out
+}
+
+// words cuts s after each space and line break: the pieces of a reply
+// streamed a word at a time.
+func words(s string) []string {
+	var out []string
+	for s != "" {
+		i := strings.IndexAny(s, " \n") + 1
+		if i == 0 {
+			i = len(s)
+		}
+		out = append(out, s[:i])
+		s = s[i:]
+	}
+	return out
 }
 
 // take claims the next reply of the conversation msgs belong to, and its

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -190,6 +191,28 @@ func TestModelDelay(t *testing.T) {
 	r, err := m.Chat(t.Context(), userReq("hi"), nil)
 	if err != nil || r.Content != "after" {
 		t.Fatalf("Chat after cancel = %q, %v; want \"after\"", r.Content, err)
+	}
+}
+
+// TestModelPace: a paced reply streams a word at a time, thinking first,
+// and a cancel between two words ends it.
+func TestModelPace(t *testing.T) {
+	m := New(mustParse(t, ">>> pace=1ms think=\"hm, yes\"\none two\nthree\n>>> pace=1h\nnever ends\n"))
+	var got []protocol.Delta
+	r, err := m.Chat(t.Context(), userReq("hi"), func(d protocol.Delta) { got = append(got, d) })
+	if err != nil || r.Content != "one two\nthree" {
+		t.Fatalf("Chat = %q, %v", r.Content, err)
+	}
+	want := []protocol.Delta{{Thinking: "hm, "}, {Thinking: "yes"}, {Content: "one "}, {Content: "two\n"}, {Content: "three"}}
+	if !slices.Equal(got, want) {
+		t.Errorf("streamed %q, want %q", got, want)
+	}
+
+	ctx, cancel := context.WithCancel(t.Context())
+	got = nil
+	_, err = m.Chat(ctx, userReq("hi"), func(d protocol.Delta) { got = append(got, d); cancel() })
+	if !errors.Is(err, context.Canceled) || len(got) != 1 || got[0].Content != "never " {
+		t.Errorf("cancelled after the first word: %v, streamed %q", err, got)
 	}
 }
 

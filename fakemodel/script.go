@@ -38,7 +38,10 @@ type Reply struct {
 	Think string
 	// Delay is how long to wait before replying.
 	Delay time.Duration
-	Body  string
+	// Pace, when not zero, streams the reply a word at a time, waiting
+	// this long before each word after the first, as a slow server does.
+	Pace time.Duration
+	Body string
 }
 
 // Match is how a reply's expect is matched against the content of the
@@ -255,6 +258,15 @@ func (r *Reply) set(key, val string) error {
 			return fmt.Errorf("delay must not be negative, not %s", val)
 		}
 		r.Delay = d
+	case "pace":
+		d, err := time.ParseDuration(val)
+		if err != nil {
+			return fmt.Errorf("bad pace: %w", err)
+		}
+		if d < 0 {
+			return fmt.Errorf("pace must not be negative, not %s", val)
+		}
+		r.Pace = d
 	default:
 		return fmt.Errorf("unknown attribute %q", key)
 	}
@@ -284,6 +296,9 @@ func (s *Script) Format() []byte {
 		}
 		if r.Delay > 0 {
 			b.WriteString(" delay=" + r.Delay.String())
+		}
+		if r.Pace > 0 {
+			b.WriteString(" pace=" + r.Pace.String())
 		}
 		if r.When != "" {
 			b.WriteString(" when=" + strconv.Quote(r.When))

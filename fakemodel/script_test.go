@@ -47,6 +47,7 @@ func TestParse(t *testing.T) {
 		}},
 		{"think", `>>> think="hmm, \"quotes\" and ünïcode"` + "\nx\n", []Reply{{Line: 1, Think: `hmm, "quotes" and ünïcode`, Body: "x"}}},
 		{"delay", ">>> delay=1.5s\n", []Reply{{Line: 1, Delay: 1500 * time.Millisecond}}},
+		{"pace", ">>> pace=300ms\n", []Reply{{Line: 1, Pace: 300 * time.Millisecond}}},
 		{"all attributes, tabs and extra spaces", ">>>  expect=\"a b\"\trole=user   done=length think=t delay=2ms  \nbody\n", []Reply{
 			{Line: 1, Expect: "a b", Role: protocol.User, Done: protocol.DoneLength, Think: "t", Delay: 2 * time.Millisecond, Body: "body"},
 		}},
@@ -93,6 +94,8 @@ func TestParseErrors(t *testing.T) {
 		{"bad done", ">>> done=eos\n", 1},
 		{"bad delay", ">>> delay=soon\n", 1},
 		{"negative delay", ">>> delay=-1s\n", 1},
+		{"bad pace", ">>> pace=slow\n", 1},
+		{"negative pace", ">>> pace=-1s\n", 1},
 		{"duplicate when", ">>> when=a when=b\n", 1},
 		{"empty bare when", ">>> when=\n", 1},
 		{"invalid utf-8", ">>>\nok\n\xff\n", 3},
@@ -130,12 +133,12 @@ func TestLoad(t *testing.T) {
 
 func TestFormat(t *testing.T) {
 	s := &Script{Replies: []Reply{
-		{Expect: "a\tb", Role: protocol.User, Done: protocol.DoneLength, Think: "t", Delay: time.Second, Body: ">>> x\n\\y\nz\n"},
+		{Expect: "a\tb", Role: protocol.User, Done: protocol.DoneLength, Think: "t", Delay: time.Second, Pace: time.Millisecond, Body: ">>> x\n\\y\nz\n"},
 		{},
 		{Expect: "c", Match: MatchEnd, Body: "d"},
 		{When: "task one", Body: "w"},
 	}}
-	want := ">>> expect=\"a\\tb\" role=user done=length think=\"t\" delay=1s\n\\>>> x\n\\\\y\nz\n\n>>>\n\n>>> expect=\"c\" match=end\nd\n>>> when=\"task one\"\nw\n"
+	want := ">>> expect=\"a\\tb\" role=user done=length think=\"t\" delay=1s pace=1ms\n\\>>> x\n\\\\y\nz\n\n>>>\n\n>>> expect=\"c\" match=end\nd\n>>> when=\"task one\"\nw\n"
 	if got := string(s.Format()); got != want {
 		t.Errorf("Format:\ngot  %q\nwant %q", got, want)
 	}
@@ -143,7 +146,7 @@ func TestFormat(t *testing.T) {
 
 func FuzzParse(f *testing.F) {
 	f.Add([]byte(""))
-	f.Add([]byte("# c\n>>> expect=\"x\\n\" role=user done=length think=\"t\" delay=1ms\nbody\n\\>>> esc\n\\\\\n>>>\n"))
+	f.Add([]byte("# c\n>>> expect=\"x\\n\" role=user done=length think=\"t\" delay=1ms pace=2ms\nbody\n\\>>> esc\n\\\\\n>>>\n"))
 	f.Add([]byte(">>>\n\n\n>>>"))
 	f.Add([]byte(">>> expect=a\"b\n"))
 	f.Add([]byte(">>> when=\"task a\"\nx\n>>> when=b expect=c\ny\n"))

@@ -254,3 +254,22 @@ func TestPromptTerminalEscapes(t *testing.T) {
 		t.Errorf("an escape sequence reached the terminal: %q", s.text())
 	}
 }
+
+// TestREPLStreamsWords: a reply from a server that sends a word at a time
+// shows a word at a time, not a line at a time: the first words are on
+// the screen while the last has not been sent.
+func TestREPLStreamsWords(t *testing.T) {
+	dir, state := t.TempDir(), t.TempDir()
+	s, typ, cmd := startREPL(t, dir, state, ">>> expect=\"hello\" pace=300ms\nHello there, here is a slow answer.\n")
+	defer s.close()
+	s.expect(t, `You: `)
+	typ("hello\r")
+	s.expect(t, `Assistant: Hello there,`)
+	if strings.Contains(s.text(), "answer.") {
+		t.Fatalf("the first words showed only with the last:\n%q", s.text())
+	}
+	s.expect(t, `slow answer\.`)
+	s.expect(t, `You: `)
+	typ("\x04")
+	waitExit(t, cmd)
+}
