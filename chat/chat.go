@@ -240,31 +240,31 @@ func (c *Chat) ShowContext(out io.Writer) error {
 	if err := d.Render(out); err != nil {
 		return err
 	}
-	if n, tokens := c.mcpShare(d); n > 0 {
-		fmt.Fprintf(out, "the tools of MCP servers take %d of the system prompt's tokens (%d tools)\n", tokens, n)
-	}
-	return nil
-}
-
-// mcpShare is how many of the main conversation's tools are those of MCP
-// servers, and their share of the system prompt's tokens in d: in
-// proportion to the bytes they add to the prompt the protocol builds.
-func (c *Chat) mcpShare(d window.Breakdown) (n, tokens int) {
 	var names []string
 	for _, st := range c.MCP.Status() {
 		for _, t := range st.Tools {
 			names = append(names, t.Name)
 		}
 	}
-	specs := c.tools.Specs()
-	fixed := protocol.SystemPrompt(c.Root(), specs)
-	ours := slices.DeleteFunc(slices.Clone(specs), func(s protocol.ToolSpec) bool { return slices.Contains(names, s.Name) })
+	if n, tokens := mcpShare(c.Root(), c.tools.Specs(), names, d.Tokens[window.SystemPrompt]); n > 0 {
+		fmt.Fprintf(out, "the tools of MCP servers take %d of the system prompt's tokens (%d tools)\n", tokens, n)
+	}
+	return nil
+}
+
+// mcpShare is how many of specs, the main conversation's tools, are those
+// of MCP servers (named mcp), and their share of the system prompt's
+// tokens: in proportion to the bytes they add to the prompt the protocol
+// builds for root.
+func mcpShare(root string, specs []protocol.ToolSpec, mcp []string, tokens int) (n, share int) {
+	fixed := protocol.SystemPrompt(root, specs)
+	ours := slices.DeleteFunc(slices.Clone(specs), func(s protocol.ToolSpec) bool { return slices.Contains(mcp, s.Name) })
 	n = len(specs) - len(ours)
 	if n == 0 {
 		return 0, 0
 	}
-	added := len(fixed) - len(protocol.SystemPrompt(c.Root(), ours))
-	return n, d.Tokens[window.SystemPrompt] * added / len(fixed)
+	added := len(fixed) - len(protocol.SystemPrompt(root, ours))
+	return n, tokens * added / len(fixed)
 }
 
 // instructions is the text the project instructions (AGENTS.md, SYSTEM.md)
