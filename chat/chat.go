@@ -214,7 +214,7 @@ func (c *Chat) KeepInWindow(log io.Writer, st view.Style, size, reserve int, com
 		Reserve:    reserve,
 		Target:     target,
 		Parse:      c.Config.Parse,
-		Summarizer: window.ModelSummarizer(currentModel{c}, v.SummaryHooks(append(hooks, v)...)...),
+		Summarizer: window.ModelSummarizer(currentModel{c}, c.Config.Parse, v.SummaryHooks(append(hooks, v)...)...),
 	})
 	c.window = v
 	c.Config.Window = size

@@ -134,7 +134,7 @@ func TestExchangesOfASummary(t *testing.T) {
 				Reply: protocol.Reply{Content: e.Reply.Content, Thinking: e.Reply.Thinking, DoneReason: e.Reply.DoneReason}})
 		}
 	})
-	compactor := window.New(window.Config{Keep: 1, Summarizer: window.ModelSummarizer(model, rec, seen)})
+	compactor := window.New(window.Config{Keep: 1, Summarizer: window.ModelSummarizer(model, nil, rec, seen)})
 	agent := loop.New(model, set, loop.Config{System: "S", Window: 2000, Compactor: compactor}, rec, seen)
 	if answer, err := agent.Turn(context.Background(), "look around"); err != nil || answer != "There is nothing." {
 		t.Fatalf("Turn = %q, %v", answer, err)

@@ -32,7 +32,7 @@ func TestLongTurnOverHTTP(t *testing.T) {
 		cfg := loop.Config{System: system, MaxSteps: sixty.Steps + 1, Window: sixty.Window}
 		var compactions []int
 		if compact {
-			cfg.Compactor = window.New(window.Config{Summarizer: window.ModelSummarizer(fakemodel.New(summaries(t, 10))), Target: pathOf})
+			cfg.Compactor = window.New(window.Config{Summarizer: window.ModelSummarizer(fakemodel.New(summaries(t, 10)), nil), Target: pathOf})
 		}
 		a := loop.New(model, set, cfg, loop.Observe(func(e loop.Event) {
 			if e.Kind == loop.Compacted {

@@ -100,7 +100,7 @@ func (r longRun) run(tb testing.TB, set loop.Tools, system string, script *fakem
 	model.SetWindow(r.Window)
 	summarizer := fakemodel.New(summaries(tb, r.Steps))
 	summarizer.SetWindow(r.Window)
-	cfg.Summarizer = window.ModelSummarizer(summarizer, loop.Observe(func(e loop.Event) {
+	cfg.Summarizer = window.ModelSummarizer(summarizer, nil, loop.Observe(func(e loop.Event) {
 		if e.Kind == loop.StepStarted && e.Origin == window.SummaryOrigin {
 			res.summaries++
 		}

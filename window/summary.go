@@ -55,17 +55,23 @@ var ErrEmptySummary = errors.New("the model wrote no summary")
 // ModelSummarizer returns a Summarizer that asks m. The request is the
 // messages to summarize, which begin as the conversation does, so that a
 // server can reuse its cache, and an instruction to summarize them; the
-// summary is the reply's text, calls and thinking left out. Each request is
+// summary is the reply's text as parse reads it (as the loop reads the
+// conversation's replies; nil means protocol.Parse), calls and thinking
+// left out. Each request is
 // shown to hooks as a one-step conversation with Origin SummaryOrigin: a
 // StepStarted event before it, and a Replied event after, so that budgets
 // count it (a hook's error stops it and is returned), the run record keeps
 // it and the user can see it.
-func ModelSummarizer(m loop.Model, hooks ...loop.Hook) Summarizer {
-	return &modelSummarizer{model: m, hooks: hooks}
+func ModelSummarizer(m loop.Model, parse func(string) protocol.Parsed, hooks ...loop.Hook) Summarizer {
+	if parse == nil {
+		parse = protocol.Parse
+	}
+	return &modelSummarizer{model: m, parse: parse, hooks: hooks}
 }
 
 type modelSummarizer struct {
 	model loop.Model
+	parse func(string) protocol.Parsed
 	hooks loop.Hooks
 }
 
@@ -82,7 +88,7 @@ func (s *modelSummarizer) Summarize(ctx context.Context, msgs []protocol.Message
 	if err != nil {
 		return "", err
 	}
-	parsed := protocol.Parse(reply.Content)
+	parsed := s.parse(reply.Content)
 	if err := s.emit(loop.Event{Kind: loop.Replied, Step: 1, Reply: reply, Parsed: parsed, Duration: time.Since(start)}); err != nil {
 		return "", err
 	}

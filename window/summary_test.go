@@ -31,7 +31,7 @@ func TestModelSummarizer(t *testing.T) {
 		Usage:   protocol.Usage{Known: true, OutputTokens: 12},
 	}}
 	var events []loop.Event
-	s := window.ModelSummarizer(model, loop.Observe(func(e loop.Event) { events = append(events, e) }))
+	s := window.ModelSummarizer(model, nil, loop.Observe(func(e loop.Event) { events = append(events, e) }))
 	text, err := s.Summarize(context.Background(), span)
 	if err != nil {
 		t.Fatal(err)
@@ -74,7 +74,7 @@ func TestModelSummarizer(t *testing.T) {
 func TestModelSummarizerBudget(t *testing.T) {
 	model := &reqModel{reply: protocol.Reply{Content: "summary"}}
 	budget := &loop.Budget{ModelCalls: 1}
-	s := window.ModelSummarizer(model, budget)
+	s := window.ModelSummarizer(model, nil, budget)
 	span := []protocol.Message{sys("S"), user("go")}
 	if _, err := s.Summarize(context.Background(), span); err != nil {
 		t.Fatal(err)
@@ -91,11 +91,11 @@ func TestModelSummarizerBudget(t *testing.T) {
 func TestModelSummarizerErrors(t *testing.T) {
 	boom := errors.New("boom")
 	span := []protocol.Message{sys("S"), user("go")}
-	if _, err := window.ModelSummarizer(&reqModel{err: boom}).Summarize(context.Background(), span); !errors.Is(err, boom) {
+	if _, err := window.ModelSummarizer(&reqModel{err: boom}, nil).Summarize(context.Background(), span); !errors.Is(err, boom) {
 		t.Errorf("model error: %v", err)
 	}
 	empty := &reqModel{reply: protocol.Reply{Content: "<think>nothing</think>\n"}}
-	if _, err := window.ModelSummarizer(empty).Summarize(context.Background(), span); !errors.Is(err, window.ErrEmptySummary) {
+	if _, err := window.ModelSummarizer(empty, nil).Summarize(context.Background(), span); !errors.Is(err, window.ErrEmptySummary) {
 		t.Errorf("empty summary: %v", err)
 	}
 }
@@ -105,7 +105,7 @@ func TestModelSummarizerErrors(t *testing.T) {
 func TestModelSummarizerInTheWindow(t *testing.T) {
 	model := fakemodel.New(summaries(t, 1))
 	model.SetWindow(2000)
-	c := window.New(window.Config{Summarizer: window.ModelSummarizer(model)})
+	c := window.New(window.Config{Summarizer: window.ModelSummarizer(model, nil)})
 	got, changed, err := c.Compact(context.Background(), loop.Conversation{Messages: conversation(24, 1000), Window: 2000})
 	if err != nil || !changed || window.Parts(got)[2] != window.Summaries {
 		t.Fatalf("Compact: %v, %v\n%s", changed, err, dump(got))
@@ -115,5 +115,30 @@ func TestModelSummarizerInTheWindow(t *testing.T) {
 func TestSummaryMessage(t *testing.T) {
 	if got := window.SummaryMessage(" Done: nothing.\n").Content; got != window.SummaryHeader+"\nDone: nothing." {
 		t.Errorf("SummaryMessage = %q", got)
+	}
+}
+
+// TestModelSummarizerParse: the summary is read as the conversation's
+// replies are: a call in a shape only a reader that knows the tools takes
+// for one is no part of the summary.
+func TestModelSummarizerParse(t *testing.T) {
+	span := []protocol.Message{sys("SYSTEM"), user("read a.go")}
+	reply := "Done: read a.go.\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"b.go\"}}"
+	reader := protocol.NewReader([]protocol.ToolSpec{{Name: "read_file"}})
+	for _, tt := range []struct {
+		name  string
+		parse func(string) protocol.Parsed
+		want  string
+	}{
+		{"by the tools' reader", reader.Parse, "Done: read a.go."},
+		{"by default", nil, reply},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			model := &reqModel{reply: protocol.Reply{Content: reply}}
+			text, err := window.ModelSummarizer(model, tt.parse).Summarize(context.Background(), span)
+			if err != nil || text != tt.want {
+				t.Errorf("summary %q, %v; want %q", text, err, tt.want)
+			}
+		})
 	}
 }
