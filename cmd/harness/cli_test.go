@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -10,28 +9,8 @@ import (
 
 	"github.com/alecthomas/kong"
 
-	"harness/protocol"
 	"harness/record"
 )
-
-// writeTool writes files in a workspace, as write_file does, for the
-// journal to watch.
-type writeTool struct{ root string }
-
-func (w writeTool) Specs() []protocol.ToolSpec {
-	return []protocol.ToolSpec{{Name: "write_file", Writes: true}}
-}
-
-func (w writeTool) Run(_ context.Context, c protocol.Call) protocol.Result {
-	path, content := c.Args["path"].(string), c.Args["content"].(string)
-	if content == "fail" {
-		return protocol.Result{CallID: c.ID, Tool: c.Name, Body: "failed"}
-	}
-	if err := os.WriteFile(filepath.Join(w.root, path), []byte(content), 0o600); err != nil {
-		return protocol.Result{CallID: c.ID, Tool: c.Name, Body: err.Error()}
-	}
-	return protocol.Result{CallID: c.ID, Tool: c.Name, OK: true, Wrote: true, Body: "ok"}
-}
 
 func TestStrayWords(t *testing.T) {
 	parser, err := kong.New(&cli{}, kong.Vars{"version": "test", "default_model": "m", "test_pattern": "x", "backends": backendNames(), "default_backend": backends[0].Name})
