@@ -10,19 +10,19 @@ import (
 	"harness/tools"
 )
 
-// Completer says what Tab may complete at the REPL's prompt: a command's
+// completer says what Tab may complete at the REPL's prompt: a command's
 // name at the start of the line, and the path of an @tag, through the
 // workspace as list_files sees it (hidden entries, secrets and ignored
 // files never offered).
-type Completer struct {
-	WS       *tools.Workspace
-	Commands []string // names, without the slash
+type completer struct {
+	ws       *tools.Workspace
+	commands []string // names, without the slash
 }
 
 // Complete returns the candidates for the word that ends at byte pos of
 // line, each the whole word as it would be once completed, and where that
 // word starts. A candidate that ends in / is a folder, to be completed on.
-func (c *Completer) Complete(ctx context.Context, line string, pos int) (start int, candidates []string) {
+func (c *completer) Complete(ctx context.Context, line string, pos int) (start int, candidates []string) {
 	if pos < 0 || pos > len(line) {
 		return pos, nil
 	}
@@ -34,7 +34,7 @@ func (c *Completer) Complete(ctx context.Context, line string, pos int) (start i
 	word := line[start:pos]
 	switch {
 	case strings.HasPrefix(word, "/") && strings.TrimSpace(line[:start]) == "":
-		for _, name := range c.Commands {
+		for _, name := range c.commands {
 			if strings.HasPrefix("/"+name, word) {
 				candidates = append(candidates, "/"+name)
 			}
@@ -49,7 +49,7 @@ func (c *Completer) Complete(ctx context.Context, line string, pos int) (start i
 // paths returns the @tags that complete the partial path p: the entries of
 // its folder whose names start with what follows its last slash, and
 // @workspace.
-func (c *Completer) paths(ctx context.Context, p string) []string {
+func (c *completer) paths(ctx context.Context, p string) []string {
 	dir, base := "", p
 	if i := strings.LastIndex(p, "/"); i >= 0 {
 		dir, base = p[:i+1], p[i+1:]
@@ -62,7 +62,7 @@ func (c *Completer) paths(ctx context.Context, p string) []string {
 	if list == "" {
 		list = "."
 	}
-	names, err := c.WS.Entries(ctx, list)
+	names, err := c.ws.Entries(ctx, list)
 	if err != nil {
 		return out
 	}

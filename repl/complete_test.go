@@ -33,7 +33,7 @@ func TestComplete(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &Completer{WS: ws, Commands: []string{"help", "load", "model", "save", "sessions"}}
+	c := &completer{ws: ws, commands: []string{"help", "load", "model", "save", "sessions"}}
 	tests := []struct {
 		line  string
 		pos   int // -1: the end

@@ -72,9 +72,9 @@ func Run(ctx context.Context, cfg Config) error {
 	ch.Start(&view.Turn{Out: out, Log: out, Style: st, Stream: true, Activity: view.ActivityFor(cfg.Out), Wire: ch.ShowWire})
 	c := &console{chat: ch, out: out, st: st, in: in, cmds: commands()}
 	c.turn = ch.Agent().State().Turn + 1 // a resumed conversation goes on counting
-	comp := &Completer{WS: ch.Workspace}
+	comp := &completer{ws: ch.Workspace}
 	for _, cmd := range c.cmds {
-		comp.Commands = append(comp.Commands, cmd.name)
+		comp.commands = append(comp.commands, cmd.name)
 	}
 	in.SetCompleter(func(line string, pos int) (int, []string) { return comp.Complete(ctx, line, pos) })
 
