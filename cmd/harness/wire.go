@@ -224,7 +224,7 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string, dirs xdg.
 		r.Record, r.Release = rec, func() { closeRec(); closeFiles() }
 	}
 	r.KeepInWindow(log, w.st, size, c.MaxTokens, c.Compact, inREPL, maskTarget)
-	decisions.Record = r.Record
+	decisions.Records = r.Records()
 	// Helpers run their calls through the gate, and their events reach
 	// the hooks the main conversation has, the display indenting them.
 	// They use the model the main conversation uses: /model builds them
