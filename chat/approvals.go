@@ -10,22 +10,30 @@ import (
 	"sync/atomic"
 )
 
-// Approvals keeps the gate's decisions: in the run's record, when there is
-// one, with the turn each was made in, and on the log for the refusals
+// Approvals keeps the gate's decisions: in the run's records, with the
+// turn and step each was made in, and on the log for the refusals
 // that no question on the screen told of. It is a loop hook, to know the
 // turn.
 type Approvals struct {
-	Log    io.Writer
-	Record *record.Recorder // nil without --record
-	turn   atomic.Int64
-	mu     sync.Mutex // calls that only read may run, and be decided, at once
+	Log     io.Writer
+	Records []*record.Recorder // the run's (see Chat.Records)
+	turn    atomic.Int64
+	step    atomic.Int64
+	mu      sync.Mutex // calls that only read may run, and be decided, at once
 }
 
-// Event keeps the turn that decisions are made in: the main
+// Event keeps the turn and step that decisions are made in: the main
 // conversation's, which a helper's calls run inside.
 func (a *Approvals) Event(e loop.Event) error {
-	if e.Kind == loop.TurnStarted && e.Origin == "" {
+	if e.Origin != "" {
+		return nil
+	}
+	switch e.Kind {
+	case loop.TurnStarted:
 		a.turn.Store(int64(e.Turn))
+		a.step.Store(0)
+	case loop.StepStarted:
+		a.step.Store(int64(e.Step))
 	}
 	return nil
 }
@@ -43,8 +51,8 @@ func (a *Approvals) Decided(d approve.Decision) {
 	if d.Question.Kind == approve.Send {
 		question = "send"
 	}
-	if a.Record != nil {
-		a.Record.Approval(int(a.turn.Load()), d.Call.ID, d.Call.Name, question, word)
+	for _, r := range a.Records {
+		r.Approval(int(a.turn.Load()), int(a.step.Load()), d.Call.ID, d.Call.Name, question, word)
 	}
 	if h := hint(d); h != "" {
 		fmt.Fprintf(a.Log, "approval: %s %s refused: %s (--approve %s)\n", d.Call.ID, d.Call.Name, d.Why, h)

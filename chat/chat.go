@@ -37,6 +37,9 @@ type Chat struct {
 	Config    loop.Config
 	Budget    *loop.Budget
 	Record    *record.Recorder // nil without --record
+	// Output is the run's output as JSON lines (-p --output json): the
+	// record's lines on stdout. Nil without.
+	Output    *record.Recorder
 	Approvals *Approvals
 	// Journal keeps what the file tools change, under the gate: the diffs
 	// shown after each write, /diff and /undo.
@@ -112,14 +115,26 @@ func (c *Chat) Close() {
 	}
 }
 
+// Records are the run's records: the --record file's and the output's,
+// those there are.
+func (c *Chat) Records() []*record.Recorder {
+	var rs []*record.Recorder
+	for _, r := range []*record.Recorder{c.Record, c.Output} {
+		if r != nil {
+			rs = append(rs, r)
+		}
+	}
+	return rs
+}
+
 // Hooks returns the hooks of a conversation of the run, ui last: the
-// budget, the record when there is one, the session (which keeps only the
+// budget, the records, the session (which keeps only the
 // main conversation), the approvals, the journal of file changes, what
 // keeps a scripted model's failure.
 func (c *Chat) Hooks(ui ...loop.Hook) []loop.Hook {
 	hooks := []loop.Hook{c.Budget}
-	if c.Record != nil {
-		hooks = append(hooks, c.Record)
+	for _, r := range c.Records() {
+		hooks = append(hooks, r)
 	}
 	if c.conv.writer != nil {
 		hooks = append(hooks, c.conv.writer) // it saves the main conversation only
@@ -157,13 +172,13 @@ func (c *Chat) showDiff(v *view.Turn, e loop.Event) {
 	}
 }
 
-// Turn runs one turn of the agent Start built on input: the record is
+// Turn runs one turn of the agent Start built on input: the records are
 // told what was typed, the input's @tags are attached (said on log), and
 // the note of what commands changed goes before it. Once the model has
 // been sent the note, it is not sent again.
 func (c *Chat) Turn(ctx context.Context, input string, log io.Writer, st view.Style) (string, error) {
-	if c.Record != nil {
-		c.Record.Typed(input)
+	for _, r := range c.Records() {
+		r.Typed(input)
 	}
 	ctx, cancel := c.Budget.Start(ctx)
 	defer cancel()
@@ -207,8 +222,8 @@ func (c *Chat) RecordStart(version string, specs []protocol.ToolSpec, ignored []
 func (c *Chat) KeepInWindow(log io.Writer, st view.Style, size, reserve int, compact, steps bool, target func(protocol.Call) string) {
 	v := &view.Window{W: log, Style: st, Size: size, Steps: steps}
 	hooks := []loop.Hook{c.Budget}
-	if c.Record != nil {
-		hooks = append(hooks, c.Record)
+	for _, r := range c.Records() {
+		hooks = append(hooks, r)
 	}
 	v.Compact = window.New(window.Config{
 		Reserve:    reserve,

@@ -98,7 +98,7 @@ func (c *Chat) useModel(b Backend, use func(), size int, out io.Writer) error {
 }
 
 // modelChanged records that the run's model, which was from, answers from
-// turn on: in the run record, in the session, and in what a new session
+// turn on: in the run's records, in the session, and in what a new session
 // of the run starts with. The record and the session name both as
 // PROVIDER/MODEL, so that a resumed conversation finds the provider too.
 func (c *Chat) modelChanged(turn int, from string) error {
@@ -109,8 +109,8 @@ func (c *Chat) modelChanged(turn int, from string) error {
 		return nil
 	}
 	var errs []error
-	if c.Record != nil {
-		errs = append(errs, c.Record.Model(turn, from, to))
+	for _, r := range c.Records() {
+		errs = append(errs, r.Model(turn, from, to))
 	}
 	if c.conv.writer != nil {
 		errs = append(errs, c.conv.writer.Model(turn, from, to))

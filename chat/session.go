@@ -192,6 +192,15 @@ func (c *Chat) adoptModel(ctx context.Context, sv *session.Saved) {
 	c.conv.notes = append(c.conv.notes, fmt.Sprintf("note: session %s goes on with the model it used last, %s (-m chooses another)", sv.ID(), name))
 }
 
+// SessionID is the id of the session the conversation is saved in, to go
+// on with later: "" when it is saved in none (--no-session).
+func (c *Chat) SessionID() string {
+	if c.conv.writer == nil {
+		return ""
+	}
+	return c.conv.writer.ID()
+}
+
 // recordModel saves, in the session a resumed conversation goes on in,
 // that the model from the next turn is not the one it named last.
 func (c *Chat) recordModel(sv *session.Saved) error {

@@ -69,7 +69,7 @@ Cut off
 			t.Fatal(err)
 		}
 	}
-	if err := rec.Approval(2, "call_3", "echo", "run", "yes"); err != nil {
+	if err := rec.Approval(2, 1, "call_3", "echo", "run", "yes"); err != nil {
 		t.Fatal(err)
 	}
 	lines, err := record.Read(&buf)

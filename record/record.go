@@ -74,9 +74,20 @@
 //	             token count; absent when 0))
 //	approval     id, tool, question ("run" or "send"), decision ("yes",
 //	             "no", "always", or "nobody" when nobody could be asked);
-//	             turn is the main conversation's, and the id of a call of
+//	             turn and step are the main conversation's (step 0 in
+//	             records written before it had one), and the id of a call of
 //	             a nested conversation is its origin, "/" and its own id
 //	             (call_3/call_1)
+//	answer       answer, error (string, "" for none), exit (int: the exit
+//	             code the harness ends with: 0 an answer, 1 an error, 2 bad
+//	             usage, 3 a limit ended the turn, 130 interrupted), limit
+//	             (string: the setting whose limit ended the turn, such as
+//	             "max-steps"; absent when none): how the run ended, the
+//	             last line of a run's output, never in a record file
+//
+// A run's output (-p --output json; NewOutput) is a record written to
+// stdout, with the format (as on the start line) on every line, second
+// after the type, and an answer line last.
 //
 // A session (package session) is a record of the conversation alone: the
 // messages exactly as the model was sent them, and where it stood. It uses
@@ -111,6 +122,7 @@ package record
 
 import (
 	"encoding/json"
+	"errors"
 	"io"
 	"math"
 	"sync"
@@ -191,6 +203,8 @@ type Line struct {
 	CallsSoFar *int           `json:"calls_so_far,omitempty"`
 	From       string         `json:"from,omitempty"`
 	To         string         `json:"to,omitempty"`
+	Exit       *int           `json:"exit,omitempty"`
+	Limit      string         `json:"limit,omitempty"`
 
 	*Compaction `json:",omitempty"`
 }
@@ -214,11 +228,40 @@ type Recorder struct {
 	// typed is what the user typed for the next turn of the main
 	// conversation (see Typed).
 	typed string
+	// output marks a run's output (NewOutput): every line says its
+	// format, and End writes the last.
+	output bool
+	// turn is the main conversation's last turn written, for End.
+	turn int
 }
 
 // New returns a recorder writing to w. Give it an unbuffered writer, such as
 // an *os.File, so that each line reaches the file as it is written.
 func New(w io.Writer) *Recorder { return &Recorder{w: w, now: time.Now} }
+
+// NewOutput returns a recorder of a run's output (-p --output json) to w:
+// the lines of a record, each with the format field a record has on its
+// start line only, so that a program reading them line by line knows the
+// schema of each; End writes the last line, "answer".
+func NewOutput(w io.Writer) *Recorder { return &Recorder{w: w, now: time.Now, output: true} }
+
+// End writes the last line of an output: how the run ended (see the
+// "answer" line of the schema). exit is the exit code the harness ends
+// with; err what ended the run without an answer, nil when nothing did.
+func (r *Recorder) End(answer string, exit int, err error) error {
+	msg, limit := "", ""
+	if err != nil {
+		msg = err.Error()
+	}
+	var le *loop.LimitError
+	if errors.As(err, &le) {
+		limit = le.Name
+	}
+	r.mu.Lock()
+	turn := r.turn
+	r.mu.Unlock()
+	return r.write(&Line{Type: "answer", Turn: turn, Answer: &answer, Error: &msg, Exit: &exit, Limit: limit})
+}
 
 // Start writes the first line.
 func (r *Recorder) Start(s Start) error {
@@ -226,9 +269,10 @@ func (r *Recorder) Start(s Start) error {
 	return r.write(&Line{Type: "start", Start: &s})
 }
 
-// Approval records a decision about a call (see the schema).
-func (r *Recorder) Approval(turn int, id, tool, question, decision string) error {
-	return r.write(&Line{Type: "approval", Turn: turn, ID: id, Tool: tool, Question: question, Decision: decision})
+// Approval records a decision about a call (see the schema), made in step
+// of turn of the main conversation.
+func (r *Recorder) Approval(turn, step int, id, tool, question, decision string) error {
+	return r.write(&Line{Type: "approval", Turn: turn, Step: step, ID: id, Tool: tool, Question: question, Decision: decision})
 }
 
 // Typed says what the user typed for the next turn of the main
@@ -255,7 +299,7 @@ func (r *Recorder) Event(e loop.Event) error {
 	case loop.TurnStarted:
 		l.Type, l.Input = "turn", e.Text
 		if e.Origin == "" {
-			l.Typed = r.takeTyped(e.Text)
+			l.Typed = r.takeTyped(e.Text, e.Turn)
 		}
 	case loop.StepStarted:
 		l.Type, l.Messages, l.Stop = "request", len(e.Request.Messages), e.Request.Stop
@@ -297,10 +341,12 @@ func (r *Recorder) Event(e loop.Event) error {
 }
 
 // takeTyped returns what was typed for the turn whose input is input, ""
-// when that is input itself or unknown, and forgets it.
-func (r *Recorder) takeTyped(input string) string {
+// when that is input itself or unknown, and forgets it; turn is the main
+// conversation's from now on.
+func (r *Recorder) takeTyped(input string, turn int) string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.turn = turn
 	typed := r.typed
 	r.typed = ""
 	if typed == input {
@@ -316,12 +362,24 @@ func (r *Recorder) write(l *Line) error {
 		return r.err
 	}
 	l.Time = r.now().UTC()
-	b, err := json.Marshal(l)
+	var v any = l
+	if r.output {
+		v = outputLine{Type: l.Type, Format: Format, Line: l}
+	}
+	b, err := json.Marshal(v)
 	if err == nil {
 		_, err = r.w.Write(append(b, '\n'))
 	}
 	r.err = err
 	return err
+}
+
+// outputLine is a line of an output: a record's line with its format
+// second, after its type. Its own fields hide the line's of the same name.
+type outputLine struct {
+	Type   string `json:"type"`
+	Format int    `json:"format"`
+	*Line
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -34,7 +34,7 @@ func TestRecordRoundTrip(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := r.Approval(1, "call_2", "bash", "run", "nobody"); err != nil {
+	if err := r.Approval(1, 1, "call_2", "bash", "run", "nobody"); err != nil {
 		t.Fatal(err)
 	}
 	lines, err := Read(&buf)

@@ -228,6 +228,14 @@ func (p *printer) line(l Line) {
 		if l.Report != nil {
 			p.printf("Report: %s\n", l.Report.Summary())
 		}
+	case "answer":
+		ended := ""
+		if l.Limit != "" {
+			ended = ", the limit " + l.Limit
+		}
+		if l.Exit != nil {
+			p.printf("Exit code %d%s\n", *l.Exit, ended)
+		}
 	default:
 		p.printf("(unknown line type %q)\n", l.Type)
 	}

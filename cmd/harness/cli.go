@@ -70,12 +70,18 @@ func executeIn(ctx context.Context, dirs xdg.Dirs, args []string, stdin io.Reade
 		return exitUsage
 	}
 	err = kctx.Run()
-	if err == nil {
-		return exitOK
+	if err != nil {
+		fmt.Fprintf(stderr, "harness: %v\n", err)
 	}
-	fmt.Fprintf(stderr, "harness: %v\n", err)
+	return exitCodeOf(err)
+}
+
+// exitCodeOf is the exit code of a command that returned err.
+func exitCodeOf(err error) int {
 	var ec *exitCodeError
 	switch {
+	case err == nil:
+		return exitOK
 	case errors.As(err, &ec):
 		return ec.code
 	case errors.Is(err, loop.ErrLimit):

@@ -29,7 +29,7 @@ func TestShowContextInstructions(t *testing.T) {
 	var log bytes.Buffer
 	c := &chatCmd{Prompt: "hi", workspaceFlags: workspaceFlags{Workspace: dir}, modelFlags: modelFlags{Fake: script, providerFlags: providerFlags{NumCtx: 4096}},
 		safetyFlags: safetyFlags{Sandbox: "none"}, sessionFlags: sessionFlags{NoSession: true}}
-	w, err := c.wire(context.Background(), stdio{in: strings.NewReader(""), out: &log, err: &log}, nil, tempDirs(t))
+	w, err := c.wire(context.Background(), stdio{in: strings.NewReader(""), out: &log, err: &log}, nil, tempDirs(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,11 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"regexp"
 	"slices"
-
-	"github.com/alecthomas/kong"
 
 	"harness/approve"
 	"harness/chat"
@@ -23,25 +20,6 @@ import (
 	"harness/view"
 	"harness/xdg"
 )
-
-func (c *chatCmd) Run(ctx context.Context, std stdio, k *kong.Context, dirs xdg.Dirs) error {
-	w, err := c.wire(ctx, std, flagsGiven(k), dirs)
-	if err != nil {
-		return err
-	}
-	defer w.chat.Close()
-	if c.Prompt != "" {
-		return chat.Advised(w.oneTurn(ctx, std, string(c.Prompt)))
-	}
-	err = repl.Run(ctx, repl.Config{Chat: w.chat, Asker: w.answers, In: std.in, Out: std.out, Screen: w.screen, Err: std.err, Banner: "harness " + version()})
-	switch {
-	case errors.Is(err, repl.ErrQuitNow):
-		return &exitCodeError{code: exitInterrupt, err: err}
-	case err != nil:
-		return err
-	}
-	return w.chat.Script.Failure()
-}
 
 // wired is a chat built from the flags, and what its REPL or its one turn
 // needs besides.
@@ -56,8 +34,9 @@ type wired struct {
 
 // wire builds the parts of a chat from the flags, once; they are passed
 // down from here and never looked for again. given names the flags given
-// on the command line; dirs finds the settings and state folders.
-func (c *chatCmd) wire(ctx context.Context, std stdio, given []string, dirs xdg.Dirs) (*wired, error) {
+// on the command line; dirs finds the settings and state folders; out is
+// the run's output as JSON lines, nil for none.
+func (c *chatCmd) wire(ctx context.Context, std stdio, given []string, dirs xdg.Dirs, out *record.Recorder) (*wired, error) {
 	inREPL := c.Prompt == ""
 	w := &wired{screen: repl.NewScreen(std.err), st: view.StyleFor(std.err)}
 	if inREPL {
@@ -223,8 +202,17 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string, dirs xdg.
 		}
 		r.Record, r.Release = rec, func() { closeRec(); closeFiles() }
 	}
+	if out != nil {
+		s := start()
+		s.Session = r.SessionID()
+		if err := out.Start(s); err != nil {
+			r.Close()
+			return nil, fmt.Errorf("--output: %w", err)
+		}
+		r.Output = out
+	}
 	r.KeepInWindow(log, w.st, size, c.MaxTokens, c.Compact, inREPL, maskTarget)
-	decisions.Record = r.Record
+	decisions.Records = r.Records()
 	// Helpers run their calls through the gate, and their events reach
 	// the hooks the main conversation has, the display indenting them.
 	// They use the model the main conversation uses: /model builds them
@@ -258,38 +246,4 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string, dirs xdg.
 	r.Release = func() { tb.box.Close(); release() }
 	done = true
 	return w, nil
-}
-
-// oneTurn runs -p: one turn, the answer on stdout, the rest on stderr.
-func (w *wired) oneTurn(ctx context.Context, std stdio, prompt string) error {
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
-	defer stop()
-	context.AfterFunc(ctx, stop) // after the first Ctrl-C, a second one quits at once
-	w.chat.Start(&view.Turn{Out: w.screen, Log: w.screen, Style: w.st, Final: true, Wire: w.chat.ShowWire})
-	answer, err := w.chat.Turn(ctx, prompt, w.screen, w.st)
-	if err != nil {
-		return err
-	}
-	if view.Interactive(std.out) { // a pipe or a file gets the answer exactly
-		answer = approve.Visible(answer)
-	}
-	_, err = fmt.Fprintln(std.out, answer)
-	return err
-}
-
-// openRecord appends a run's record to path, starting it with start, and
-// returns it with what closes it. A new file is made 0600: a record holds
-// everything the model read, secrets the user let it read included. An
-// existing file keeps its mode, which is its owner's choice.
-func openRecord(path string, start record.Start) (*record.Recorder, func(), error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
-	if err != nil {
-		return nil, nil, fmt.Errorf("--record: %w", err)
-	}
-	rec := record.New(f)
-	if err := rec.Start(start); err != nil {
-		f.Close()
-		return nil, nil, fmt.Errorf("--record: %w", err)
-	}
-	return rec, func() { f.Close() }, nil
 }

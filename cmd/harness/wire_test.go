@@ -65,7 +65,7 @@ func TestWiredPromptShowsTheWiredTools(t *testing.T) {
 	}
 	var out bytes.Buffer
 	c := &chatCmd{Prompt: "hi", workspaceFlags: workspaceFlags{Workspace: dir}, modelFlags: modelFlags{Fake: script}, safetyFlags: safetyFlags{Sandbox: "none"}}
-	w, err := c.wire(context.Background(), stdio{in: strings.NewReader(""), out: &out, err: &out}, nil, tempDirs(t))
+	w, err := c.wire(context.Background(), stdio{in: strings.NewReader(""), out: &out, err: &out}, nil, tempDirs(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
