@@ -3,7 +3,6 @@ package chat
 import (
 	"context"
 	"errors"
-	"io"
 	"strings"
 	"testing"
 
@@ -29,7 +28,7 @@ func (p providers) Provider() string { return strings.Split(string(p), "/")[0] }
 func (p providers) Pick(string) (Backend, func(), error) {
 	return nil, nil, errors.New("not asked here")
 }
-func (p providers) Offers(context.Context, io.Writer) error { return nil }
+func (p providers) Offers(context.Context) []Offer { return nil }
 
 // TestSavedModel: which model a resumed conversation goes on with. A
 // model named as PROVIDER/MODEL is found on that provider; a name alone
