@@ -21,6 +21,9 @@ type Models interface {
 	Spec() string
 	// Provider is the provider in use.
 	Provider() string
+	// Address is the address of the provider in use, as its backend
+	// reads it ("" when it has none).
+	Address() string
 	// Pick returns the model spec names (PROVIDER/MODEL, or a MODEL of
 	// the provider in use), and what makes it the one in use.
 	Pick(spec string) (b Backend, use func(), err error)

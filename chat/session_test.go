@@ -25,6 +25,7 @@ type providers string
 
 func (p providers) Spec() string     { return string(p) }
 func (p providers) Provider() string { return strings.Split(string(p), "/")[0] }
+func (p providers) Address() string  { return "" }
 func (p providers) Pick(string) (Backend, func(), error) {
 	return nil, nil, errors.New("not asked here")
 }

@@ -221,6 +221,17 @@ func (p *providers) Spec() string { return p.spec() }
 // Provider is the provider in use.
 func (p *providers) Provider() string { return p.cur.Provider.Value }
 
+// Address is the address of the provider in use, as its backend reads
+// it: an Ollama host:port as a URL.
+func (p *providers) Address() string {
+	if kind, ok := backendOf(p.cur.Type.Value); ok && kind.ParseURL != nil {
+		if u, err := kind.ParseURL(p.cur.BaseURL.Value); err == nil {
+			return u.String()
+		}
+	}
+	return p.cur.BaseURL.Value
+}
+
 // Pick returns the model of spec, PROVIDER/MODEL or a MODEL of the
 // provider in use, and what makes it the one in use.
 func (p *providers) Pick(spec string) (chat.Backend, func(), error) {

@@ -162,6 +162,7 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string, dirs xdg.
 			ch.out.Close()
 		}
 	}
+	system, loaded := chat.SystemPrompt(tb.ws, specs, dirs, log)
 	r := &chat.Chat{
 		Model:     model,
 		Models:    provs.models(),
@@ -170,7 +171,7 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string, dirs xdg.
 		Workspace: tb.ws,
 		Dirs:      dirs,
 		Config: loop.Config{
-			System:          chat.SystemPrompt(tb.ws, specs, dirs, log),
+			System:          system,
 			MaxSteps:        c.MaxSteps,
 			MaxFormatErrors: c.MaxFormatErrors,
 			IsTest:          tools.RunsTests(tests),
@@ -184,13 +185,15 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string, dirs xdg.
 			Repeats:      c.MaxRepeats,
 			Window:       8,
 		},
-		Approvals: decisions,
-		Journal:   ch.journal,
-		Attach:    &repl.Attacher{WS: tb.ws, Tools: ch.gate},
-		MCP:       servers,
-		Script:    &chat.Scripted{},
-		ShowWire:  c.ShowWire,
-		Release:   closeFiles,
+		Instructions: loaded,
+		Sandbox:      tb.box,
+		Approvals:    decisions,
+		Journal:      ch.journal,
+		Attach:       &repl.Attacher{WS: tb.ws, Tools: ch.gate},
+		MCP:          servers,
+		Script:       &chat.Scripted{},
+		ShowWire:     c.ShowWire,
+		Release:      closeFiles,
 		// The window is the model's: a resumed session may bring back
 		// another model than the flags chose (one whose window the flags
 		// leave no room in is not taken), as /model may switch to one.
@@ -265,6 +268,9 @@ func (w *wired) oneTurn(ctx context.Context, std stdio, prompt string) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
 	context.AfterFunc(ctx, stop) // after the first Ctrl-C, a second one quits at once
+	if w.chat.ShowWire {         // where the wire goes; otherwise -p's stderr holds the turn alone
+		w.chat.About(ctx, w.screen)
+	}
 	w.chat.Start(&view.Turn{Out: w.screen, Log: w.screen, Style: w.st, Final: true, Wire: w.chat.ShowWire})
 	answer, err := w.chat.Turn(ctx, prompt, w.screen, w.st)
 	if err != nil {
@@ -275,21 +281,4 @@ func (w *wired) oneTurn(ctx context.Context, std stdio, prompt string) error {
 	}
 	_, err = fmt.Fprintln(std.out, answer)
 	return err
-}
-
-// openRecord appends a run's record to path, starting it with start, and
-// returns it with what closes it. A new file is made 0600: a record holds
-// everything the model read, secrets the user let it read included. An
-// existing file keeps its mode, which is its owner's choice.
-func openRecord(path string, start record.Start) (*record.Recorder, func(), error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
-	if err != nil {
-		return nil, nil, fmt.Errorf("--record: %w", err)
-	}
-	rec := record.New(f)
-	if err := rec.Start(start); err != nil {
-		f.Close()
-		return nil, nil, fmt.Errorf("--record: %w", err)
-	}
-	return rec, func() { f.Close() }, nil
 }
