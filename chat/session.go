@@ -169,14 +169,17 @@ func (c *Chat) resume(sv *session.Saved) error {
 	return nil
 }
 
+// maxTargetLine bounds the bytes of what a call acts on in a note.
+const maxTargetLine = 100
+
 // callList names calls by their tool and what they act on (a command
-// line, a path), for a note.
+// line's first line, a path), for a note.
 func callList(calls []protocol.Call) string {
 	names := make([]string, len(calls))
 	for i, call := range calls {
 		names[i] = call.Name
 		if t := tools.Target(call); t != "" {
-			names[i] += " (" + t + ")"
+			names[i] += " (" + oneLine(t, maxTargetLine) + ")"
 		}
 	}
 	return strings.Join(names, ", ")

@@ -73,3 +73,19 @@ func TestSavedModel(t *testing.T) {
 		})
 	}
 }
+
+// TestCallList: a note names each call by its tool and what it acts on,
+// a long command line cut to its start.
+func TestCallList(t *testing.T) {
+	calls := []protocol.Call{
+		{Name: "bash", Args: map[string]any{"command": "sleep 45"}},
+		{Name: "write_file", Args: map[string]any{"path": "a.txt", "content": "x"}},
+		{Name: "list_files", Args: map[string]any{}},
+		{Name: "bash", Args: map[string]any{"command": "cat <<EOF\n" + strings.Repeat("y", 500) + "\nEOF"}},
+		{Name: "bash", Args: map[string]any{"command": strings.Repeat("z", 500)}},
+	}
+	want := "bash ($ sleep 45), write_file (a.txt), list_files, bash ($ cat <<EOF), bash ($ " + strings.Repeat("z", maxTargetLine-2) + "…)"
+	if got := callList(calls); got != want {
+		t.Errorf("callList:\n%s\nwant\n%s", got, want)
+	}
+}
