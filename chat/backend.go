@@ -5,7 +5,6 @@ import (
 	"errors"
 	"harness/loop"
 	"harness/protocol"
-	"io"
 	"time"
 )
 
@@ -22,12 +21,24 @@ type Models interface {
 	Spec() string
 	// Provider is the provider in use.
 	Provider() string
+	// Address is the address of the provider in use, as its backend
+	// reads it ("" when it has none).
+	Address() string
 	// Pick returns the model spec names (PROVIDER/MODEL, or a MODEL of
 	// the provider in use), and what makes it the one in use.
 	Pick(spec string) (b Backend, use func(), err error)
-	// Offers writes to w the models the providers offer, the one in use
-	// marked.
-	Offers(ctx context.Context, w io.Writer) error
+	// Offers asks the providers the user chose (the one in use, those of
+	// the settings file, those the environment gives) which models they
+	// offer, in the order of their names.
+	Offers(ctx context.Context) []Offer
+}
+
+// Offer is what one provider offers: its models, or why they could not be
+// listed.
+type Offer struct {
+	Provider string
+	Models   []string
+	Err      error
 }
 
 // What backends differ in, each a small interface a backend satisfies

@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"harness/ollama"
 	"harness/openai"
@@ -42,5 +44,31 @@ func TestMissing(t *testing.T) {
 				t.Errorf("pullable = %v", got)
 			}
 		})
+	}
+}
+
+// TestWriteOffers: one model a line, the one in use starred, and one line
+// for a provider that listed none, however long or many-lined its error.
+func TestWriteOffers(t *testing.T) {
+	long := errors.New("cannot reach the server at http://127.0.0.1:1/v1: " + strings.Repeat("é", 300) + "\nand a second line")
+	offers := []Offer{
+		{Provider: "lms", Err: long},
+		{Provider: "local", Models: []string{}},
+		{Provider: "ollama", Models: []string{"fake", "qwen3"}},
+	}
+	var out strings.Builder
+	if err := writeOffers(&out, offers, "ollama/qwen3"); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	if len(lines) != 4 {
+		t.Fatalf("wrote:\n%s", out.String())
+	}
+	if l := lines[0]; !strings.HasPrefix(l, "  lms: cannot list its models: cannot reach the server at http://127.0.0.1:1/v1: éé") ||
+		!strings.HasSuffix(l, "é…") || len(l) > 300 || !utf8.ValidString(l) {
+		t.Errorf("error line: %q", l)
+	}
+	if want := "  local: no models\n  ollama/fake\n* ollama/qwen3"; strings.Join(lines[1:], "\n") != want {
+		t.Errorf("wrote\n%s\nwant\n%s", strings.Join(lines[1:], "\n"), want)
 	}
 }

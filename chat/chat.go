@@ -58,9 +58,14 @@ type Chat struct {
 	ToolsFor func(loop.Model) (loop.Tools, error)
 	// Script keeps the failure of a scripted model (--fake) that a turn
 	// ended with, which fails the run at its end.
-	Script   *Scripted
-	ShowWire bool   // --show-wire
-	Release  func() // releases what the wiring opened; Close calls it
+	Script *Scripted
+	// Instructions are the instructions files the system prompt this run
+	// built holds (SystemPrompt), and Sandbox what confines its commands:
+	// both for About.
+	Instructions []protocol.Instructions
+	Sandbox      Confiner
+	ShowWire     bool   // --show-wire
+	Release      func() // releases what the wiring opened; Close calls it
 
 	backend protocol.Backend // what the model says it is
 	tools   loop.Tools       // the main conversation's, behind the gate

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -24,7 +25,8 @@ const maxInstructions = 16 << 10
 // AGENTS.md and of the user's SYSTEM.md, when they exist. It is built once
 // a run, so it stays byte for byte the same. Warnings about the
 // instructions go to warn; SYSTEM.md is in the settings folder of dirs.
-func SystemPrompt(ws *tools.Workspace, specs []protocol.ToolSpec, dirs xdg.Dirs, warn io.Writer) string {
+// The instructions it holds are returned too (Chat.Instructions).
+func SystemPrompt(ws *tools.Workspace, specs []protocol.ToolSpec, dirs xdg.Dirs, warn io.Writer) (string, []protocol.Instructions) {
 	fixed := protocol.SystemPrompt(ws.Root(), specs)
 	var ins []protocol.Instructions
 	if text, ok := agentsFile(ws, warn); ok {
@@ -35,7 +37,9 @@ func SystemPrompt(ws *tools.Workspace, specs []protocol.ToolSpec, dirs xdg.Dirs,
 	} else if text, ok := instructionsFile(filepath.Join(dir, "SYSTEM.md"), "SYSTEM.md", warn); ok {
 		ins = append(ins, protocol.Instructions{Source: "SYSTEM.md", Text: text})
 	}
-	return protocol.WithInstructions(fixed, ins...)
+	// Those without text add nothing to the prompt.
+	ins = slices.DeleteFunc(ins, func(in protocol.Instructions) bool { return strings.TrimSpace(in.Text) == "" })
+	return protocol.WithInstructions(fixed, ins...), ins
 }
 
 // agentsFile reads AGENTS.md at the workspace's root, through the same

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
+	"unicode/utf8"
 
 	"harness/loop"
 	"harness/view"
@@ -28,11 +30,52 @@ func (c *Chat) ShowModels(ctx context.Context, out io.Writer) error {
 		return nil
 	}
 	fmt.Fprintf(out, "The model is %s. The providers offer:\n", c.ModelSpec())
-	if err := c.Models.Offers(ctx, out); err != nil {
+	if err := writeOffers(out, c.Models.Offers(ctx), c.ModelSpec()); err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "/model PROVIDER/MODEL uses one of them from the next turn on; /model MODEL one of %s's.\n", c.Models.Provider())
 	return nil
+}
+
+// writeOffers writes offers one model a line, as PROVIDER/MODEL, the one
+// in use (spec) marked with a star, and one line for each provider that
+// listed none, its error cut to its first line.
+func writeOffers(w io.Writer, offers []Offer, spec string) error {
+	var b strings.Builder
+	for _, o := range offers {
+		switch {
+		case o.Err != nil:
+			fmt.Fprintf(&b, "  %s: cannot list its models: %s\n", o.Provider, oneLine(o.Err.Error(), maxErrorLine))
+		case len(o.Models) == 0:
+			fmt.Fprintf(&b, "  %s: no models\n", o.Provider)
+		}
+		for _, m := range o.Models {
+			mark := " "
+			if o.Provider+"/"+m == spec {
+				mark = "*"
+			}
+			fmt.Fprintf(&b, "%s %s/%s\n", mark, o.Provider, m)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// maxErrorLine bounds the bytes of an error that a listing shows.
+const maxErrorLine = 160
+
+// oneLine is the first line of s, cut to at most n bytes (and "…") at a
+// character's start.
+func oneLine(s string, n int) string {
+	s, _, _ = strings.Cut(s, "\n")
+	s = strings.TrimSpace(s)
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }
 
 // SwitchModel goes on with the model spec names between turns: the

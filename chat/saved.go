@@ -17,7 +17,8 @@ import (
 // /sessions, and /clear, which starts a new one.
 
 // Save keeps a copy of the conversation as a session of its own, named
-// name; the conversation goes on being saved where it was. A name already
+// name, which stays as it is (loading it goes on in a new session); the
+// conversation goes on being saved where it was. A name already
 // taken in this workspace is refused, with what to do instead. What it
 // did, or why not, is said on out.
 func (c *Chat) Save(name string, out io.Writer) error {
@@ -59,7 +60,9 @@ func (c *Chat) Save(name string, out io.Writer) error {
 // Load goes on with a saved conversation: a session named with /save, or
 // any session of this workspace by its id. Its next request begins with
 // exactly the bytes it sent before, and it goes on being saved in its own
-// session; the conversation that was here stays saved in its own. Its
+// session, or, when it was saved under a name, in a new one: a named save
+// is a snapshot that stays as it was, to go back to again. The
+// conversation that was here stays saved in its own. Its
 // model is the one it used last, by the rule of -c. What it did, or why
 // not, is said on out.
 func (c *Chat) Load(ctx context.Context, ref string, out io.Writer, st view.Style) error {
@@ -85,15 +88,8 @@ func (c *Chat) Load(ctx context.Context, ref string, out io.Writer, st view.Styl
 		fmt.Fprintf(out, "%s is the conversation in this REPL already.\n", ref)
 		return nil
 	}
-	var (
-		w  *session.Writer
-		sv *session.Saved
-	)
-	if c.conv.writer != nil {
-		w, sv, err = store.Continue(info.ID)
-	} else {
-		sv, err = store.Load(info.ID)
-	}
+	save := c.conv.writer != nil
+	w, sv, err := continueSaved(store, info, save)
 	if err != nil {
 		return err
 	}
@@ -129,9 +125,17 @@ func (c *Chat) Load(ctx context.Context, ref string, out io.Writer, st view.Styl
 	c.conv.writer = w
 	b := c.Backend()
 	c.conv.start.Model, c.conv.start.Backend, c.conv.start.Options = b.Model, b.Name, b.Options
-	c.resume(sv)
-	if err := c.recordModel(sv); err != nil {
+	if save && w == nil { // a snapshot: it goes on in a new session
+		c.conv.writer = store.Create(c.conv.start)
+		loaded += fmt.Sprintf("; %q stays as it was saved, and this goes on in a new session", info.Name)
+	}
+	if err := c.resume(sv); err != nil {
 		fmt.Fprintf(out, "%s %v\n", st.Bad("warning:"), err)
+	}
+	if w != nil {
+		if err := c.recordModel(sv); err != nil {
+			fmt.Fprintf(out, "%s %v\n", st.Bad("warning:"), err)
+		}
 	}
 	c.conv.notes = append(c.conv.notes, loaded)
 	c.Start(c.turn)

@@ -10,8 +10,10 @@ import (
 
 	"harness/loop"
 	"harness/plural"
+	"harness/protocol"
 	"harness/record"
 	"harness/session"
+	"harness/tools"
 	"harness/xdg"
 )
 
@@ -90,29 +92,46 @@ func (c *Chat) OpenSession(ctx context.Context, res Resume, start func() record.
 		return &UsageError{fmt.Errorf("session %s is of workspace %s, not %s: continue it with -w %s", info.ID, info.Workspace, c.Root(), info.Workspace)}
 	}
 	var sv *session.Saved
-	if res.NoSession {
-		sv, err = store.Load(info.ID)
-	} else {
-		c.conv.writer, sv, err = store.Continue(info.ID)
-	}
+	c.conv.writer, sv, err = continueSaved(store, info, !res.NoSession)
 	if err != nil {
 		return err
 	}
-	c.resume(sv)
-	c.adoptModel(ctx, sv)
-	c.conv.start = start()
-	if err := c.recordModel(sv); err != nil {
+	if err := c.resume(sv); err != nil {
 		c.conv.close()
 		return err
 	}
-	c.conv.notes = append(c.conv.notes, fmt.Sprintf("resumed session %s: %s, %s", sv.ID(), plural.Count(sv.State.Turn, "turn"), plural.Count(len(sv.State.Messages), "message")))
+	c.adoptModel(ctx, sv)
+	c.conv.start = start()
+	resumed := fmt.Sprintf("resumed session %s: %s, %s", sv.ID(), plural.Count(sv.State.Turn, "turn"), plural.Count(len(sv.State.Messages), "message"))
+	if info.Name != "" && !res.NoSession {
+		c.conv.writer = store.Create(c.conv.start)
+		resumed += fmt.Sprintf("; %q stays as it was saved, and this goes on in a new session", info.Name)
+	} else if err := c.recordModel(sv); err != nil {
+		c.conv.close()
+		return err
+	}
+	c.conv.notes = append(c.conv.notes, resumed)
 	return nil
+}
+
+// continueSaved opens the saved session info to go on with it, saving
+// into it when save is set. A session saved under a name (/save) is a
+// snapshot, never changed: it is only read, and w is nil, so that the
+// caller saves the conversation in a new session. Otherwise w appends to
+// the session's own file (session.Store.Continue).
+func continueSaved(store *session.Store, info session.Info, save bool) (w *session.Writer, sv *session.Saved, err error) {
+	if !save || info.Name != "" {
+		sv, err = store.Load(info.ID)
+		return nil, sv, err
+	}
+	return store.Continue(info.ID)
 }
 
 // resume makes the saved conversation sv the one the next agent built
 // continues, with the system prompt it was saved with, and notes what the
-// user should know of it.
-func (c *Chat) resume(sv *session.Saved) {
+// user should know of it. Calls that a stop cut off are told to the model
+// too, with the next input (the note is saved in the session).
+func (c *Chat) resume(sv *session.Saved) error {
 	st := sv.State
 	if c.conv.built == "" {
 		c.conv.built = c.Config.System
@@ -129,6 +148,41 @@ func (c *Chat) resume(sv *session.Saved) {
 	}
 	c.conv.resumed = &st
 	c.conv.note = sv.Note
+	parse := c.Config.Parse
+	if parse == nil {
+		parse = protocol.Parse
+	}
+	ended, cut := sv.CutCalls(parse)
+	if len(cut) == 0 {
+		return nil
+	}
+	say := fmt.Sprintf("note: the harness was stopped while calls of session %s ran; cut off, with effects unknown: %s", sv.ID(), callList(cut))
+	tell := fmt.Sprintf("[The harness was stopped while it ran the calls of your last reply; that reply and its results are lost. Cut off before they ended, so their effects, if any, are unknown: %s.", callList(cut))
+	if len(ended) > 0 {
+		say += "; ended, results lost: " + callList(ended)
+		tell += " Ended, but their results are lost: " + callList(ended) + "."
+	}
+	c.conv.notes = append(c.conv.notes, say+" (the model is told with the next input)")
+	if err := c.AddNote(sv.State.Turn, tell+" Check what you need before you go on.]"); err != nil {
+		return fmt.Errorf("session %s: %w", sv.ID(), err)
+	}
+	return nil
+}
+
+// maxTargetLine bounds the bytes of what a call acts on in a note.
+const maxTargetLine = 100
+
+// callList names calls by their tool and what they act on (a command
+// line's first line, a path), for a note.
+func callList(calls []protocol.Call) string {
+	names := make([]string, len(calls))
+	for i, call := range calls {
+		names[i] = call.Name
+		if t := tools.Target(call); t != "" {
+			names[i] += " (" + oneLine(t, maxTargetLine) + ")"
+		}
+	}
+	return strings.Join(names, ", ")
 }
 
 // AddNote adds note to what the model is told with the next input, after

@@ -3,7 +3,6 @@ package chat
 import (
 	"context"
 	"errors"
-	"io"
 	"strings"
 	"testing"
 
@@ -26,10 +25,11 @@ type providers string
 
 func (p providers) Spec() string     { return string(p) }
 func (p providers) Provider() string { return strings.Split(string(p), "/")[0] }
+func (p providers) Address() string  { return "" }
 func (p providers) Pick(string) (Backend, func(), error) {
 	return nil, nil, errors.New("not asked here")
 }
-func (p providers) Offers(context.Context, io.Writer) error { return nil }
+func (p providers) Offers(context.Context) []Offer { return nil }
 
 // TestSavedModel: which model a resumed conversation goes on with. A
 // model named as PROVIDER/MODEL is found on that provider; a name alone
@@ -71,5 +71,21 @@ func TestSavedModel(t *testing.T) {
 				t.Errorf("savedModel = %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestCallList: a note names each call by its tool and what it acts on,
+// a long command line cut to its start.
+func TestCallList(t *testing.T) {
+	calls := []protocol.Call{
+		{Name: "bash", Args: map[string]any{"command": "sleep 45"}},
+		{Name: "write_file", Args: map[string]any{"path": "a.txt", "content": "x"}},
+		{Name: "list_files", Args: map[string]any{}},
+		{Name: "bash", Args: map[string]any{"command": "cat <<EOF\n" + strings.Repeat("y", 500) + "\nEOF"}},
+		{Name: "bash", Args: map[string]any{"command": strings.Repeat("z", 500)}},
+	}
+	want := "bash ($ sleep 45), write_file (a.txt), list_files, bash ($ cat <<EOF), bash ($ " + strings.Repeat("z", maxTargetLine-2) + "…)"
+	if got := callList(calls); got != want {
+		t.Errorf("callList:\n%s\nwant\n%s", got, want)
 	}
 }

@@ -307,6 +307,38 @@ func (ts Types) ProviderNames(f *File) []string {
 	return names
 }
 
+// Chosen lists, sorted, the providers the user chose, out of those
+// ProviderNames lists: the ones the file defines or its model names, and
+// the built-in ones whose variables (URLEnv, KeyEnv) getenv finds set. A
+// built-in provider nobody chose is not among them: asking it would reach
+// out to its default address, which the user never gave. getenv may be
+// nil, and f too.
+func (ts Types) Chosen(f *File, getenv func(string) string) []string {
+	var names []string
+	add := func(name string) {
+		if name != "" && !slices.Contains(names, name) {
+			names = append(names, name)
+		}
+	}
+	if f != nil {
+		for name := range f.Providers {
+			add(name)
+		}
+		if provider, _, ok := strings.Cut(f.Model, "/"); ok && slices.Contains(ts.ProviderNames(f), provider) {
+			add(provider)
+		}
+	}
+	for _, t := range ts {
+		for _, v := range []string{t.URLEnv, t.KeyEnv} {
+			if v != "" && getenv != nil && getenv(v) != "" {
+				add(t.Name)
+			}
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
 // splitModel reads PROVIDER/MODEL, among the providers of f: the
 // provider, "" when s names none, and the model's name on it.
 func (ts Types) splitModel(f *File, s string) (provider, model string, err error) {

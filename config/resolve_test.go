@@ -352,6 +352,45 @@ func TestProviderNames(t *testing.T) {
 	}
 }
 
+// TestChosen: the providers the user chose are those of the file, the
+// one its model names, and the built-in ones whose variables are set;
+// never a built-in one left at its default.
+func TestChosen(t *testing.T) {
+	env := func(kv ...string) func(string) string {
+		return func(k string) string {
+			for i := 0; i < len(kv); i += 2 {
+				if kv[i] == k {
+					return kv[i+1]
+				}
+			}
+			return ""
+		}
+	}
+	tests := []struct {
+		name   string
+		file   *config.File
+		getenv func(string) string
+		want   string
+	}{
+		{"nothing", nil, nil, "[]"},
+		{"empty variables", nil, env("OLLAMA_HOST", "", "OPENAI_API_KEY", ""), "[]"},
+		{"ollama host", nil, env("OLLAMA_HOST", "127.0.0.1:9"), "[ollama]"},
+		{"openai key", nil, env("OPENAI_API_KEY", "sk-x"), "[openai]"},
+		{"openai address", nil, env("OPENAI_BASE_URL", "http://127.0.0.1:1/v1"), "[openai]"},
+		{"the example", parse(t, example), nil, "[lms local]"},
+		{"a file's model", parse(t, "model = \"openai/gpt-4o\"\n"), nil, "[openai]"},
+		{"a file's bare model", parse(t, "model = \"qwen3\"\n"), nil, "[]"},
+		{"all", parse(t, example), env("OLLAMA_HOST", "h:1", "OPENAI_BASE_URL", "http://h/v1"), "[lms local ollama openai]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := fmt.Sprint(types.Chosen(tt.file, tt.getenv)); got != tt.want {
+				t.Errorf("chosen %s, want %s", got, tt.want)
+			}
+		})
+	}
+}
+
 // TestRowsHidePassword: an address may carry a password; its row shows it
 // as "xxxxx", while the setting keeps it for the connection. An address
 // that is not valid is refused without showing it either.

@@ -104,7 +104,8 @@
 // session carry messages (count), bytes, calls_so_far (int: the calls
 // numbered so far in the conversation) and usage (of the last reply; null
 // when unknown), and nothing else. Message and replace lines after the last
-// such line belong to a step that never completed. A session also holds
+// such line belong to a step that never completed: while calls run, the
+// reply that holds them and each result as it comes are written so. A session also holds
 // model lines (the model in use changed); note lines (text: what a command
 // changed behind the model's back, such as the files /undo put back,
 // which it is told before the next input; turn: the turns the

@@ -61,6 +61,7 @@ func Run(ctx context.Context, cfg Config) error {
 	cfg.Asker.Use(in)
 	b := ch.Backend()
 	fmt.Fprintf(out, "%s: %s model %s, workspace %s\n", cfg.Banner, b.Name, b.Model, ch.Root())
+	ch.About(ctx, out)
 	fmt.Fprintln(out, st.Dim("Type /help for the commands. Ctrl-C stops a turn; Ctrl-D or /exit leaves."))
 	if err := chat.Check(ctx, ch.Model); err != nil {
 		label := "error:"

@@ -454,6 +454,15 @@ func (s *Sandbox) Isolated() bool { return s.mode == Bwrap }
 // known after Start.
 func (s *Sandbox) Tier() Mode { return s.mode }
 
+// TierName is how a person calls the tier commands run in: "bubblewrap",
+// "Landlock", "Seatbelt" or "none". It is known after Start, and "" before.
+func (s *Sandbox) TierName() string {
+	if s.tier == nil {
+		return ""
+	}
+	return s.tier.name()
+}
+
 // Fallback says why mode Auto runs commands without this system's
 // preferred sandbox (and, when the next cannot run either, why not), or
 // is empty.

@@ -58,7 +58,10 @@
 // every message the file lacks, and the request line, with one write call
 // to a file opened for appending, so the messages are on disk before the
 // request is sent; at the end of each turn (TurnEnded) it does the same
-// with a turn_end line and syncs the file. The file is created once the
+// with a turn_end line and syncs the file. While calls run (CallStarted,
+// CallEnded) it writes the messages of the step under way the file lacks,
+// with no line that marks them complete: the reply that holds the calls,
+// and each result as it comes. The file is created once the
 // first step has completed (its reply came), with that step's lines, so a
 // conversation whose first request failed, or that was killed before its
 // first reply, leaves no file: it is never listed, nor continued by -c. A
@@ -72,8 +75,10 @@
 // A file killed at any moment still reads: a last line that was cut off is
 // skipped (Saved.Cut), and message lines after the last request or
 // turn_end line, the part of a step that never completed, are not restored
-// (Saved.Dropped). Continuing a session cuts those off the file before
-// appending. A start line in a format this package does not know is a
+// (Saved.Dropped). Those of a step killed while its calls ran still say
+// which calls had ended and which were cut off (Saved.Unfinished,
+// Saved.CutCalls), so that the user and the model can be told. Continuing
+// a session cuts those lines off the file before appending. A start line in a format this package does not know is a
 // *record.FormatError; any other line that does not fit is an error
 // wrapping ErrInvalid that names it.
 //
@@ -88,9 +93,10 @@
 // id. CheckName says which names are valid: short printable text without
 // slashes, not hidden, not of an id's form. A name belongs to one session
 // of a workspace: Save refuses one already taken there (*TakenError), so
-// that a name never silently stops finding what it found. Continuing a
-// named session goes on saving into it, so it stays up to date without
-// saving it again.
+// that a name never silently stops finding what it found. A named
+// session is a snapshot: the harness never continues it in its own file
+// (a conversation loaded from it goes on in a new session), and Latest
+// passes over it, as the conversation it was copied from is the latest.
 //
 // # One schema
 //

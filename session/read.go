@@ -37,6 +37,11 @@ type Saved struct {
 	// Dropped counts the lines after the last complete step, which were
 	// not restored.
 	Dropped int
+	// Unfinished are the main conversation's messages of the step that
+	// never completed, as far as they were saved: the reply whose calls
+	// were running, and the results of those that had ended. They are not
+	// restored; CutCalls reads them.
+	Unfinished []protocol.Message
 	// Model is the model named last: the start line's, or that of the
 	// last model line (the REPL's /model).
 	Model string
@@ -68,6 +73,7 @@ func read(r io.Reader) (*Saved, error) {
 		model     string
 		kids      children
 		notes     []note
+		replaced  bool // a replace line since the last complete step
 	)
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("line %d: %w: %s", sc.Number(), ErrInvalid, fmt.Sprintf(format, args...))
@@ -123,6 +129,7 @@ func read(r io.Reader) (*Saved, error) {
 			// taken keeps its messages.
 			msgs = slices.Clip(msgs[:*l.Keep])
 			pending++
+			replaced = true
 		case "request", "turn_end":
 			switch {
 			case l.Messages != len(msgs):
@@ -135,7 +142,7 @@ func read(r io.Reader) (*Saved, error) {
 				return nil, bad("%s line counts %d turns and %d calls", l.Type, l.Turn, *l.CallsSoFar)
 			}
 			sv.State = loop.State{Messages: slices.Clip(msgs), Turn: l.Turn, Calls: *l.CallsSoFar, Usage: l.Usage.Protocol()}
-			sv.end, committed, pending = sc.End(), true, 0
+			sv.end, committed, pending, replaced = sc.End(), true, 0, false
 			sv.Model = model
 			sv.Children = kids.commit(sv.Children)
 		default:
@@ -155,6 +162,9 @@ func read(r io.Reader) (*Saved, error) {
 		return nil, ErrEmpty
 	}
 	sv.Dropped = pending
+	if n := len(sv.State.Messages); !replaced && len(msgs) > n {
+		sv.Unfinished = slices.Clone(msgs[n:])
+	}
 	var told []string
 	for _, n := range notes {
 		if n.turn >= sv.State.Turn { // made after the last turn that counts
@@ -163,6 +173,34 @@ func read(r io.Reader) (*Saved, error) {
 	}
 	sv.Note = strings.Join(told, "\n")
 	return &sv, nil
+}
+
+// CutCalls reads the step that never completed (Unfinished) with parse,
+// the reader of replies: the calls of its reply that had ended, whose
+// results are lost with the step, and those that had not (they were cut
+// off when the harness stopped, so their effects, if any, are unknown).
+// Each has the id it had. Both are empty when the step was not running
+// calls.
+func (s *Saved) CutCalls(parse func(string) protocol.Parsed) (ended, cut []protocol.Call) {
+	reply := slices.IndexFunc(s.Unfinished, func(m protocol.Message) bool { return m.Role == protocol.Assistant })
+	if reply < 0 {
+		return nil, nil
+	}
+	done := map[string]bool{}
+	for _, m := range s.Unfinished[reply+1:] {
+		if r, ok := protocol.ReadResult(m); ok {
+			done[r.CallID] = true
+		}
+	}
+	for i, c := range parse(s.Unfinished[reply].Content).Calls {
+		c.ID = protocol.CallID(s.State.Calls + i + 1)
+		if done[c.ID] {
+			ended = append(ended, c)
+		} else {
+			cut = append(cut, c)
+		}
+	}
+	return ended, cut
 }
 
 // note is what a note line says, and after which turn.

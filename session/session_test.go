@@ -613,6 +613,10 @@ func TestListLatestFind(t *testing.T) {
 	if err != nil || found.ID != info.ID {
 		t.Errorf("found %+v, %v", found, err)
 	}
+	// The copy changed last, but the latest conversation is not a copy.
+	if latest, err := s.Latest("/ws"); err != nil || latest.ID != ids[0] {
+		t.Errorf("latest after a save: %v, %v; want %s", latest.ID, err, ids[0])
+	}
 	copied, err := s.Load(found.ID)
 	if err != nil || !reflect.DeepEqual(copied.State, sv.State) {
 		t.Errorf("the copy holds %+v, %v", copied, err)
@@ -971,5 +975,68 @@ func TestHelperOfAStepThatNeverCompleted(t *testing.T) {
 	}
 	if data, _ := os.ReadFile(s.Path(id)); string(data) != body {
 		t.Errorf("continuing left\n%s", data)
+	}
+}
+
+// TestCutCalls: a session killed while calls ran says which had ended and
+// which were cut off, each with its id, though the step is not restored.
+func TestCutCalls(t *testing.T) {
+	s := openStore(t)
+	w := s.Create(start)
+	var snaps []string // the file as a kill would leave it, by point
+	snap := loop.Observe(func(e loop.Event) {
+		if e.Kind == loop.CallStarted || e.Kind == loop.CallEnded {
+			data, err := os.ReadFile(s.Path(w.ID()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			snaps = append(snaps, fmt.Sprintf("%s %s", e.Kind, e.Call.ID), string(data))
+		}
+	})
+	a := loop.New(model(t, firstTurn), echoTools(t), loop.Config{System: "SYSTEM"}, w, snap)
+	w.Follow(a)
+	if _, err := a.Turn(context.Background(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	want := map[string][2]string{ // ended, cut
+		"call call_1":   {"", "call_1 echo, call_2 echo"},
+		"call call_2":   {"", "call_1 echo, call_2 echo"},
+		"result call_1": {"call_1 echo", "call_2 echo"},
+		"result call_2": {"call_1 echo, call_2 echo", ""},
+	}
+	if len(snaps) != 2*len(want) {
+		t.Fatalf("%d snapshots", len(snaps)/2)
+	}
+	names := func(cs []protocol.Call) string {
+		var s []string
+		for _, c := range cs {
+			s = append(s, c.ID+" "+c.Name)
+		}
+		return strings.Join(s, ", ")
+	}
+	for i := 0; i < len(snaps); i += 2 {
+		sv, err := read(strings.NewReader(snaps[i+1]))
+		if err != nil {
+			t.Fatalf("%s: %v", snaps[i], err)
+		}
+		if len(sv.State.Messages) != 2 || sv.State.Calls != 0 || len(sv.Unfinished) == 0 {
+			t.Errorf("%s: state %+v, unfinished %q", snaps[i], sv.State, sv.Unfinished)
+		}
+		ended, cut := sv.CutCalls(protocol.Parse)
+		if got := [2]string{names(ended), names(cut)}; got != want[snaps[i]] {
+			t.Errorf("%s: ended, cut = %q, want %q", snaps[i], got, want[snaps[i]])
+		}
+		if len(cut) > 0 && cut[0].Args["text"] != "a" && cut[0].Args["text"] != "b" {
+			t.Errorf("%s: the cut call lost its arguments: %+v", snaps[i], cut[0])
+		}
+	}
+	// Once the step completed, nothing is left unfinished.
+	sv, err := s.Load(w.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ended, cut := sv.CutCalls(protocol.Parse); sv.Unfinished != nil || ended != nil || cut != nil {
+		t.Errorf("a complete session has unfinished %q, calls %v %v", sv.Unfinished, ended, cut)
 	}
 }

@@ -155,13 +155,16 @@ func (s *Store) List(workspace string) ([]Info, error) {
 	return infos, nil
 }
 
-// Latest returns the session of workspace that changed last. It wraps
-// ErrNotFound when the workspace has none.
+// Latest returns the session of workspace that changed last, of those
+// not saved under a name: a named one is a copy (Save), and the latest
+// conversation is the one it was copied from. It wraps ErrNotFound when
+// the workspace has none.
 func (s *Store) Latest(workspace string) (Info, error) {
 	infos, err := s.List(workspace)
 	if err != nil {
 		return Info{}, err
 	}
+	infos = slices.DeleteFunc(infos, func(i Info) bool { return i.Name != "" })
 	if len(infos) == 0 {
 		return Info{}, fmt.Errorf("%w for %s", ErrNotFound, workspace)
 	}

@@ -185,8 +185,36 @@ func (w *Writer) Event(e loop.Event) error {
 			return nil // no step completed: there is nothing to save yet
 		}
 		return w.commit("turn_end", e.Turn, e.Step, true)
+	case loop.CallStarted, loop.CallEnded:
+		return w.pending()
 	}
 	return nil
+}
+
+// pending writes the messages of the step under way that the file lacks,
+// with no line that marks them complete: the reply before its calls run,
+// and each call's result once it has ended. A session killed while calls
+// ran then says which had ended (Saved.Unfinished, Saved.CutCalls).
+func (w *Writer) pending() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err != nil {
+		return w.err
+	}
+	if w.f == nil || w.src == nil {
+		return nil
+	}
+	b := w.batch()
+	st, err := w.catchUp(b, w.src.State(), w.turn, w.step)
+	if err != nil {
+		w.err = err
+		return err
+	}
+	if len(b.buf) == 0 {
+		return nil
+	}
+	w.err = w.flush(b, st.Messages, false)
+	return w.err
 }
 
 // Close syncs and closes the file, if it was created, and lets the

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 	"sync"
@@ -158,26 +157,23 @@ func (p *providers) spec() string {
 	return p.cur.Provider.Value + "/" + p.cur.Model.Value
 }
 
-// offer is what one provider offers: its models, or why they could not
-// be listed.
-type offer struct {
-	provider string
-	models   []string
-	err      error
-}
-
 // listTimeout bounds how long one provider may take to list its models.
 const listTimeout = 5 * time.Second
 
-// list asks every provider whose backend is a lister, at once, which
-// models it offers (an ollama provider from /api/tags, an openai one from
-// /v1/models). The offers are in the order of the providers' names.
-func (p *providers) list(ctx context.Context) []offer {
-	names := p.types.ProviderNames(p.file)
-	offers := make([]offer, len(names))
+// list asks, at once, each provider the user chose (config.Types.Chosen)
+// and the one in use which models it offers (an ollama provider from
+// /api/tags, an openai one from /v1/models), in the order of their
+// names. A built-in provider nobody chose is not asked.
+func (p *providers) list(ctx context.Context) []chat.Offer {
+	names := p.types.Chosen(p.file, p.getenv)
+	if cur := p.cur.Provider.Value; !slices.Contains(names, cur) {
+		names = append(names, cur)
+		slices.Sort(names)
+	}
+	offers := make([]chat.Offer, len(names))
 	var wg sync.WaitGroup
 	for i, name := range names {
-		offers[i].provider = name
+		offers[i].Provider = name
 		// The provider's settings, as a switch to it would have them.
 		flags := config.Flags{Model: name + "/" + p.cur.Model.Value, NumCtx: p.flags.NumCtx}
 		if name == p.cur.Provider.Value {
@@ -185,51 +181,27 @@ func (p *providers) list(ctx context.Context) []offer {
 		}
 		s, err := p.resolve(flags)
 		if err != nil {
-			offers[i].err = err
+			offers[i].Err = err
 			continue
 		}
 		b, err := p.backend(s)
 		if err != nil {
-			offers[i].err = err
+			offers[i].Err = err
 			continue
 		}
 		l, ok := b.(chat.Lister)
 		if !ok {
-			offers[i].err = fmt.Errorf("a %s backend cannot list its models", b.Describe().Name)
+			offers[i].Err = fmt.Errorf("a %s backend cannot list its models", b.Describe().Name)
 			continue
 		}
 		wg.Go(func() {
 			ctx, cancel := context.WithTimeout(ctx, listTimeout)
 			defer cancel()
-			offers[i].models, offers[i].err = l.Models(ctx)
+			offers[i].Models, offers[i].Err = l.Models(ctx)
 		})
 	}
 	wg.Wait()
 	return offers
-}
-
-// writeOffers writes offers one model a line, as PROVIDER/MODEL, the one
-// in use marked with a star, and a line for each provider that listed
-// none.
-func (p *providers) writeOffers(w io.Writer, offers []offer) error {
-	var b strings.Builder
-	for _, o := range offers {
-		switch {
-		case o.err != nil:
-			fmt.Fprintf(&b, "  %s: cannot list its models: %v\n", o.provider, o.err)
-		case len(o.models) == 0:
-			fmt.Fprintf(&b, "  %s: no models\n", o.provider)
-		}
-		for _, m := range o.models {
-			mark := " "
-			if o.provider == p.cur.Provider.Value && m == p.cur.Model.Value {
-				mark = "*"
-			}
-			fmt.Fprintf(&b, "%s %s/%s\n", mark, o.provider, m)
-		}
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
 }
 
 // models is p as a chat finds models in it; nil when there are no
@@ -249,6 +221,17 @@ func (p *providers) Spec() string { return p.spec() }
 // Provider is the provider in use.
 func (p *providers) Provider() string { return p.cur.Provider.Value }
 
+// Address is the address of the provider in use, as its backend reads
+// it: an Ollama host:port as a URL.
+func (p *providers) Address() string {
+	if kind, ok := backendOf(p.cur.Type.Value); ok && kind.ParseURL != nil {
+		if u, err := kind.ParseURL(p.cur.BaseURL.Value); err == nil {
+			return u.String()
+		}
+	}
+	return p.cur.BaseURL.Value
+}
+
 // Pick returns the model of spec, PROVIDER/MODEL or a MODEL of the
 // provider in use, and what makes it the one in use.
 func (p *providers) Pick(spec string) (chat.Backend, func(), error) {
@@ -259,7 +242,5 @@ func (p *providers) Pick(spec string) (chat.Backend, func(), error) {
 	return b, func() { p.cur = s }, nil
 }
 
-// Offers writes what every provider offers, the model in use marked.
-func (p *providers) Offers(ctx context.Context, w io.Writer) error {
-	return p.writeOffers(w, p.list(ctx))
-}
+// Offers asks the providers the user chose which models they offer.
+func (p *providers) Offers(ctx context.Context) []chat.Offer { return p.list(ctx) }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http/httptest"
 	"os"
@@ -64,23 +65,21 @@ base_url = "http://127.0.0.1:1"
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out strings.Builder
-	if err := p.writeOffers(&out, p.list(context.Background())); err != nil {
-		t.Fatal(err)
+	offers := p.list(context.Background())
+	want := []struct{ provider, models, err string }{
+		{"gone", "", "cannot reach the Ollama server at http://127.0.0.1:1"},
+		{"lms", "[qwen3:latest]", ""},
+		{"ollama", "[fake]", ""},
+		{"openai", "", "cannot reach the server at http://127.0.0.1:1/v1"},
 	}
-	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
-	want := []string{
-		"  gone: cannot list its models: cannot reach the Ollama server at http://127.0.0.1:1",
-		"  lms/qwen3:latest",
-		"* ollama/fake",
-		"  openai: cannot list its models: cannot reach the server at http://127.0.0.1:1/v1",
+	if len(offers) != len(want) {
+		t.Fatalf("listed %+v", offers)
 	}
-	if len(lines) != len(want) {
-		t.Fatalf("listed:\n%s", out.String())
-	}
-	for i := range want {
-		if !strings.HasPrefix(lines[i], want[i]) {
-			t.Errorf("line %d: %q, want it to start with %q", i+1, lines[i], want[i])
+	for i, w := range want {
+		o := offers[i]
+		if o.Provider != w.provider || fmt.Sprint(o.Models) != w.models && w.models != "" || (o.Err == nil) != (w.err == "") ||
+			o.Err != nil && !strings.HasPrefix(o.Err.Error(), w.err) {
+			t.Errorf("offer %d: %+v, want %+v", i, o, w)
 		}
 	}
 
@@ -174,5 +173,22 @@ func TestSettingsExitCodes(t *testing.T) {
 				t.Errorf("exit code %d, want %d", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestProvidersListOnlyTheChosen: with no settings file and no variable
+// set, /model asks only the provider in use; never a built-in one the
+// user did not choose, at its default address.
+func TestProvidersListOnlyTheChosen(t *testing.T) {
+	addr := fakeServer(t, "qwen3")
+	dirs := settingsDir(t, "", map[string]string{"HARNESS_MODEL": "qwen3"})
+	f := &providerFlags{Backend: "openai", BaseURL: "http://" + addr + "/v1"}
+	p, err := f.choose([]string{"backend", "base-url"}, dirs, sampling{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	offers := p.list(context.Background())
+	if len(offers) != 1 || offers[0].Provider != "openai" || offers[0].Err != nil || fmt.Sprint(offers[0].Models) != "[qwen3:latest]" {
+		t.Errorf("listed %+v, want only openai, the provider in use", offers)
 	}
 }

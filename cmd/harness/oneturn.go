@@ -81,6 +81,9 @@ func (c *chatCmd) oneTurn(ctx context.Context, std stdio, given []string, dirs x
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
 	context.AfterFunc(ctx, stop) // after the first Ctrl-C, a second one quits at once
+	if w.chat.ShowWire {         // where the wire goes; otherwise -p's stderr holds the turn alone
+		w.chat.About(ctx, w.screen)
+	}
 	w.chat.Start(&view.Turn{Out: w.screen, Log: w.screen, Style: w.st, Final: true, Wire: w.chat.ShowWire})
 	answer, err := w.chat.Turn(ctx, string(c.Prompt), w.screen, w.st)
 	return answer, chat.Advised(err)

@@ -26,6 +26,7 @@ func (c *promptCmd) Run(ctx context.Context, std stdio, dirs xdg.Dirs) error {
 	if err != nil {
 		return &exitCodeError{code: exitUsage, err: err}
 	}
-	_, err = fmt.Fprint(std.out, chat.SystemPrompt(tb.ws, c.mainSpecs(specs), dirs, std.err))
+	system, _ := chat.SystemPrompt(tb.ws, c.mainSpecs(specs), dirs, std.err)
+	_, err = fmt.Fprint(std.out, system)
 	return err
 }

@@ -141,6 +141,7 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string, dirs xdg.
 			ch.out.Close()
 		}
 	}
+	system, loaded := chat.SystemPrompt(tb.ws, specs, dirs, log)
 	r := &chat.Chat{
 		Model:     model,
 		Models:    provs.models(),
@@ -149,7 +150,7 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string, dirs xdg.
 		Workspace: tb.ws,
 		Dirs:      dirs,
 		Config: loop.Config{
-			System:          chat.SystemPrompt(tb.ws, specs, dirs, log),
+			System:          system,
 			MaxSteps:        c.MaxSteps,
 			MaxFormatErrors: c.MaxFormatErrors,
 			IsTest:          tools.RunsTests(tests),
@@ -163,13 +164,15 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string, dirs xdg.
 			Repeats:      c.MaxRepeats,
 			Window:       8,
 		},
-		Approvals: decisions,
-		Journal:   ch.journal,
-		Attach:    &repl.Attacher{WS: tb.ws, Tools: ch.gate},
-		MCP:       servers,
-		Script:    &chat.Scripted{},
-		ShowWire:  c.ShowWire,
-		Release:   closeFiles,
+		Instructions: loaded,
+		Sandbox:      tb.box,
+		Approvals:    decisions,
+		Journal:      ch.journal,
+		Attach:       &repl.Attacher{WS: tb.ws, Tools: ch.gate},
+		MCP:          servers,
+		Script:       &chat.Scripted{},
+		ShowWire:     c.ShowWire,
+		Release:      closeFiles,
 		// The window is the model's: a resumed session may bring back
 		// another model than the flags chose (one whose window the flags
 		// leave no room in is not taken), as /model may switch to one.
