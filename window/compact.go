@@ -253,7 +253,7 @@ func (c *Compactor) Compact(ctx context.Context, conv loop.Conversation) ([]prot
 		}
 	}
 	if used > b.Limit {
-		return nil, false, &TooLargeError{Message: -1, Part: -1, Tokens: used, Limit: b.Limit, Window: b.Window}
+		return nil, false, &TooLargeError{Message: -1, Part: -1, Tokens: used, Limit: b.Limit, Window: b.Window, Parts: c.sizes(out)}
 	}
 	if tooLarge == 0 && before <= b.Threshold {
 		return nil, false, nil // nothing was touched: no need to look for what changed
@@ -284,7 +284,7 @@ func (c *Compactor) fitEach(msgs []protocol.Message, b Budget) ([]protocol.Messa
 			ps = parts(msgs, c.parse)
 		}
 		if ps[i] != Results {
-			return nil, 0, &TooLargeError{Message: i, Part: ps[i], Tokens: tokens, Limit: b.Limit, Window: b.Window}
+			return nil, 0, &TooLargeError{Message: i, Part: ps[i], Tokens: tokens, Limit: b.Limit, Window: b.Window, Parts: c.sizes(out)}
 		}
 		if n == 0 {
 			out = slices.Clone(msgs)
@@ -293,6 +293,15 @@ func (c *Compactor) fitEach(msgs []protocol.Message, b Budget) ([]protocol.Messa
 		n++
 	}
 	return out, n, nil
+}
+
+// sizes estimates the tokens each part of msgs holds.
+func (c *Compactor) sizes(msgs []protocol.Message) [NumParts]int {
+	var out [NumParts]int
+	for i, p := range parts(msgs, c.parse) {
+		out[p] += c.counter.Estimate(msgs[i])
+	}
+	return out
 }
 
 // mask masks the results of all steps but the latest Keep, or fewer when
