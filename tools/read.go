@@ -67,7 +67,8 @@ func readFile(ctx context.Context, ws *Workspace, known *knownFiles, a readArgs)
 	if err := ws.checkRead(ctx, path, name); err != nil {
 		return "", err
 	}
-	if _, err := statRegular(path, name, "use list_files to see what exists"); err != nil {
+	missing := func() string { return didYouMean(ctx, ws, path, false) + "use list_files to see what exists" }
+	if _, err := statRegular(path, name, missing); err != nil {
 		return "", err
 	}
 	f, err := openRegular(ws, path, name)
