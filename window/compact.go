@@ -172,6 +172,26 @@ func (c *Compactor) Budget(window int) Budget {
 	}
 }
 
+// minPage is the fewest tokens PageBytes gives a result, however full the
+// window is: a page smaller than that is not worth a call.
+const minPage = 256
+
+// PageBytes is about the most bytes one tool result should hold to fit a
+// window of window tokens beside the system prompt system and the rest of
+// its step: half of what the compaction threshold leaves after the system
+// prompt, at the ratio of bytes per token the Counter has measured, and
+// never less than minPage tokens. A result of that size is never elided
+// as too large for the window by itself. It is 0 when the window is
+// unknown (0): tools then page as they would without a window.
+func (c *Compactor) PageBytes(window int, system protocol.Message) int {
+	if window <= 0 {
+		return 0
+	}
+	b := c.Budget(window)
+	tokens := max((b.Threshold-c.counter.Estimate(system))/2, minPage)
+	return int(float64(tokens) * c.counter.BytesPerToken())
+}
+
 // Report says what a compaction did.
 type Report struct {
 	Before, After int // tokens of the conversation (After is an estimate)
