@@ -32,7 +32,7 @@ func (c *chatCmd) chain(tb *toolbox, outputs, keep string, asker approve.Asker, 
 	if err != nil {
 		return nil, err
 	}
-	set = tools.WithPages(set, pages) // pages: a page of a file fits the context window
+	set = tools.WithPages(set, pages)  // pages: a page of a file fits the context window
 	j := journal.New(set, tb.ws, keep) // journal: what the file tools change, for /undo and /diff
 	g, err := c.gate(j, set, tools.NewSources(tb.ws, out), asker, func(d approve.Decision) {
 		approvals.Decided(d)
