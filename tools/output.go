@@ -88,7 +88,7 @@ type output struct {
 func WithOutputs(inner caller, dir string) *Outputs {
 	o := &Outputs{inner: inner, want: dir, kept: map[string]*output{}, taken: map[string]bool{}, gone: map[string]bool{}, maxOutput: maxOutput, maxKept: maxKept}
 	read := New(outputName,
-		"Page through the whole of a long result that was cut, by its reference (such as out_3). Shows up to 2000 lines or 64 KiB at a time, less when the context window is small.",
+		"Page through the whole of a long result that was cut, by its reference (such as out_3). Shows up to 2000 lines or 64 KiB at a time.",
 		false, o.page)
 	o.read, _ = NewSet(read) // one named tool cannot clash
 	return o

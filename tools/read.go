@@ -40,7 +40,7 @@ type readArgs struct {
 func ReadFile(ws *Workspace) Tool {
 	known := &knownFiles{}
 	return New(readName,
-		"Show the text of a file. Long files are shown in parts of up to 2000 lines or 64 KiB, less when the context window is small; a line in square brackets at the end says how many lines are left and how to read on.",
+		"Show the text of a file. Long files are shown in parts of up to 2000 lines or 64 KiB; a line in square brackets at the end says how to read on.",
 		false,
 		func(ctx context.Context, a readArgs) (string, error) { return readFile(ctx, ws, known, a) }).Inspected(inspectRead(ws, true))
 }
