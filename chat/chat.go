@@ -243,6 +243,16 @@ func (c *Chat) KeepInWindow(log io.Writer, st view.Style, size, reserve int, com
 	}
 }
 
+// PageBytes is the most bytes a page of a file or an output should hold to
+// fit the conversation's context window (window.Compactor.PageBytes), or
+// 0 when the window is not known: for tools.WithPages.
+func (c *Chat) PageBytes() int {
+	if c.window == nil || c.window.Compact == nil {
+		return 0
+	}
+	return c.window.Compact.PageBytes(c.Config.Window, protocol.Message{Role: protocol.System, Content: c.Config.System})
+}
+
 // currentModel is the run's model at each call: the summaries are asked
 // of the model the conversation uses, which /model may change.
 type currentModel struct{ c *Chat }

@@ -131,7 +131,8 @@ func (ts Types) Parse(path string, data []byte) (*File, error) {
 	}
 	// The parser tells bad TOML from good TOML that does not fit: both
 	// are errors of the decoder, which knows where they are.
-	syntaxErr := index(data, f.lines)
+	kinds := make(map[string]unstable.Kind)
+	syntaxErr := index(data, f.lines, kinds)
 	var r raw
 	if err := toml.NewDecoder(bytes.NewReader(data)).DisallowUnknownFields().Decode(&r); err != nil || syntaxErr != nil {
 		kind := ErrInvalid
@@ -141,7 +142,7 @@ func (ts Types) Parse(path string, data []byte) (*File, error) {
 		if err == nil {
 			err = syntaxErr
 		}
-		return nil, decodeError(path, err, kind)
+		return nil, decodeError(path, err, kind, kinds)
 	}
 	f.Model = r.Model
 	f.Providers = make(map[string]Provider, len(r.Providers))
@@ -213,8 +214,10 @@ func (ts Types) Parse(path string, data []byte) (*File, error) {
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // decodeError turns an error of the TOML library into an *Error wrapping
-// kind, or ErrUnknownKey for keys the harness does not know.
-func decodeError(path string, err, kind error) error {
+// kind, or ErrUnknownKey for keys the harness does not know. A value of
+// the wrong type is said in plain words, by what the key takes and what
+// kinds (the kind of each key's value, by dotted path) says it holds.
+func decodeError(path string, err, kind error, kinds map[string]unstable.Kind) error {
 	var strict *toml.StrictMissingError
 	if errors.As(err, &strict) && len(strict.Errors) > 0 && kind != ErrSyntax {
 		first := &strict.Errors[0]
@@ -228,14 +231,20 @@ func decodeError(path string, err, kind error) error {
 	var de *toml.DecodeError
 	if errors.As(err, &de) {
 		line, _ := de.Position()
-		return &Error{Path: path, Line: line, Key: strings.Join(de.Key(), "."), Err: fmt.Errorf("%w: %s", kind, strings.TrimPrefix(de.Error(), "toml: "))}
+		k := strings.Join(de.Key(), ".")
+		if kind != ErrSyntax {
+			if msg, ok := mismatch(de.Key(), kinds[k]); ok {
+				return &Error{Path: path, Line: line, Key: k, Err: fmt.Errorf("%w: %s", kind, msg)}
+			}
+		}
+		return &Error{Path: path, Line: line, Key: k, Err: fmt.Errorf("%w: %s", kind, strings.TrimPrefix(de.Error(), "toml: "))}
 	}
 	return &Error{Path: path, Err: fmt.Errorf("%w: %w", kind, err)}
 }
 
 // index records in lines the line of every key of the document, by dotted
-// path, table headers included.
-func index(data []byte, lines map[string]int) error {
+// path, table headers included, and in kinds the kind of each key's value.
+func index(data []byte, lines map[string]int, kinds map[string]unstable.Kind) error {
 	p := unstable.Parser{}
 	p.Reset(data)
 	var table []string
@@ -252,7 +261,9 @@ func index(data []byte, lines map[string]int) error {
 		parts, line := key(&p, n)
 		full := append(append([]string(nil), prefix...), parts...)
 		set(full, line)
-		if v := n.Value(); v.Kind == unstable.InlineTable {
+		v := n.Value()
+		kinds[strings.Join(full, ".")] = v.Kind
+		if v.Kind == unstable.InlineTable {
 			it := v.Children()
 			for it.Next() {
 				if c := it.Node(); c.Kind == unstable.KeyValue {
@@ -268,6 +279,7 @@ func index(data []byte, lines map[string]int) error {
 			var line int
 			table, line = key(&p, e)
 			set(table, line)
+			kinds[strings.Join(table, ".")] = unstable.Table
 		case unstable.KeyValue:
 			keyval(table, e)
 		}

@@ -82,8 +82,15 @@ func TestParseErrors(t *testing.T) {
 		{"unknown provider key", example + "num_cxt = 4\n", config.ErrUnknownKey, 12, "providers.lms.num_cxt", ""},
 		{"several unknown keys", "a = 1\nb = 2\n", config.ErrUnknownKey, 1, "a", "and 1 more"},
 		{"unknown table", "[provider.x]\ntype = \"ollama\"\n", config.ErrUnknownKey, 1, "provider.x", ""},
-		{"wrong type", "[providers.x]\ntype = \"ollama\"\nnum_ctx = \"big\"\n", config.ErrInvalid, 3, "providers.x.num_ctx", ""},
-		{"model not a string", "model = 3\n", config.ErrInvalid, 1, "model", ""},
+		{"wrong type", "[providers.x]\ntype = \"ollama\"\nnum_ctx = \"big\"\n", config.ErrInvalid, 3, "providers.x.num_ctx", "config.toml:3: providers.x.num_ctx: invalid value: must be a whole number, not a string"},
+		{"model not a string", "model = 3\n", config.ErrInvalid, 1, "model", "model: invalid value: must be a string in quotes, not a whole number"},
+		{"a fraction for a whole number", "[providers.x]\ntype = \"ollama\"\nnum_ctx = 4.5\n", config.ErrInvalid, 3, "providers.x.num_ctx", "must be a whole number, not a number with a fraction"},
+		{"a provider not a table", "providers = 3\n", config.ErrInvalid, 1, "providers", "must be a table for each name, as [providers.NAME], not a whole number"},
+		{"an item of a list", "[mcp.x]\ncommand = \"a\"\nargs = [1]\n", config.ErrInvalid, 3, "mcp.x.args", `must be a list of strings, as ["a", "b"], and an item of this one is not`},
+		{"a list not a list", "[mcp.x]\ncommand = \"a\"\nargs = \"-v\"\n", config.ErrInvalid, 3, "mcp.x.args", "must be a list of strings"},
+		{"a value of a table", "[mcp.x]\ncommand = \"a\"\nenv = {A = 1}\n", config.ErrInvalid, 3, "mcp.x.env", "and a value of this one is not"},
+		{"true or false", "[mcp.x]\ncommand = \"a\"\nenabled = \"yes\"\n", config.ErrInvalid, 3, "mcp.x.enabled", "must be true or false, not a string"},
+		{"too large", "[providers.x]\ntype = \"ollama\"\nnum_ctx = 99999999999999999999\n", config.ErrInvalid, 3, "providers.x.num_ctx", "too large"},
 		{"set twice", "model = \"a\"\nmodel = \"b\"\n", config.ErrInvalid, 2, "model", ""},
 		{"api_key", "[providers.x]\ntype = \"openai\"\nbase_url = \"http://h/v1\"\napi_key = \"sk-abc\"\n", config.ErrUnknownKey, 4, "providers.x.api_key", "api_key_env"},
 		{"no type", "[providers.x]\nbase_url = \"http://h:1\"\n", config.ErrInvalid, 1, "providers.x", "type is missing"},
@@ -110,6 +117,9 @@ func TestParseErrors(t *testing.T) {
 			}
 			if !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("err = %v, want it to say %q", err, tt.want)
+			}
+			if strings.Contains(err.Error(), "raw") || strings.Contains(err.Error(), "config.") && !strings.Contains(err.Error(), "config.toml") {
+				t.Errorf("err = %v: it names the program's own types", err)
 			}
 			if strings.Contains(err.Error(), "sk-") {
 				t.Errorf("err = %v: it quotes a key", err)

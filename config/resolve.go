@@ -108,6 +108,10 @@ type Settings struct {
 	NumCtx    Setting[int]
 	APIKeyEnv Setting[string] // the variable the key is read from; "" for none
 	APIKey    Setting[Secret]
+	// Withheld names the variable of the type's own key (Type.KeyEnv)
+	// when it is set but not sent to BaseURL, an address other than the
+	// one it goes to; "" otherwise. Errors say why no key was sent.
+	Withheld string
 
 	numCtx, keys bool // whether the type sends a context window, takes a key
 }
@@ -269,6 +273,9 @@ func (ts Types) Resolve(in Input) (Settings, error) {
 			// one the user paired it with; any other address gets
 			// none, and the source says which address that was.
 			s.APIKeyEnv = Setting[string]{"", s.BaseURL.Source}
+			if getenv(def.APIKeyEnv) != "" {
+				s.Withheld = def.APIKeyEnv
+			}
 		}
 		if v := s.APIKeyEnv.Value; v != "" && getenv(v) != "" {
 			s.APIKey = Setting[Secret]{Secret(getenv(v)), Source{Kind: FromEnv, Name: v}}

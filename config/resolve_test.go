@@ -141,7 +141,12 @@ func TestResolvePrecedence(t *testing.T) {
 			name:  "OPENAI_API_KEY is not sent to a --base-url",
 			flags: config.Flags{Provider: "openai", BaseURL: "http://192.168.1.20:8080"},
 			env:   map[string]string{"OPENAI_API_KEY": "sk-live"},
-			want:  map[string]string{"api_key_env": "@flag", "api_key": "@default"},
+			want:  map[string]string{"api_key_env": "@flag", "api_key": "@default", "withheld": "OPENAI_API_KEY"},
+		},
+		{
+			name:  "no key is withheld when none is set",
+			flags: config.Flags{Provider: "openai", BaseURL: "http://192.168.1.20:8080"},
+			want:  map[string]string{"api_key": "@default", "withheld": ""},
 		},
 		{
 			name:  "nor to a host that only looks like OpenAI's",
@@ -170,7 +175,7 @@ func TestResolvePrecedence(t *testing.T) {
 		{
 			name: "OPENAI_BASE_URL is paired with OPENAI_API_KEY",
 			env:  map[string]string{"HARNESS_MODEL": "openai/m", "OPENAI_BASE_URL": "http://192.168.1.20:8080", "OPENAI_API_KEY": "sk-live"},
-			want: map[string]string{"api_key_env": "OPENAI_API_KEY@default", "api_key": "[redacted]@env OPENAI_API_KEY"},
+			want: map[string]string{"api_key_env": "OPENAI_API_KEY@default", "api_key": "[redacted]@env OPENAI_API_KEY", "withheld": ""},
 		},
 		{
 			name:  "a --base-url beats OPENAI_BASE_URL and unpairs the key",
@@ -225,6 +230,7 @@ func TestResolvePrecedence(t *testing.T) {
 			all := map[string]string{
 				"provider": got(s.Provider), "type": got(s.Type), "model": got(s.Model), "base_url": got(s.BaseURL),
 				"num_ctx": got(s.NumCtx), "api_key_env": got(s.APIKeyEnv), "api_key": got(s.APIKey),
+				"withheld": s.Withheld,
 			}
 			for k, want := range tt.want {
 				if all[k] != want {

@@ -268,6 +268,9 @@ func TestChatAuth(t *testing.T) {
 		{"forbidden", http.StatusForbidden, openai.Options{APIKey: "sk-1", KeyVar: "LMSTUDIO_KEY"}, "refused the key in LMSTUDIO_KEY"},
 		{"no key", http.StatusUnauthorized, openai.Options{KeyVar: "OPENAI_API_KEY"}, "OPENAI_API_KEY is empty or unset"},
 		{"no key, no variable", http.StatusUnauthorized, openai.Options{}, "none was given"},
+		{"key withheld", http.StatusUnauthorized, openai.Options{Withheld: "OPENAI_API_KEY"},
+			"none was sent: OPENAI_API_KEY is set, but it goes only to https://api.openai.com/v1, or to the address OPENAI_BASE_URL gives beside it, never to another; " +
+				"to send it here, set OPENAI_BASE_URL to this address, or name the key in the api_key_env of a provider for this server"},
 		{"key, no variable", http.StatusUnauthorized, openai.Options{APIKey: "sk-1"}, "refused the key"},
 	}
 	for _, tt := range tests {

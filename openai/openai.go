@@ -122,6 +122,12 @@ type Options struct {
 	APIKey string
 	// KeyVar names the environment variable APIKey came from, for errors.
 	KeyVar string
+	// Withheld names a variable that holds a key which was not sent to
+	// this server, an address other than the one the key goes to (KeyEnv
+	// goes only to DefaultBaseURL, or to the address BaseURLEnv gives
+	// beside it), so that a refusal can say why no key was sent. It is
+	// never read: only named.
+	Withheld string
 	// MaxTokens is the most tokens a reply may have; 0 leaves the
 	// server's default.
 	MaxTokens   int
@@ -305,6 +311,10 @@ func (m *Model) unauthorized(status *StatusError) error {
 	switch {
 	case m.opts.APIKey == "" && m.opts.KeyVar != "":
 		return fmt.Errorf("%w: %s wants an API key and %s is empty or unset: %w", ErrUnauthorized, where, m.opts.KeyVar, status)
+	case m.opts.APIKey == "" && m.opts.Withheld != "":
+		return fmt.Errorf("%w: %s wants an API key and none was sent: %s is set, but it goes only to %s, or to the address %s gives beside it, never to another; "+
+			"to send it here, set %s to this address, or name the key in the api_key_env of a provider for this server: %w",
+			ErrUnauthorized, where, m.opts.Withheld, DefaultBaseURL, BaseURLEnv, BaseURLEnv, status)
 	case m.opts.APIKey == "":
 		return fmt.Errorf("%w: %s wants an API key and none was given: %w", ErrUnauthorized, where, status)
 	case m.opts.KeyVar != "":

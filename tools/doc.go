@@ -32,8 +32,11 @@
 // wraps ErrOutsideWorkspace.
 //
 // The file tools are read_file, list_files, edit_file and write_file. Reads
-// are capped at 2,000 lines or 64 KiB; a capped read ends with a marker line
-// in square brackets that says how to read on. Writes are atomic: the new
+// are capped at 2,000 lines or 64 KiB, or at the smaller page the program
+// sets for the model's context window (WithPages, WithPageBytes); a capped
+// read ends with a marker line in square brackets that says how many lines
+// are left and how to read on. A path that does not exist gets the closest
+// name in its folder that list_files would show, if one is close. Writes are atomic: the new
 // text goes to a hidden temporary file beside the target, is synced, given
 // the target's permissions and renamed over it, so a file is always either
 // old or new and no temporary file is left behind. Files are opened and

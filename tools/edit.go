@@ -43,7 +43,10 @@ func editFile(ctx context.Context, ws *Workspace, a editArgs) (string, error) {
 	if err := ws.checkRead(ctx, path, name); err != nil {
 		return "", err
 	}
-	fi, err := statRegular(path, name, "to create it, call edit_file with an empty old_text")
+	missing := func() string {
+		return didYouMean(ctx, ws, path, false) + "to create it, call edit_file with an empty old_text"
+	}
+	fi, err := statRegular(path, name, missing)
 	if err != nil {
 		return "", err
 	}

@@ -34,12 +34,12 @@ func kind(m fs.FileMode) string {
 
 // statRegular checks that path, shown to the model as name, is a regular
 // file and returns its info. Its errors are written for the model; missing
-// is the advice given when the file does not exist.
-func statRegular(path, name, missing string) (fs.FileInfo, error) {
+// makes the advice given when the file does not exist.
+func statRegular(path, name string, missing func() string) (fs.FileInfo, error) {
 	fi, err := os.Stat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, fail(err, "no such file: %s; %s", name, missing)
+		return nil, fail(err, "no such file: %s; %s", name, missing())
 	case err != nil:
 		return nil, fail(err, "cannot open %s: %v", name, reason(err))
 	case fi.IsDir():

@@ -67,15 +67,27 @@ func listDir(ctx context.Context, ws *Workspace, path string) (string, []string,
 	fi, err := os.Stat(dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return "", nil, fail(err, "no such directory: %s; list its parent to see what exists", name)
+		return "", nil, fail(err, "no such directory: %s; %slist its parent to see what exists", name, didYouMean(ctx, ws, dir, true))
 	case err != nil:
 		return "", nil, fail(err, "cannot list %s: %v", name, reason(err))
 	case !fi.IsDir():
 		return "", nil, fmt.Errorf("%s is not a directory; use read_file to read a file", name)
 	}
+	names, err := visible(ctx, ws, dir, name)
+	if err != nil {
+		return "", nil, err
+	}
+	return name, names, nil
+}
+
+// visible returns the entries of the folder dir, shown to the model as
+// name, that the model may see: not hidden (a name starting with .), not
+// secret, not ignored; a folder's name ends in /. It is what list_files
+// shows, and all a suggestion of a path may name.
+func visible(ctx context.Context, ws *Workspace, dir, name string) ([]string, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return "", nil, fail(err, "cannot list %s: %v", name, reason(err))
+		return nil, fail(err, "cannot list %s: %v", name, reason(err))
 	}
 	// Secret and ignored entries are left out, as read_file refuses them.
 	var secret func(path string, isDir, link bool) bool
@@ -86,7 +98,7 @@ func listDir(ctx context.Context, ws *Workspace, path string) (string, []string,
 		ws.begin()
 		root, err := os.OpenRoot(ws.root)
 		if err != nil {
-			return "", nil, fail(err, "cannot open the workspace to check for secrets: %v", reason(err))
+			return nil, fail(err, "cannot open the workspace to check for secrets: %v", reason(err))
 		}
 		defer root.Close()
 		ig := ws.ignores(root)
@@ -117,7 +129,7 @@ func listDir(ctx context.Context, ws *Workspace, path string) (string, []string,
 		}
 		names = append(names, n)
 	}
-	return name, names, nil
+	return names, nil
 }
 
 // isDir reports whether e is a directory or a symlink to one.

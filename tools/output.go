@@ -264,9 +264,10 @@ func (o *Outputs) page(ctx context.Context, a outputArgs) (string, error) {
 	defer f.Close()
 	// The first page reads the whole output to count its lines and mark
 	// where some begin; the next start near their first line.
+	page := pageBytes(ctx)
 	var w window
 	if index == nil {
-		w, err = readWindow(ctx, bufio.NewReader(f), mark{line: 1}, first, limit, true)
+		w, err = readWindow(ctx, bufio.NewReader(f), mark{line: 1}, first, limit, page, true)
 		if err == nil {
 			kept := w.index
 			index = &kept
@@ -277,7 +278,7 @@ func (o *Outputs) page(ctx context.Context, a outputArgs) (string, error) {
 	} else if first <= index.total {
 		from := index.near(first)
 		if _, err = f.Seek(from.off, io.SeekStart); err == nil {
-			w, err = readWindow(ctx, bufio.NewReader(f), from, first, limit, false)
+			w, err = readWindow(ctx, bufio.NewReader(f), from, first, limit, page, false)
 		}
 	}
 	if err != nil {
@@ -293,7 +294,7 @@ func (o *Outputs) page(ctx context.Context, a outputArgs) (string, error) {
 	}
 	note := fmt.Sprintf("[lines %d-%d of %d of %s", first, w.last, w.total, a.Ref)
 	if w.last < w.total {
-		note += fmt.Sprintf("; call %s with offset=%d to read on", outputName, w.last+1)
+		note += readOn(outputName, w.last, w.total, !w.cut && w.last-first+1 < limit && page < maxReadBytes, page)
 	}
 	return text + note + "]", nil
 }

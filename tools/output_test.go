@@ -82,7 +82,7 @@ func TestOutputsShortenLongResults(t *testing.T) {
 	}
 
 	page := runOut(t, o, "call_8", "read_output", map[string]any{"ref": "out_7", "offset": int64(101), "limit": int64(3)})
-	want := "line 101\nline 102\nline 103\n[lines 101-103 of 5000 of out_7; call read_output with offset=104 to read on]"
+	want := "line 101\nline 102\nline 103\n[lines 101-103 of 5000 of out_7; 4897 lines left: call read_output with offset=104 to read on]"
 	if !page.OK || page.Body != want {
 		t.Errorf("page = %q, want %q", page.Body, want)
 	}
@@ -148,7 +148,7 @@ func TestOutputsLeaveReadFileWhole(t *testing.T) {
 	o := WithOutputs(set, "")
 	defer o.Close()
 	res := o.Run(context.Background(), protocol.Call{ID: "call_1", Name: "read_file", Args: map[string]any{"path": "long.txt"}})
-	if !res.OK || strings.Contains(res.Body, "left out") || !strings.HasSuffix(res.Body, "2000\n[showing lines 1-2000 of 5000; call read_file with offset=2001 to read on]") {
+	if !res.OK || strings.Contains(res.Body, "left out") || !strings.HasSuffix(res.Body, "2000\n[showing lines 1-2000 of 5000; 3000 lines left: call read_file with offset=2001 to read on]") {
 		t.Errorf("a full read_file window was changed: ...%q", res.Body[max(0, len(res.Body)-120):])
 	}
 }

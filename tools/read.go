@@ -67,7 +67,8 @@ func readFile(ctx context.Context, ws *Workspace, known *knownFiles, a readArgs)
 	if err := ws.checkRead(ctx, path, name); err != nil {
 		return "", err
 	}
-	if _, err := statRegular(path, name, "use list_files to see what exists"); err != nil {
+	missing := func() string { return didYouMean(ctx, ws, path, false) + "use list_files to see what exists" }
+	if _, err := statRegular(path, name, missing); err != nil {
 		return "", err
 	}
 	f, err := openRegular(ws, path, name)
@@ -98,7 +99,8 @@ func readFile(ctx context.Context, ws *Workspace, known *knownFiles, a readArgs)
 	if fi != nil && fi.Size() > maxReadBytes {
 		index = known.get(path, fi)
 	}
-	w, err := readFrom(ctx, f, br, index, first, limit)
+	page := pageBytes(ctx)
+	w, err := readFrom(ctx, f, br, index, first, limit, page)
 	if err != nil {
 		return "", fail(err, "cannot read %s: %v", name, reason(err))
 	}
@@ -121,10 +123,10 @@ func readFile(ctx context.Context, ws *Workspace, known *knownFiles, a readArgs)
 	}
 	note := fmt.Sprintf("showing lines %d-%d of %d", first, w.last, w.total)
 	if w.cut {
-		note += fmt.Sprintf("; line %d is longer than 64 KiB and was cut", w.last)
+		note += fmt.Sprintf("; line %d is longer than %s and was cut", w.last, kib(page))
 	}
 	if w.last < w.total {
-		note += fmt.Sprintf("; call read_file with offset=%d to read on", w.last+1)
+		note += readOn(readName, w.last, w.total, !w.cut && w.last-first+1 < limit && page < maxReadBytes, page)
 	}
 	text := w.text
 	if len(text) > 0 && text[len(text)-1] != '\n' {
@@ -137,9 +139,9 @@ func readFile(ctx context.Context, ws *Workspace, known *knownFiles, a readArgs)
 // start, from line first on. With index it starts at the last mark at or
 // before first and stops at the window's end; without, or when the index
 // does not fit the file, it reads the whole file and counts its lines.
-func readFrom(ctx context.Context, f *os.File, br *bufio.Reader, index *lineIndex, first, limit int) (window, error) {
+func readFrom(ctx context.Context, f *os.File, br *bufio.Reader, index *lineIndex, first, limit, page int) (window, error) {
 	if index == nil {
-		return readWindow(ctx, br, mark{line: 1}, first, limit, true)
+		return readWindow(ctx, br, mark{line: 1}, first, limit, page, true)
 	}
 	if first > index.total {
 		return window{total: index.total}, nil
@@ -150,14 +152,14 @@ func readFrom(ctx context.Context, f *os.File, br *bufio.Reader, index *lineInde
 		// version that looked the same: count again.
 		var before [1]byte
 		if _, err := f.ReadAt(before[:], from.off-1); err != nil || before[0] != '\n' {
-			return readFrom(ctx, f, br, nil, first, limit)
+			return readFrom(ctx, f, br, nil, first, limit, page)
 		}
 		if _, err := f.Seek(from.off, io.SeekStart); err != nil {
 			return window{}, err
 		}
 		br.Reset(f)
 	}
-	w, err := readWindow(ctx, br, from, first, limit, false)
+	w, err := readWindow(ctx, br, from, first, limit, page, false)
 	w.total = index.total
 	return w, err
 }
@@ -176,14 +178,14 @@ type window struct {
 
 // readWindow reads r, which begins at line from.line of a text, from.off
 // bytes in, keeping at most limit lines from line first on, and no more
-// than maxReadBytes of them. Lines are kept whole unless the first one alone
+// than page bytes of them. Lines are kept whole unless the first one alone
 // is too long, in which case it is cut at a character boundary.
 //
 // With count it reads to the end, counting the lines into w.total and
 // marking in w.index where some of them begin, r's start being the start
 // of the text; without, it stops as soon as the window is full, and w.total
 // is left 0.
-func readWindow(ctx context.Context, r *bufio.Reader, from mark, first, limit int, count bool) (window, error) {
+func readWindow(ctx context.Context, r *bufio.Reader, from mark, first, limit, page int, count bool) (window, error) {
 	w := window{last: first - 1}
 	line, atStart, full := from.line-1, true, false
 	off := from.off
@@ -207,7 +209,7 @@ func readWindow(ctx context.Context, r *bufio.Reader, from mark, first, limit in
 			case full || line < first:
 			case line >= first+limit:
 				full = true
-			case len(w.text)+len(piece) <= maxReadBytes:
+			case len(w.text)+len(piece) <= page:
 				w.text = append(w.text, piece...)
 				w.last = line
 				full = atStart && line == first+limit-1
@@ -216,7 +218,7 @@ func readWindow(ctx context.Context, r *bufio.Reader, from mark, first, limit in
 				w.last = line - 1
 				full = true
 			default:
-				n := maxReadBytes - len(w.text)
+				n := page - len(w.text)
 				for n > 0 && !utf8.RuneStart(piece[n]) {
 					n--
 				}

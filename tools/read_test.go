@@ -48,19 +48,19 @@ func TestReadFile(t *testing.T) {
 		{"whole", map[string]any{"path": "small.txt"}, "hello\nworld\n", nil},
 		{"no final newline", map[string]any{"path": "noeol.txt"}, "a\nb", nil},
 		{"limit without final newline", map[string]any{"path": "noeol.txt", "limit": int64(1)},
-			"a\n[showing lines 1-1 of 2; call read_file with offset=2 to read on]", nil},
+			"a\n[showing lines 1-1 of 2; 1 line left: call read_file with offset=2 to read on]", nil},
 		{"offset and limit", map[string]any{"path": "ten.txt", "offset": int64(3), "limit": int64(2)},
-			"line 3\nline 4\n[showing lines 3-4 of 10; call read_file with offset=5 to read on]", nil},
+			"line 3\nline 4\n[showing lines 3-4 of 10; 6 lines left: call read_file with offset=5 to read on]", nil},
 		{"offset to the end", map[string]any{"path": "ten.txt", "offset": int64(9)}, "line 9\nline 10\n", nil},
 		{"offset zero is the start", map[string]any{"path": "ten.txt", "offset": int64(0), "limit": int64(1)},
-			"line 1\n[showing lines 1-1 of 10; call read_file with offset=2 to read on]", nil},
+			"line 1\n[showing lines 1-1 of 10; 9 lines left: call read_file with offset=2 to read on]", nil},
 		{"line cap", map[string]any{"path": "big.txt"},
-			numbered(1, 2000) + "[showing lines 1-2000 of 5234; call read_file with offset=2001 to read on]", nil},
+			numbered(1, 2000) + "[showing lines 1-2000 of 5234; 3234 lines left: call read_file with offset=2001 to read on]", nil},
 		{"limit above the cap", map[string]any{"path": "big.txt", "offset": int64(2001), "limit": int64(5000)},
-			numbered(2001, 4000) + "[showing lines 2001-4000 of 5234; call read_file with offset=4001 to read on]", nil},
+			numbered(2001, 4000) + "[showing lines 2001-4000 of 5234; 1234 lines left: call read_file with offset=4001 to read on]", nil},
 		{"last part", map[string]any{"path": "big.txt", "offset": int64(4001)}, numbered(4001, 5234), nil},
 		{"byte cap", map[string]any{"path": "wide.txt"},
-			strings.Repeat(wide, 655) + "[showing lines 1-655 of 1000; call read_file with offset=656 to read on]", nil},
+			strings.Repeat(wide, 655) + "[showing lines 1-655 of 1000; 345 lines left: call read_file with offset=656 to read on]", nil},
 		{"empty", map[string]any{"path": "empty.txt"}, "[the file is empty]", nil},
 		{"offset past the end", map[string]any{"path": "ten.txt", "offset": int64(11)}, "", errAny},
 		{"negative offset", map[string]any{"path": "ten.txt", "offset": int64(-1)}, "", errAny},
@@ -91,7 +91,7 @@ func TestReadFile(t *testing.T) {
 		if len(text) > maxReadBytes || !utf8.ValidString(text) || !strings.HasPrefix(long, text) {
 			t.Errorf("cut line: %d bytes, valid UTF-8 %v, a prefix of the line %v", len(text), utf8.ValidString(text), strings.HasPrefix(long, text))
 		}
-		if want := "showing lines 1-1 of 2; line 1 is longer than 64 KiB and was cut; call read_file with offset=2 to read on]"; marker != want {
+		if want := "showing lines 1-1 of 2; line 1 is longer than 64 KiB and was cut; 1 line left: call read_file with offset=2 to read on]"; marker != want {
 			t.Errorf("marker = %q, want %q", marker, want)
 		}
 	})
@@ -198,14 +198,14 @@ func TestReadFileNewVersion(t *testing.T) {
 // the end of its part; the reader here fails past it.
 func TestReadWindowStops(t *testing.T) {
 	text := numbered(1, 100)
-	w, err := readWindow(context.Background(), bufio.NewReader(strings.NewReader(text)), mark{line: 1}, 1, 1, true)
+	w, err := readWindow(context.Background(), bufio.NewReader(strings.NewReader(text)), mark{line: 1}, 1, 1, maxReadBytes, true)
 	if err != nil || w.total != 100 || w.index.total != 100 {
 		t.Fatalf("counted %d lines (%v), want 100", w.total, err)
 	}
 	// From line 11 on, then nothing readable after line 13.
 	start := len(numbered(1, 10))
 	r := io.MultiReader(strings.NewReader(text[start:start+len(numbered(11, 13))]), iotest.ErrReader(errors.New("read past the part")))
-	w, err = readWindow(context.Background(), bufio.NewReaderSize(r, 16), mark{line: 11, off: int64(start)}, 12, 2, false)
+	w, err = readWindow(context.Background(), bufio.NewReaderSize(r, 16), mark{line: 11, off: int64(start)}, 12, 2, maxReadBytes, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,7 +219,7 @@ func TestLineIndexMarks(t *testing.T) {
 	for i := range 20000 {
 		text.WriteString(strings.Repeat("x", i%300) + "\n")
 	}
-	w, err := readWindow(context.Background(), bufio.NewReader(strings.NewReader(text.String())), mark{line: 1}, 1, 1, true)
+	w, err := readWindow(context.Background(), bufio.NewReader(strings.NewReader(text.String())), mark{line: 1}, 1, 1, maxReadBytes, true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -172,6 +172,26 @@ func (c *Compactor) Budget(window int) Budget {
 	}
 }
 
+// minPage is the fewest tokens PageBytes gives a result, however full the
+// window is: a page smaller than that is not worth a call.
+const minPage = 256
+
+// PageBytes is about the most bytes one tool result should hold to fit a
+// window of window tokens beside the system prompt system and the rest of
+// its step: half of what the compaction threshold leaves after the system
+// prompt, at the ratio of bytes per token the Counter has measured, and
+// never less than minPage tokens. A result of that size is never elided
+// as too large for the window by itself. It is 0 when the window is
+// unknown (0): tools then page as they would without a window.
+func (c *Compactor) PageBytes(window int, system protocol.Message) int {
+	if window <= 0 {
+		return 0
+	}
+	b := c.Budget(window)
+	tokens := max((b.Threshold-c.counter.Estimate(system))/2, minPage)
+	return int(float64(tokens) * c.counter.BytesPerToken())
+}
+
 // Report says what a compaction did.
 type Report struct {
 	Before, After int // tokens of the conversation (After is an estimate)
@@ -253,7 +273,7 @@ func (c *Compactor) Compact(ctx context.Context, conv loop.Conversation) ([]prot
 		}
 	}
 	if used > b.Limit {
-		return nil, false, &TooLargeError{Message: -1, Part: -1, Tokens: used, Limit: b.Limit, Window: b.Window}
+		return nil, false, &TooLargeError{Message: -1, Part: -1, Tokens: used, Limit: b.Limit, Window: b.Window, Parts: c.sizes(out)}
 	}
 	if tooLarge == 0 && before <= b.Threshold {
 		return nil, false, nil // nothing was touched: no need to look for what changed
@@ -284,7 +304,7 @@ func (c *Compactor) fitEach(msgs []protocol.Message, b Budget) ([]protocol.Messa
 			ps = parts(msgs, c.parse)
 		}
 		if ps[i] != Results {
-			return nil, 0, &TooLargeError{Message: i, Part: ps[i], Tokens: tokens, Limit: b.Limit, Window: b.Window}
+			return nil, 0, &TooLargeError{Message: i, Part: ps[i], Tokens: tokens, Limit: b.Limit, Window: b.Window, Parts: c.sizes(out)}
 		}
 		if n == 0 {
 			out = slices.Clone(msgs)
@@ -293,6 +313,15 @@ func (c *Compactor) fitEach(msgs []protocol.Message, b Budget) ([]protocol.Messa
 		n++
 	}
 	return out, n, nil
+}
+
+// sizes estimates the tokens each part of msgs holds.
+func (c *Compactor) sizes(msgs []protocol.Message) [NumParts]int {
+	var out [NumParts]int
+	for i, p := range parts(msgs, c.parse) {
+		out[p] += c.counter.Estimate(msgs[i])
+	}
+	return out
 }
 
 // mask masks the results of all steps but the latest Keep, or fewer when

@@ -31,7 +31,7 @@ func replTools(t *testing.T, flags safetyFlags, out *bytes.Buffer) (loop.Tools, 
 	}
 	asker := &repl.Asker{Out: out}
 	c := &chatCmd{workspaceFlags: *w, safetyFlags: flags}
-	ch, err := c.chain(tb, "", "", asker, &chat.Approvals{Log: out}, &fallback{log: out})
+	ch, err := c.chain(tb, "", "", asker, &chat.Approvals{Log: out}, &fallback{log: out}, func() int { return 0 })
 	if err != nil {
 		t.Fatal(err)
 	}

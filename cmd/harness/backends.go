@@ -68,6 +68,7 @@ var backends = []backendKind{
 			return openai.New(base, s.Model.Value, openai.Options{
 				APIKey:      s.APIKey.Value.Reveal(),
 				KeyVar:      s.APIKeyEnv.Value,
+				Withheld:    s.Withheld,
 				MaxTokens:   o.maxTokens,
 				Temperature: o.temperature,
 				Seed:        o.seed,

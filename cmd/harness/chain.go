@@ -23,13 +23,16 @@ type chained struct {
 // its result passes them back. The journal's copies go under keep ("":
 // none), long results in the folder outputs ("": a temporary one);
 // questions go to asker (nil: nobody can answer), decisions to approvals,
-// and a sandbox that turns out not to work to fb.
-func (c *chatCmd) chain(tb *toolbox, outputs, keep string, asker approve.Asker, approvals *chat.Approvals, fb *fallback) (*chained, error) {
+// and a sandbox that turns out not to work to fb. pages says, at each
+// call, how many bytes a page of a file or an output may hold (0: as
+// many as the tools show at most).
+func (c *chatCmd) chain(tb *toolbox, outputs, keep string, asker approve.Asker, approvals *chat.Approvals, fb *fallback, pages func() int) (*chained, error) {
 	ts := tb.lie()                          // lie: the tools tell the lies --lie asks for
 	set, out, err := c.toolSet(ts, outputs) // outputs: long results are cut, and kept for read_output
 	if err != nil {
 		return nil, err
 	}
+	set = tools.WithPages(set, pages)  // pages: a page of a file fits the context window
 	j := journal.New(set, tb.ws, keep) // journal: what the file tools change, for /undo and /diff
 	g, err := c.gate(j, set, tools.NewSources(tb.ws, out), asker, func(d approve.Decision) {
 		approvals.Decided(d)

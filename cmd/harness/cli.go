@@ -62,6 +62,9 @@ func executeIn(ctx context.Context, dirs xdg.Dirs, args []string, stdin io.Reade
 	if errors.Is(err, errNoPrompt) {
 		err = errNoPrompt // the flag's name is in the message already
 	}
+	if m, ok := misplacedFlag(parser.Model.Node, args); ok && err != nil {
+		err = errors.New(m.String())
+	}
 	if err != nil {
 		if words := strayWords(parser.Model.Node, args); len(words) > 0 {
 			err = fmt.Errorf("%w. %s", err, wordsHint(words))

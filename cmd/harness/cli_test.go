@@ -43,6 +43,34 @@ func TestStrayWords(t *testing.T) {
 	}
 }
 
+func TestMisplacedFlag(t *testing.T) {
+	parser, err := kong.New(&cli{}, kong.Vars{"version": "test", "default_model": "m", "test_pattern": "x", "backends": backendNames(), "default_backend": backends[0].Name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		args []string
+		want misplaced
+		ok   bool
+	}{
+		{[]string{"--tools", "x", "prompt"}, misplaced{flag: "--tools", command: "prompt", def: "chat", takes: true}, true},
+		{[]string{"--tools=x", "prompt"}, misplaced{flag: "--tools", command: "prompt", def: "chat", takes: true}, true},
+		{[]string{"-p", "hi", "sessions"}, misplaced{flag: "-p", command: "sessions", def: "chat", takes: false}, true},
+		{[]string{"prompt", "--tools", "x"}, misplaced{}, false},
+		{[]string{"--tools", "x", "chat"}, misplaced{}, false},
+		{[]string{"--tools", "x", "hello"}, misplaced{}, false},
+		{[]string{"--tools", "x"}, misplaced{}, false},
+		{[]string{"--version", "prompt"}, misplaced{}, false},
+		{[]string{"--", "--tools", "prompt"}, misplaced{}, false},
+	}
+	for _, tt := range tests {
+		got, ok := misplacedFlag(parser.Model.Node, tt.args)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("misplacedFlag(%q) = %+v, %v; want %+v, %v", tt.args, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
 // TestRecordIsPrivate: a new --record file is its owner's alone, since it
 // holds whatever the model read; an existing one keeps the mode it has.
 func TestRecordIsPrivate(t *testing.T) {

@@ -105,3 +105,73 @@ func wordsHint(words []string) string {
 	return fmt.Sprintf("To ask the model, use -p: harness -p %s; for a conversation, run harness without words (the REPL); harness --help lists the commands",
 		strconv.Quote(strings.Join(words, " ")))
 }
+
+// misplaced is a flag of the default command given before another command:
+// the parser reads flags before a command as the default command's.
+type misplaced struct {
+	flag    string // as given, such as --tools
+	command string // the command named after it
+	def     string // the default command
+	takes   bool   // whether that command has the flag too
+}
+
+// misplacedFlag finds the first flag of args that belongs to root's
+// default command, and not to root, given before the name of another
+// command. It returns false when there is none.
+func misplacedFlag(root *kong.Node, args []string) (misplaced, bool) {
+	def := root.DefaultCmd
+	if def == nil {
+		return misplaced{}, false
+	}
+	flagOf := func(n *kong.Node, name string) *kong.Flag {
+		for _, f := range n.Flags {
+			if "--"+f.Name == name || slices.Contains(f.Aliases, strings.TrimPrefix(name, "--")) ||
+				(f.Short != 0 && name == "-"+string(f.Short)) {
+				return f
+			}
+		}
+		return nil
+	}
+	var found *misplaced
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return misplaced{}, false
+		}
+		if strings.HasPrefix(a, "-") {
+			name, _, inline := strings.Cut(a, "=")
+			f := flagOf(def, name)
+			if f == nil {
+				f = flagOf(root, name)
+			} else if found == nil && flagOf(root, name) == nil {
+				found = &misplaced{flag: name, def: def.Name}
+			}
+			if f != nil && !inline && !f.IsBool() && !f.IsCounter() {
+				i++ // its value
+			}
+			continue
+		}
+		if found == nil || !isCommandName(root, a) {
+			return misplaced{}, false
+		}
+		for _, c := range root.Children {
+			if c.Name == a || slices.Contains(c.Aliases, a) {
+				if c == def {
+					return misplaced{}, false
+				}
+				found.command = c.Name
+				found.takes = flagOf(c, found.flag) != nil
+				return *found, true
+			}
+		}
+	}
+	return misplaced{}, false
+}
+
+// String says what is wrong with the flag, and what to write instead.
+func (m misplaced) String() string {
+	if m.takes {
+		return fmt.Sprintf("%s is given before the command %s, where it is read as a flag of the default command %s; put it after the command: harness %s %s ...", m.flag, m.command, m.def, m.command, m.flag)
+	}
+	return fmt.Sprintf("%s is a flag of the default command %s, which %s does not take", m.flag, m.def, m.command)
+}

@@ -100,7 +100,15 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string, dirs xdg.
 	}
 	decisions := &chat.Approvals{Log: log} // its record is known once the record is open
 	fb := &fallback{log: log}
-	ch, err := c.chain(tb, outputsDir(dirs, c.NoSession), keep, asker, decisions, fb)
+	// A page of a file fits the window of the model in use: the chat's,
+	// once it is made.
+	pages := func() int {
+		if w.chat == nil {
+			return 0
+		}
+		return w.chat.PageBytes()
+	}
+	ch, err := c.chain(tb, outputsDir(dirs, c.NoSession), keep, asker, decisions, fb, pages)
 	if err != nil {
 		return nil, &exitCodeError{code: exitUsage, err: err}
 	}
