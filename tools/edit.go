@@ -61,20 +61,8 @@ func editFile(ctx context.Context, ws *Workspace, a editArgs) (string, error) {
 	}
 
 	e := replaceOnce(string(data), a.OldText, a.NewText)
-	switch len(e.at) {
-	case 0:
-		why := "old_text was not found in %s (0 matches); nothing was written. %s"
-		if strings.HasSuffix(a.OldText, "\n") {
-			why = "old_text was not found in %s (0 matches), with its last line break or without it; nothing was written. %s"
-		}
-		return "", fmt.Errorf(why, name, closest(e.matched, a.OldText))
-	case 1:
-	default:
-		without := ""
-		if e.unended {
-			without = ", without its last line break,"
-		}
-		return "", fmt.Errorf("old_text%s matches %d times in %s (at lines %s); nothing was written. Add nearby lines to old_text so that it matches exactly once", without, len(e.at), name, lineNumbers(e.matched, e.at))
+	if err := e.mismatch(name, a.OldText); err != nil {
+		return "", err
 	}
 	if err := save(ctx, ws, path, name, []byte(e.out), fi.Mode().Perm()); err != nil {
 		return "", err
@@ -130,6 +118,27 @@ type replacement struct {
 // a line break and is not found is looked for without it, as the end of
 // a block that held a fragment of a line (repl then loses its last line
 // break too).
+// mismatch is the error of an edit of the file name whose old text, old,
+// made e: why nothing was written when it matched other than once, with
+// where it came closest or where it matched; nil when it matched once.
+func (e replacement) mismatch(name, old string) error {
+	switch len(e.at) {
+	case 1:
+		return nil
+	case 0:
+		why := "old_text was not found in %s (0 matches); nothing was written. %s"
+		if strings.HasSuffix(old, "\n") {
+			why = "old_text was not found in %s (0 matches), with its last line break or without it; nothing was written. %s"
+		}
+		return fmt.Errorf(why, name, closest(e.matched, old))
+	}
+	without := ""
+	if e.unended {
+		without = ", without its last line break,"
+	}
+	return fmt.Errorf("old_text%s matches %d times in %s (at lines %s); nothing was written. Add nearby lines to old_text so that it matches exactly once", without, len(e.at), name, lineNumbers(e.matched, e.at))
+}
+
 func replaceOnce(text, old, repl string) replacement {
 	noEOL := text != "" && !strings.HasSuffix(text, "\n")
 	if noEOL {

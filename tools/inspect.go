@@ -5,6 +5,7 @@ import (
 	"regexp"
 
 	"harness/approve"
+	"harness/fence"
 	"harness/protocol"
 )
 
@@ -111,6 +112,7 @@ func inspectWrite(ws *Workspace) inspector {
 				in.Reads = []string{ws.Rel(abs)}
 			}
 			after, ok = afterEdit(before, old, stringArg(call, "new_text"))
+			in.Refusal = cannotApply(before, old, ws.Rel(abs), in.Secret)
 		}
 		if ok {
 			// An edit that would fail previews nothing: its result says why.
@@ -118,4 +120,18 @@ func inspectWrite(ws *Workspace) inspector {
 		}
 		return in
 	}
+}
+
+// cannotApply is the error of an edit that cannot apply to the file as it
+// is, before (old matches it other than once), so that nobody is asked
+// about an edit that will fail: the same error the edit would give. It is
+// nil when the edit may apply, when it creates a file, and when the error
+// would show the user or the model part of a file that is secret by its
+// name (secret) or looks secret by its text: such an edit is asked about,
+// and fails when it runs.
+func cannotApply(before FileText, old, name, secret string) error {
+	if old == "" || !before.Exists || before.Unshown != "" || secret != "" || fence.Leak(before.Text) != "" {
+		return nil
+	}
+	return replaceOnce(before.Text, old, "").mismatch(name, old)
 }
