@@ -11,6 +11,7 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"harness/fence"
+	"harness/gitdir"
 )
 
 // gitCommand returns the index in args, the arguments of git, of its
@@ -61,10 +62,49 @@ func (c *checker) git(ce *syntax.CallExpr, args []string, text map[int]bool) *Re
 			}
 		}
 	}
-	if repo, ok := c.localRemote(sub, args[i+1:]); ok {
-		return c.refuse(ce, fmt.Sprintf("git %s %s names a repository by its path, and git drops the protections the harness gives it (no hooks, no file-system monitor) when it talks to a repository on this machine, running what that one's configuration names; use a remote by its name (git remote -v lists them), or ask the user", sub, repo))
+	for _, repo := range remoteOperands(sub, args[i+1:]) {
+		if r := c.remote(ce, sub, repo); r != nil {
+			return r
+		}
 	}
 	return nil
+}
+
+// remote refuses repo, a repository git subcommand sub talks to, unless
+// it is a remote the repository's configuration defines by name. A path
+// is refused because git drops the protections the harness gives it when
+// it talks to a repository on this machine; a URL, or a name no remote
+// has, because it reaches the network wherever it points, which the bash
+// tool tells the model it has not. A remote the user configured is theirs
+// to fetch from and push to.
+func (c *checker) remote(ce *syntax.CallExpr, sub, repo string) *Refusal {
+	remotes := c.remotes()
+	if slices.Contains(remotes, repo) {
+		return nil
+	}
+	known := "the repository has no remote"
+	if len(remotes) > 0 {
+		known = "its remotes: " + strings.Join(remotes, ", ")
+	}
+	switch {
+	case localPath(repo) || !strings.ContainsAny(repo, ":/") && c.exists(repo):
+		return c.refuse(ce, fmt.Sprintf("git %s %s names a repository by its path, and git drops the protections the harness gives it (no hooks, no file-system monitor) when it talks to a repository on this machine, running what that one's configuration names; use a remote by its name (%s), or ask the user", sub, repo, known))
+	case strings.Contains(repo, ":"):
+		return c.refuse(ce, fmt.Sprintf("git %s %s reaches the network by a URL, and commands have no network but git's to the remotes the repository configures by name (%s); use one of them, or ask the user", sub, repo, known))
+	}
+	return c.refuse(ce, fmt.Sprintf("git %s %s: %s is not a remote of the repository (%s), and git would take it for a place to reach; commands have no network but git's to the remotes configured by name; use one of them, or ask the user", sub, repo, repo, known))
+}
+
+// remotes returns the names of the remotes the workspace's repository
+// configures, read once per check.
+func (c *checker) remotes() []string {
+	if c.remoteNames == nil {
+		c.remoteNames = []string{}
+		if dir, ok := c.repository(); ok {
+			c.remoteNames = gitdir.Find(dir).Remotes()
+		}
+	}
+	return c.remoteNames
 }
 
 // gitPaths returns the paths in the repository an argument of git may
@@ -160,18 +200,24 @@ func rewritesTree(name string, args []string) bool {
 var remoteValued = []string{"--depth", "--shallow-since", "--shallow-exclude", "-j", "--jobs", "-o", "--push-option", "--server-option",
 	"--negotiation-tip", "--refmap", "--recurse-submodules-default", "--repo", "-s", "--strategy", "-X", "--strategy-option", "--sort", "--filter"}
 
-// localRemote returns the repository that args, the arguments of git
-// subcommand sub, name by its path, if any: the repository of push,
-// fetch, pull and ls-remote (or push's --repo). Git reads such a
-// repository as a folder on this machine (url_is_local_not_ssh in git's
-// connect.c): a file: URL, or text with no "://" and no ":" before its
-// first "/". A plain name is a remote's, unless a file or folder of the
-// workspace has it, where git looks when no remote does.
-func (c *checker) localRemote(sub string, args []string) (string, bool) {
+// remoteOperands returns the repositories that args, the arguments of
+// git subcommand sub, name: the first operand of push, fetch, pull and
+// ls-remote (every operand of fetch --multiple), push's --repo, and the
+// names remote show and remote update are given, which git contacts too.
+func remoteOperands(sub string, args []string) []string {
 	var repos []string
-	if slices.Contains([]string{"push", "fetch", "pull", "ls-remote"}, sub) {
-		if i := firstOperand(args, remoteValued...); i >= 0 {
+	switch sub {
+	case "push", "fetch", "pull", "ls-remote":
+		i := firstOperand(args, remoteValued...)
+		if i >= 0 {
 			repos = append(repos, args[i])
+		}
+		if sub == "fetch" && slices.Contains(args, "--multiple") && i >= 0 {
+			for _, a := range args[i+1:] {
+				if !strings.HasPrefix(a, "-") {
+					repos = append(repos, a)
+				}
+			}
 		}
 		for i, a := range args {
 			if v, ok := strings.CutPrefix(a, "--repo="); ok {
@@ -180,13 +226,16 @@ func (c *checker) localRemote(sub string, args []string) (string, bool) {
 				repos = append(repos, args[i+1])
 			}
 		}
-	}
-	for _, r := range repos {
-		if localPath(r) || !strings.ContainsAny(r, ":/") && c.exists(r) {
-			return r, true
+	case "remote":
+		if i := firstOperand(args); i >= 0 && (args[i] == "show" || args[i] == "update") {
+			for _, a := range args[i+1:] {
+				if !strings.HasPrefix(a, "-") {
+					repos = append(repos, a)
+				}
+			}
 		}
 	}
-	return "", false
+	return repos
 }
 
 // localPath reports whether git takes repo, a repository's URL, for a

@@ -66,7 +66,7 @@ func newTestWorkspace(t testing.TB) testWorkspace {
 	}
 	for name, content := range map[string]string{
 		"main.go": "package main\n", "a.txt": "a\n", "b.txt": "b\n", ".env": "TOKEN=x\n",
-		"sub/x.txt": "x\n", ".git/config": "[core]\n",
+		"sub/x.txt": "x\n", ".git/config": "[core]\n[remote \"origin\"]\n\turl = https://example.com/a.git\n[remote \"upstream\"]\n",
 	} {
 		if err := os.WriteFile(filepath.Join(root, name), []byte(content), 0o644); err != nil {
 			t.Fatal(err)
@@ -502,6 +502,20 @@ func TestCheckRefusesAttacks(t *testing.T) {
 		{"git pull . main", "by its path"},
 		{"git ls-remote /srv/other", "by its path"},
 		{"git fetch file://sub", "by its path"},
+		// Hole 6 of the third round: git's network by a URL, or by a name
+		// no remote of the repository has.
+		{"git fetch https://example.com/repo.git", "reaches the network"},
+		{"git fetch git@example.com:org/repo.git", "reaches the network"},
+		{"git ls-remote https://example.com/x.git", "reaches the network"},
+		{"git ls-remote git://example.com/x.git", "reaches the network"},
+		{"git pull ssh://example.com/x.git main", "reaches the network"},
+		{"git push https://example.com/x.git HEAD:main", "reaches the network"},
+		{"git push --repo=https://example.com/x.git", "reaches the network"},
+		{"git fetch --depth 1 http://example.com/x.git", "reaches the network"},
+		{"git fetch --multiple origin https://example.com/x.git", "reaches the network"},
+		{"git remote show https://example.com/x.git", "reaches the network"},
+		{"git fetch example.com", "not a remote of the repository"},
+		{"git push elsewhere main", "not a remote of the repository"},
 		// a command that rewrites the tree, chained with another
 		{"git switch main && touch lnk/x", "rewrites files"},
 		{"git stash; ls", "rewrites files"},
@@ -627,8 +641,6 @@ func TestCheckAllowsNearAttacks(t *testing.T) {
 		"git add -- main.go",
 		"git log --format=%H:%s",
 		"git fetch origin",
-		"git fetch https://example.com/repo.git",
-		"git fetch git@example.com:org/repo.git",
 		"git push origin main",
 		"echo '*' '?' '[x]'",
 		"find . -name '*.go'",
@@ -636,7 +648,6 @@ func TestCheckAllowsNearAttacks(t *testing.T) {
 		"git push -o ci.skip origin main",
 		"git fetch --depth 1 origin",
 		"git fetch upstream main",
-		"git ls-remote https://example.com/x.git",
 		"git pull origin main",
 		"git reset --soft HEAD~1",
 		"git restore --staged a.txt",
