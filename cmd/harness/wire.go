@@ -162,6 +162,11 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string, dirs xdg.
 			ch.out.Close()
 		}
 	}
+	if change, err := chat.CheckAgents(tb.ws, dirs, !c.NoSession); err != nil {
+		fmt.Fprintf(log, "warning: %v\n", err)
+	} else if note := change.Notice(); note != "" {
+		fmt.Fprintln(log, note)
+	}
 	r := &chat.Chat{
 		Model:     model,
 		Models:    provs.models(),
