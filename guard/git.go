@@ -279,10 +279,10 @@ func (c *checker) place() string {
 // shows are the git subcommands that print the contents of commits or
 // files of the whole repository unless pathspecs limit them, wherever in
 // it they run.
-var shows = []string{"log", "whatchanged", "show", "diff", "diff-tree", "diff-index", "diff-files"}
+var shows = []string{"log", "reflog", "whatchanged", "show", "diff", "diff-tree", "diff-index", "diff-files"}
 
-// quietLog are the options of git log that print nothing of a commit's
-// files, so a log with only these needs no pathspec.
+// quietLog are the options of git log and reflog that print nothing of
+// a commit's files, so a log with only these needs no pathspec.
 var quietLog = []string{"--oneline", "--graph", "--decorate", "--no-decorate", "--all", "--reverse", "--no-merges", "--merges",
 	"--first-parent", "--abbrev-commit", "--no-color", "--color", "--topo-order", "--date-order", "--author-date-order", "-n",
 	"--max-count", "--skip", "--since", "--after", "--until", "--before", "--author", "--committer", "--grep", "--format",
@@ -367,7 +367,7 @@ func (c *checker) inPlace(ce *syntax.CallExpr, prefix, sub string, args []string
 	if dash >= 0 {
 		opts = args[:dash]
 	}
-	if sub == "log" && !slices.ContainsFunc(opts, showsFiles) {
+	if (sub == "log" || sub == "reflog") && !slices.ContainsFunc(opts, showsFiles) {
 		return nil // commits' messages only
 	}
 	if dash < 0 || dash == len(args)-1 {

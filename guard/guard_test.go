@@ -516,6 +516,7 @@ func TestCheckRefusesAttacks(t *testing.T) {
 		{"git remote show https://example.com/x.git", "reaches the network"},
 		{"git fetch example.com", "not a remote of the repository"},
 		{"git push elsewhere main", "not a remote of the repository"},
+		{"git clone https://example.com/x.git", "not allowed"},
 		// a command that rewrites the tree, chained with another
 		{"git switch main && touch lnk/x", "rewrites files"},
 		{"git stash; ls", "rewrites files"},
@@ -961,6 +962,7 @@ func TestGitHeldToWorkspaceFolder(t *testing.T) {
 		{"git diff", "whole repository"},
 		{"git diff-tree -p HEAD", "whole repository"},
 		{"git whatchanged", "whole repository"},
+		{"git reflog -p", "whole repository"},
 		{"git log -p -- ../svc-b", "outside"},
 	} {
 		t.Run(tt.cmd, func(t *testing.T) {
@@ -983,6 +985,8 @@ func TestGitHeldToWorkspaceFolder(t *testing.T) {
 		"git log --oneline -n 1000",
 		"git log --oneline -5 --format=%H:%s",
 		"git log",
+		"git reflog",
+		"git reflog show --oneline",
 		"git show HEAD -- .",
 		"git diff HEAD~1 -- .",
 		"git diff --no-index a.txt b.txt",
