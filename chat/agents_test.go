@@ -3,6 +3,7 @@ package chat
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -76,5 +77,66 @@ func TestCheckAgents(t *testing.T) {
 	}
 	if AgentsSame.Notice() != "" {
 		t.Errorf("AgentsSame has a notice")
+	}
+}
+
+// Hole 8 of the third security round, across runs: a command that
+// weakened the root's ignore files leaves the next run protecting less;
+// that run says so at its start.
+func TestIgnoresChanged(t *testing.T) {
+	root := t.TempDir()
+	state := t.TempDir()
+	dirs := xdg.Dirs{
+		Getenv: func(v string) string {
+			if v == "XDG_STATE_HOME" {
+				return state
+			}
+			return ""
+		},
+		Home: func() (string, error) { return t.TempDir(), nil },
+	}
+	ws, err := tools.NewWorkspace(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(name, text string) {
+		t.Helper()
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	step := func(record bool, want ...string) {
+		t.Helper()
+		got, err := Notices(ws, dirs, record)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var notice string
+		if len(want) > 0 {
+			notice = IgnoresNotice(want)
+		}
+		if notice == "" && len(got) != 0 || notice != "" && !slices.Contains(got, notice) {
+			t.Errorf("Notices = %q, want %q", got, notice)
+		}
+	}
+	write(".gitignore", "config.local\n")
+	step(true) // the first run: nothing to compare with
+	step(true)
+	write(".gitignore", "")
+	write(".git/info/exclude", "*.key\n") // new: it only protects more
+	step(false, ".gitignore")
+	step(true, ".gitignore")
+	step(true)
+	if err := os.Remove(filepath.Join(root, ".git", "info", "exclude")); err != nil {
+		t.Fatal(err)
+	}
+	write(".gitignore", "x\n")
+	step(true, ".gitignore", ".git/info/exclude")
+	if n := IgnoresNotice([]string{".gitignore"}); !strings.HasPrefix(n, "notice: .gitignore changed since the last run") {
+		t.Errorf("notice %q", n)
 	}
 }

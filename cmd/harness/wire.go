@@ -162,10 +162,12 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string, dirs xdg.
 			ch.out.Close()
 		}
 	}
-	if change, err := chat.CheckAgents(tb.ws, dirs, !c.NoSession); err != nil {
+	notices, err := chat.Notices(tb.ws, dirs, !c.NoSession)
+	for _, n := range notices {
+		fmt.Fprintln(log, n)
+	}
+	if err != nil {
 		fmt.Fprintf(log, "warning: %v\n", err)
-	} else if note := change.Notice(); note != "" {
-		fmt.Fprintln(log, note)
 	}
 	r := &chat.Chat{
 		Model:     model,
