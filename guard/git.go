@@ -328,7 +328,7 @@ func (c *checker) inPlace(ce *syntax.CallExpr, prefix, sub string, args []string
 				if objectID(rev) {
 					return c.refuse(ce, fmt.Sprintf("%s names an object by its id, which may be a folder of the repository outside the workspace (%s); name the commit by a branch, a tag or HEAD~N", arg, prefix))
 				}
-			} else if !ok && objectID(arg) {
+			} else if objectID(arg) {
 				return c.refuse(ce, fmt.Sprintf("%s names an object by its id, which may be a file of the repository outside the workspace (%s); name a commit by a branch, a tag or HEAD~N, and a file as HEAD:path", arg, prefix))
 			}
 		}
