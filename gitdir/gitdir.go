@@ -19,6 +19,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 
 	"harness/fence"
@@ -145,4 +146,54 @@ func (l Layout) Configs() []string {
 		}
 	}
 	return out
+}
+
+// maxConfig bounds how much of a configuration file Remotes reads.
+const maxConfig = 1 << 20
+
+// Remotes returns the names of the remotes the repository's configuration
+// files define, as [remote "NAME"] sections, sorted and each once. It reads
+// the files as text, without running git, and follows no include: a remote
+// defined only through one is not listed, which leaves it unknown rather
+// than letting an unknown one pass.
+func (l Layout) Remotes() []string {
+	var out []string
+	for _, p := range l.Configs() {
+		f, err := os.Open(p)
+		if err != nil {
+			continue
+		}
+		data, err := io.ReadAll(io.LimitReader(f, maxConfig))
+		f.Close()
+		if err != nil {
+			continue
+		}
+		for line := range bytes.Lines(data) {
+			if name, ok := remoteSection(string(line)); ok && !slices.Contains(out, name) {
+				out = append(out, name)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// remoteSection returns NAME when line opens a [remote "NAME"] section.
+// Git takes the subsection's name as written, but for the escapes \" and
+// \\; a name that holds one is not returned.
+func remoteSection(line string) (string, bool) {
+	s := strings.TrimSpace(line)
+	s, ok := strings.CutPrefix(s, "[")
+	if !ok {
+		return "", false
+	}
+	head, rest, ok := strings.Cut(s, "\"")
+	if !ok || !strings.EqualFold(strings.TrimRight(head, " \t"), "remote") || len(head) == len("remote") {
+		return "", false
+	}
+	name, tail, ok := strings.Cut(rest, "\"")
+	if !ok || name == "" || strings.Contains(name, "\\") || !strings.HasPrefix(strings.TrimSpace(tail), "]") {
+		return "", false
+	}
+	return name, true
 }

@@ -307,3 +307,26 @@ func TestRestoreLeavesTheUnknownAlone(t *testing.T) {
 		t.Errorf("the repository is gone: %v", err)
 	}
 }
+
+func TestRemotes(t *testing.T) {
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	config := "[core]\n\tbare = false\n[remote \"origin\"]\n\turl = https://example.com/a.git\n" +
+		"  [Remote \"up-stream\"] # comment\n[remote\"glued\"]\n[remote \"a\\\"b\"]\n[remotes \"x\"]\n[remote \"origin\"]\n"
+	if err := os.WriteFile(filepath.Join(root, ".git", "config"), []byte(config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	real, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := Find(real).Remotes()
+	if want := []string{"origin", "up-stream"}; !slices.Equal(got, want) {
+		t.Errorf("Remotes() = %q, want %q", got, want)
+	}
+	if got := Find(t.TempDir()).Remotes(); len(got) != 0 {
+		t.Errorf("no repository: Remotes() = %q", got)
+	}
+}

@@ -166,6 +166,8 @@ type checker struct {
 	rewrites *syntax.CallExpr
 	// reads are the paths whose contents the line may read (Reads).
 	reads []string
+	// remoteNames are the remotes the repository configures, once read.
+	remoteNames []string
 }
 
 // maxReads bounds the paths Reads returns.

@@ -3,6 +3,7 @@ package guard
 import (
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"harness/fence"
+	"harness/gitdir"
 )
 
 // gitCommand returns the index in args, the arguments of git, of its
@@ -61,10 +63,54 @@ func (c *checker) git(ce *syntax.CallExpr, args []string, text map[int]bool) *Re
 			}
 		}
 	}
-	if repo, ok := c.localRemote(sub, args[i+1:]); ok {
-		return c.refuse(ce, fmt.Sprintf("git %s %s names a repository by its path, and git drops the protections the harness gives it (no hooks, no file-system monitor) when it talks to a repository on this machine, running what that one's configuration names; use a remote by its name (git remote -v lists them), or ask the user", sub, repo))
+	if prefix := c.place(); prefix != "" {
+		if r := c.inPlace(ce, prefix, sub, args[i+1:], text, i+1); r != nil {
+			return r
+		}
+	}
+	for _, repo := range remoteOperands(sub, args[i+1:]) {
+		if r := c.remote(ce, sub, repo); r != nil {
+			return r
+		}
 	}
 	return nil
+}
+
+// remote refuses repo, a repository git subcommand sub talks to, unless
+// it is a remote the repository's configuration defines by name. A path
+// is refused because git drops the protections the harness gives it when
+// it talks to a repository on this machine; a URL, or a name no remote
+// has, because it reaches the network wherever it points, which the bash
+// tool tells the model it has not. A remote the user configured is theirs
+// to fetch from and push to.
+func (c *checker) remote(ce *syntax.CallExpr, sub, repo string) *Refusal {
+	remotes := c.remotes()
+	if slices.Contains(remotes, repo) {
+		return nil
+	}
+	known := "the repository has no remote"
+	if len(remotes) > 0 {
+		known = "its remotes: " + strings.Join(remotes, ", ")
+	}
+	switch {
+	case localPath(repo) || !strings.ContainsAny(repo, ":/") && c.exists(repo):
+		return c.refuse(ce, fmt.Sprintf("git %s %s names a repository by its path, and git drops the protections the harness gives it (no hooks, no file-system monitor) when it talks to a repository on this machine, running what that one's configuration names; use a remote by its name (%s), or ask the user", sub, repo, known))
+	case strings.Contains(repo, ":"):
+		return c.refuse(ce, fmt.Sprintf("git %s %s reaches the network by a URL, and commands have no network but git's to the remotes the repository configures by name (%s); use one of them, or ask the user", sub, repo, known))
+	}
+	return c.refuse(ce, fmt.Sprintf("git %s %s: %s is not a remote of the repository (%s), and git would take it for a place to reach; commands have no network but git's to the remotes configured by name; use one of them, or ask the user", sub, repo, repo, known))
+}
+
+// remotes returns the names of the remotes the workspace's repository
+// configures, read once per check.
+func (c *checker) remotes() []string {
+	if c.remoteNames == nil {
+		c.remoteNames = []string{}
+		if dir, ok := c.repository(); ok {
+			c.remoteNames = gitdir.Find(dir).Remotes()
+		}
+	}
+	return c.remoteNames
 }
 
 // gitPaths returns the paths in the repository an argument of git may
@@ -160,18 +206,24 @@ func rewritesTree(name string, args []string) bool {
 var remoteValued = []string{"--depth", "--shallow-since", "--shallow-exclude", "-j", "--jobs", "-o", "--push-option", "--server-option",
 	"--negotiation-tip", "--refmap", "--recurse-submodules-default", "--repo", "-s", "--strategy", "-X", "--strategy-option", "--sort", "--filter"}
 
-// localRemote returns the repository that args, the arguments of git
-// subcommand sub, name by its path, if any: the repository of push,
-// fetch, pull and ls-remote (or push's --repo). Git reads such a
-// repository as a folder on this machine (url_is_local_not_ssh in git's
-// connect.c): a file: URL, or text with no "://" and no ":" before its
-// first "/". A plain name is a remote's, unless a file or folder of the
-// workspace has it, where git looks when no remote does.
-func (c *checker) localRemote(sub string, args []string) (string, bool) {
+// remoteOperands returns the repositories that args, the arguments of
+// git subcommand sub, name: the first operand of push, fetch, pull and
+// ls-remote (every operand of fetch --multiple), push's --repo, and the
+// names remote show and remote update are given, which git contacts too.
+func remoteOperands(sub string, args []string) []string {
 	var repos []string
-	if slices.Contains([]string{"push", "fetch", "pull", "ls-remote"}, sub) {
-		if i := firstOperand(args, remoteValued...); i >= 0 {
+	switch sub {
+	case "push", "fetch", "pull", "ls-remote":
+		i := firstOperand(args, remoteValued...)
+		if i >= 0 {
 			repos = append(repos, args[i])
+		}
+		if sub == "fetch" && slices.Contains(args, "--multiple") && i >= 0 {
+			for _, a := range args[i+1:] {
+				if !strings.HasPrefix(a, "-") {
+					repos = append(repos, a)
+				}
+			}
 		}
 		for i, a := range args {
 			if v, ok := strings.CutPrefix(a, "--repo="); ok {
@@ -180,13 +232,16 @@ func (c *checker) localRemote(sub string, args []string) (string, bool) {
 				repos = append(repos, args[i+1])
 			}
 		}
-	}
-	for _, r := range repos {
-		if localPath(r) || !strings.ContainsAny(r, ":/") && c.exists(r) {
-			return r, true
+	case "remote":
+		if i := firstOperand(args); i >= 0 && (args[i] == "show" || args[i] == "update") {
+			for _, a := range args[i+1:] {
+				if !strings.HasPrefix(a, "-") {
+					repos = append(repos, a)
+				}
+			}
 		}
 	}
-	return "", false
+	return repos
 }
 
 // localPath reports whether git takes repo, a repository's URL, for a
@@ -204,4 +259,175 @@ func localPath(repo string) bool {
 		return false // host:path, as ssh takes it
 	}
 	return slash >= 0 || strings.HasPrefix(repo, ".") || strings.HasPrefix(repo, "~")
+}
+
+// place returns the workspace's folder in its repository, as git spells
+// paths ("svc-a", "apps/web"), when the workspace is a folder of a larger
+// repository; "" when it is the repository's top or in none.
+func (c *checker) place() string {
+	dir, ok := c.repository()
+	if !ok {
+		return ""
+	}
+	rel, err := filepath.Rel(dir, c.ws.Root())
+	if err != nil || rel == "." {
+		return ""
+	}
+	return filepath.ToSlash(rel)
+}
+
+// shows are the git subcommands that print the contents of commits or
+// files of the whole repository unless pathspecs limit them, wherever in
+// it they run.
+var shows = []string{"log", "reflog", "whatchanged", "show", "diff", "diff-tree", "diff-index", "diff-files"}
+
+// quietLog are the options of git log and reflog that print nothing of
+// a commit's files, so a log with only these needs no pathspec.
+var quietLog = []string{"--oneline", "--graph", "--decorate", "--no-decorate", "--all", "--reverse", "--no-merges", "--merges",
+	"--first-parent", "--abbrev-commit", "--no-color", "--color", "--topo-order", "--date-order", "--author-date-order", "-n",
+	"--max-count", "--skip", "--since", "--after", "--until", "--before", "--author", "--committer", "--grep", "--format",
+	"--pretty", "--date", "--branches", "--tags", "--remotes", "--no-abbrev-commit", "--walk-reflogs", "-g", "--left-right",
+	"--cherry-pick", "--boundary", "--all-match", "--invert-grep", "-i", "--regexp-ignore-case", "-E", "-F", "--basic-regexp",
+	"--extended-regexp", "--fixed-strings", "--no-walk"}
+
+// numberValued are options of git whose separate value is a number,
+// which may look like an object's id.
+var numberValued = []string{"-n", "--max-count", "--skip", "-U", "--unified", "--depth", "--deepen", "--max-parents", "--min-parents"}
+
+// inPlace holds git, in a workspace that is the folder prefix of a larger
+// repository, to that folder. Git takes REV:path, :path and pathspecs
+// with the top magic (:/path, :(top)path) from the repository's top, not
+// from the folder it runs in, so git show HEAD:svc-b/settings.txt would
+// print a sibling folder's file; those paths are resolved against the
+// workspace's place and refused outside it. An object named by its id
+// may be a file or folder anywhere in the repository, so ids are refused.
+// And the commands that print the contents of whole commits (git log -p,
+// git show, git diff) must be limited by pathspecs after "--", each
+// inside the workspace (git log -p -- .).
+func (c *checker) inPlace(ce *syntax.CallExpr, prefix, sub string, args []string, text map[int]bool, at int) *Refusal {
+	dash := slices.Index(args, "--")
+	if sub == "cat-file" && slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "--batch-all") }) {
+		return c.refuse(ce, fmt.Sprintf("git cat-file --batch-all-objects prints every object of the repository, which holds more than the workspace (its folder %s); name files as HEAD:path", prefix))
+	}
+	operands, revPaths := 0, 0
+	for j, arg := range args {
+		if text[at+j] || arg == "--" || j > 0 && slices.Contains(numberValued, args[j-1]) {
+			continue
+		}
+		after := dash >= 0 && j > dash
+		if !after && strings.HasPrefix(arg, "-") {
+			continue
+		}
+		if strings.Contains(arg, "://") {
+			continue
+		}
+		if !after {
+			operands++
+			if rev, _, ok := strings.Cut(arg, ":"); ok {
+				revPaths++
+				if objectID(rev) {
+					return c.refuse(ce, fmt.Sprintf("%s names an object by its id, which may be a folder of the repository outside the workspace (%s); name the commit by a branch, a tag or HEAD~N", arg, prefix))
+				}
+			} else if objectID(arg) {
+				return c.refuse(ce, fmt.Sprintf("%s names an object by its id, which may be a file of the repository outside the workspace (%s); name a commit by a branch, a tag or HEAD~N, and a file as HEAD:path", arg, prefix))
+			}
+		}
+		p, ok := fromTop(arg)
+		if !ok {
+			continue
+		}
+		if strings.HasPrefix(p, "./") || strings.HasPrefix(p, "../") {
+			continue // taken from the workspace root, and checked as a path there
+		}
+		p = path.Clean("/" + p)[1:]
+		rel, inside := strings.CutPrefix(p, prefix)
+		if p != prefix && (!inside || !strings.HasPrefix(rel, "/")) {
+			where := p
+			if where == "" {
+				where = "the whole repository"
+			}
+			return c.refuse(ce, fmt.Sprintf("%s names %s, outside the workspace's folder %s of its repository (git takes such paths from the repository's top); name paths inside it, as HEAD:./path or from the workspace's root", arg, where, prefix))
+		}
+		rel = strings.TrimPrefix(rel, "/")
+		if rel == "" {
+			continue
+		}
+		if err := c.checkPath(rel, false); err != nil {
+			return c.refuse(ce, err.Error())
+		}
+		c.read(rel)
+	}
+	if !slices.Contains(shows, sub) || slices.Contains(args, "--no-index") {
+		return nil
+	}
+	if sub == "show" && operands > 0 && operands == revPaths {
+		return nil // files by REV:path only, checked above
+	}
+	opts := args
+	if dash >= 0 {
+		opts = args[:dash]
+	}
+	if (sub == "log" || sub == "reflog") && !slices.ContainsFunc(opts, showsFiles) {
+		return nil // commits' messages only
+	}
+	if dash < 0 || dash == len(args)-1 {
+		return c.refuse(ce, fmt.Sprintf("git %s prints the changes of the whole repository, which holds more than the workspace (its folder %s); limit it to the workspace with pathspecs after --, as in git %s ... -- .", sub, prefix, sub))
+	}
+	return nil
+}
+
+// showsFiles reports whether a, an argument of git log, is an option
+// that may print something of the commits' files: any but quietLog's.
+func showsFiles(a string) bool {
+	name, _, _ := strings.Cut(a, "=")
+	return strings.HasPrefix(a, "-") && !slices.Contains(quietLog, name) && !isDigits(strings.TrimPrefix(a, "-"))
+}
+
+// fromTop returns the path in the repository that arg names from the
+// repository's top, if it names one so: the path of REV:path, :path and
+// :N:path (a path starting with ./ or ../ is git's from the current
+// folder instead), and of a pathspec with the top magic (:/path,
+// :(top)path); "" for the top itself.
+func fromTop(arg string) (string, bool) {
+	if rest, ok := strings.CutPrefix(arg, ":("); ok {
+		magic, p, ok := strings.Cut(rest, ")")
+		if !ok {
+			return "", false
+		}
+		for m := range strings.SplitSeq(magic, ",") {
+			if m == "top" {
+				return p, true
+			}
+		}
+		return "", false
+	}
+	if rest, ok := strings.CutPrefix(arg, ":"); ok {
+		switch {
+		case strings.HasPrefix(rest, "!"), strings.HasPrefix(rest, "^"):
+			return "", false // excludes: they show nothing
+		case strings.HasPrefix(rest, "/"):
+			return strings.TrimLeft(rest, "/"), true
+		case len(rest) >= 2 && rest[0] >= '0' && rest[0] <= '3' && rest[1] == ':':
+			return rest[2:], true
+		}
+		return rest, true
+	}
+	if _, p, ok := strings.Cut(arg, ":"); ok {
+		return p, true
+	}
+	return "", false
+}
+
+// objectID reports whether s could be an object's id, full or
+// abbreviated: four to 64 hexadecimal digits.
+func objectID(s string) bool {
+	if len(s) < 4 || len(s) > 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !strings.ContainsRune("0123456789abcdefABCDEF", rune(s[i])) {
+			return false
+		}
+	}
+	return true
 }

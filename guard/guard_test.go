@@ -66,7 +66,7 @@ func newTestWorkspace(t testing.TB) testWorkspace {
 	}
 	for name, content := range map[string]string{
 		"main.go": "package main\n", "a.txt": "a\n", "b.txt": "b\n", ".env": "TOKEN=x\n",
-		"sub/x.txt": "x\n", ".git/config": "[core]\n",
+		"sub/x.txt": "x\n", ".git/config": "[core]\n[remote \"origin\"]\n\turl = https://example.com/a.git\n[remote \"upstream\"]\n",
 	} {
 		if err := os.WriteFile(filepath.Join(root, name), []byte(content), 0o644); err != nil {
 			t.Fatal(err)
@@ -502,6 +502,21 @@ func TestCheckRefusesAttacks(t *testing.T) {
 		{"git pull . main", "by its path"},
 		{"git ls-remote /srv/other", "by its path"},
 		{"git fetch file://sub", "by its path"},
+		// Hole 6 of the third round: git's network by a URL, or by a name
+		// no remote of the repository has.
+		{"git fetch https://example.com/repo.git", "reaches the network"},
+		{"git fetch git@example.com:org/repo.git", "reaches the network"},
+		{"git ls-remote https://example.com/x.git", "reaches the network"},
+		{"git ls-remote git://example.com/x.git", "reaches the network"},
+		{"git pull ssh://example.com/x.git main", "reaches the network"},
+		{"git push https://example.com/x.git HEAD:main", "reaches the network"},
+		{"git push --repo=https://example.com/x.git", "reaches the network"},
+		{"git fetch --depth 1 http://example.com/x.git", "reaches the network"},
+		{"git fetch --multiple origin https://example.com/x.git", "reaches the network"},
+		{"git remote show https://example.com/x.git", "reaches the network"},
+		{"git fetch example.com", "not a remote of the repository"},
+		{"git push elsewhere main", "not a remote of the repository"},
+		{"git clone https://example.com/x.git", "not allowed"},
 		// a command that rewrites the tree, chained with another
 		{"git switch main && touch lnk/x", "rewrites files"},
 		{"git stash; ls", "rewrites files"},
@@ -627,8 +642,6 @@ func TestCheckAllowsNearAttacks(t *testing.T) {
 		"git add -- main.go",
 		"git log --format=%H:%s",
 		"git fetch origin",
-		"git fetch https://example.com/repo.git",
-		"git fetch git@example.com:org/repo.git",
 		"git push origin main",
 		"echo '*' '?' '[x]'",
 		"find . -name '*.go'",
@@ -636,7 +649,6 @@ func TestCheckAllowsNearAttacks(t *testing.T) {
 		"git push -o ci.skip origin main",
 		"git fetch --depth 1 origin",
 		"git fetch upstream main",
-		"git ls-remote https://example.com/x.git",
 		"git pull origin main",
 		"git reset --soft HEAD~1",
 		"git restore --staged a.txt",
@@ -902,4 +914,97 @@ func mustParse(t *testing.T, p *Policy, cmd string) *Line {
 		t.Fatal(err)
 	}
 	return l
+}
+
+// Hole 10 of the third round: a workspace that is a folder of a larger
+// repository. Git takes REV:path and top-magic pathspecs from the
+// repository's top, and git log -p, show and diff print the whole
+// repository's changes, so each is held to the workspace's folder.
+func TestGitHeldToWorkspaceFolder(t *testing.T) {
+	top, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{".git", "svc-a/sub", "svc-b"} {
+		if err := os.MkdirAll(filepath.Join(top, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ws := testWorkspace{root: filepath.Join(top, "svc-a")}
+	p, _ := New(nil, nil)
+	for _, tt := range []struct{ cmd, want string }{
+		{"git show HEAD:svc-b/settings.txt", "outside the workspace's folder svc-a"},
+		{"git show main:svc-b/settings.txt", "outside the workspace's folder svc-a"},
+		{"git show :svc-b/settings.txt", "outside the workspace's folder svc-a"},
+		{"git show :0:svc-b/settings.txt", "outside the workspace's folder svc-a"},
+		{"git show HEAD:svc-a/../svc-b/settings.txt", "outside the workspace's folder svc-a"},
+		{"git show HEAD:svc-ab/x", "outside the workspace's folder svc-a"},
+		{"git show HEAD:", "the whole repository"},
+		{"git cat-file -p HEAD:svc-b/settings.txt", "outside the workspace's folder svc-a"},
+		{"git cat-file --batch-all-objects --batch", "every object"},
+		{"git rev-parse HEAD:svc-b/settings.txt", "outside the workspace's folder svc-a"},
+		{"git log -p -- :/svc-b", "outside the workspace's folder svc-a"},
+		{"git log -p -- ':(top)svc-b'", "outside the workspace's folder svc-a"},
+		{"git log -p -- :/", "the whole repository"},
+		{"git grep -e secret HEAD -- :/", "the whole repository"},
+		{"git show 4a059a4", "by its id"},
+		{"git cat-file -p 78981922613b2afb6025042ff6bd878ac1994e85", "by its id"},
+		{"git show 4a059a4:settings.txt", "by its id"},
+		{"git tag t 78981922", "by its id"},
+		{"git diff 7898192 4a059a4", "by its id"},
+		{"git log -p", "whole repository"},
+		{"git log --stat", "whole repository"},
+		{"git log -p --", "whole repository"},
+		{"git show", "whole repository"},
+		{"git show HEAD", "whole repository"},
+		{"git show HEAD --stat", "whole repository"},
+		{"git diff HEAD~1", "whole repository"},
+		{"git diff", "whole repository"},
+		{"git diff-tree -p HEAD", "whole repository"},
+		{"git whatchanged", "whole repository"},
+		{"git reflog -p", "whole repository"},
+		{"git log -p -- ../svc-b", "outside"},
+	} {
+		t.Run(tt.cmd, func(t *testing.T) {
+			err := p.Check(t.Context(), tt.cmd, ws)
+			if err == nil {
+				t.Fatal("allowed")
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("refusal %q does not mention %q", err, tt.want)
+			}
+		})
+	}
+	for _, cmd := range []string{
+		"git show HEAD:svc-a/main.go",
+		"git show HEAD:./main.go",
+		"git show :svc-a/sub/x.txt",
+		"git show HEAD~1:svc-a",
+		"git log -p -- .",
+		"git log -p HEAD~3 -- sub ':(top)svc-a/sub'",
+		"git log --oneline -n 1000",
+		"git log --oneline -5 --format=%H:%s",
+		"git log",
+		"git reflog",
+		"git reflog show --oneline",
+		"git show HEAD -- .",
+		"git diff HEAD~1 -- .",
+		"git diff --no-index a.txt b.txt",
+		"git grep -e TODO HEAD",
+		"git status",
+		"git blame main.go",
+	} {
+		t.Run(cmd, func(t *testing.T) {
+			if err := p.Check(t.Context(), cmd, ws); err != nil {
+				t.Errorf("refused: %v", err)
+			}
+		})
+	}
+	// At the repository's top, none of this applies.
+	top1 := testWorkspace{root: top}
+	for _, cmd := range []string{"git show HEAD:svc-b/settings.txt", "git log -p", "git show 4a059a4"} {
+		if err := p.Check(t.Context(), cmd, top1); err != nil {
+			t.Errorf("%s at the top: refused: %v", cmd, err)
+		}
+	}
 }

@@ -71,6 +71,13 @@ func (r *Report) add(j *job, cfg Config) {
 		case testsNone:
 			r.EmptyTestRuns++
 		}
+		// What a test run was seen to change beside (test code that
+		// rewrote .gitignore) is listed, but is no edit its tests missed.
+		for _, c := range j.res.Changed {
+			if !slices.Contains(r.Changed, c) {
+				r.Changed = append(r.Changed, c)
+			}
+		}
 		return
 	}
 	if !j.res.Wrote {
@@ -80,11 +87,13 @@ func (r *Report) add(j *job, cfg Config) {
 	if cfg.Target != nil {
 		c = cfg.Target(j.call)
 	}
-	if !slices.Contains(r.Changed, c) {
-		r.Changed = append(r.Changed, c)
-	}
-	if !slices.Contains(r.Unverified, c) {
-		r.Unverified = append(r.Unverified, c)
+	for _, c := range append([]string{c}, j.res.Changed...) {
+		if !slices.Contains(r.Changed, c) {
+			r.Changed = append(r.Changed, c)
+		}
+		if !slices.Contains(r.Unverified, c) {
+			r.Unverified = append(r.Unverified, c)
+		}
 	}
 }
 

@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -25,7 +26,7 @@ func TestReadResult(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, ok := ReadResult(tt.msg)
-			if got != tt.want || ok != tt.ok {
+			if !reflect.DeepEqual(got, tt.want) || ok != tt.ok {
 				t.Errorf("ReadResult = %+v, %v; want %+v, %v", got, ok, tt.want, tt.ok)
 			}
 		})
@@ -50,7 +51,7 @@ func FuzzReadResult(f *testing.F) {
 		if strings.TrimSpace(body) == "" {
 			want.Body = "(no output)"
 		}
-		if !read || got != want {
+		if !read || !reflect.DeepEqual(got, want) {
 			t.Errorf("ReadResult = %+v, %v; want %+v", got, read, want)
 		}
 	})

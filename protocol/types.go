@@ -167,4 +167,8 @@ type Result struct {
 	// reads: what the harness did that the body hides, such as what a
 	// lying tool changed. One line a note; empty when there is none.
 	Note string
+	// Changed lists paths, relative to the workspace root, that the call
+	// was seen to change beside what it names (a command that rewrote
+	// .gitignore), for the turn's report; never sent to the model.
+	Changed []string
 }

@@ -65,6 +65,7 @@ func Bash(ws *Workspace, policy *guard.Policy, sh Shell) Tool {
 		if err != nil {
 			return "", fmt.Errorf("the command was not run: %w", err)
 		}
+		ignoreFiles := ws.ignoreStamps()
 		snap := gitdir.SnapWith(ws.root, ws.surveys)
 		layout := snap.Layout()
 		outer := enclosing(ws.root)
@@ -86,6 +87,10 @@ func Bash(ws *Workspace, policy *guard.Policy, sh Shell) Tool {
 		}
 		res, err := sh.Run(ctx, c)
 		changes, restoreErr := snap.Restore()
+		if files := ws.ignoreFilesChanged(ignoreFiles); len(files) > 0 {
+			changedAlso(ctx, files...)
+			note(ctx, "the command changed %s: what the ignore rules protected when the run started stays protected for the run, but the next run reads them as they are now; look at the change (git diff)", strings.Join(files, ", "))
+		}
 		switch {
 		case err != nil && ctx.Err() != nil:
 			return "", fmt.Errorf("%w: %w", ErrMayHaveChanged, ctx.Err())

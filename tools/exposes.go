@@ -41,6 +41,7 @@ func (w *Workspace) exposes(call protocol.Call) string {
 	}
 	defer root.Close()
 	now := newIgnores(root)
+	now.global = w.global
 	text, ok := newIgnoreText(call, now.read(rel))
 	if !ok {
 		return ""
@@ -50,6 +51,7 @@ func (w *Workspace) exposes(call protocol.Call) string {
 		dir = ""
 	}
 	after := newIgnores(root)
+	after.global = w.global
 	after.rules[dir] = replaceRules(now.forDir(dir), rel, parseIgnore(strings.NewReader(text), dir, rel))
 	exposed := exposedBy(root, now, after)
 	if len(exposed) == 0 {

@@ -191,6 +191,9 @@ type ignores struct {
 	// frozen rules read no more files: a folder not read yet has none.
 	frozen bool
 	layout *gitdir.Layout // the repository's, found on first use
+	// global are the rules of the user's global excludes file, which
+	// come before the root's own (see globalExcludes).
+	global []ignoreRule
 	// files, when not nil, keeps what ignore files held between checks.
 	files *ruleFiles
 	// protected holds, for the rules of the start, the files and folders
@@ -244,13 +247,14 @@ type id struct{ dev, ino uint64 }
 // With keep, the walk watches each folder before it reads it, and keeps
 // what it read (readFolders), for the walk of what commands must not see
 // to take over. began is when the walk began.
-func startIgnores(root string, limit int, keep *readFolders, began time.Time) *ignores {
+func startIgnores(root string, global []ignoreRule, limit int, keep *readFolders, began time.Time) *ignores {
 	r, err := os.OpenRoot(root)
 	if err != nil {
 		return nil
 	}
 	defer r.Close()
 	ig := newIgnores(r)
+	ig.global = global
 	ig.protected, ig.folders = make(map[id]string), make(map[string]folderStamp)
 	seen := 0
 	// The walk reads folders by their path, which gives each entry's
@@ -384,7 +388,8 @@ func (ig *ignores) git(root string) gitdir.Layout {
 }
 
 // forDir returns the rules that come from folder dir: its .gitignore, and
-// for the root also .git/info/exclude, which comes first.
+// for the root also the user's global excludes and .git/info/exclude,
+// which come first, in that order, as git reads them.
 func (ig *ignores) forDir(dir string) []ignoreRule {
 	if rules, ok := ig.rules[dir]; ok || ig.frozen {
 		return rules
@@ -392,6 +397,7 @@ func (ig *ignores) forDir(dir string) []ignoreRule {
 	var rules []ignoreRule
 	files := []string{path.Join(dir, ".gitignore")}
 	if dir == "" {
+		rules = append(rules, ig.global...)
 		files = []string{".git/info/exclude", ".gitignore"}
 	}
 	for _, name := range files {

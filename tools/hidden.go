@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -398,4 +399,27 @@ func skip(d fs.DirEntry) error {
 		return filepath.SkipDir
 	}
 	return nil
+}
+
+// ignoreStamps returns the ignore files the last walk of Hidden read or
+// would read (every folder's .gitignore, and .git/info/exclude), with what
+// each looked like then.
+func (w *Workspace) ignoreStamps() map[string]stamp {
+	h := w.hidden
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return maps.Clone(h.files)
+}
+
+// ignoreFilesChanged returns the ignore files of before, relative to the
+// root and sorted, that are not as they were: written, made or removed.
+func (w *Workspace) ignoreFilesChanged(before map[string]stamp) []string {
+	var out []string
+	for p, st := range before {
+		if stampOf(p) != st {
+			out = append(out, w.Rel(p))
+		}
+	}
+	slices.Sort(out)
+	return out
 }

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"io"
 	"regexp"
 
 	"harness/approve"
@@ -112,7 +113,7 @@ func inspectWrite(ws *Workspace) inspector {
 				in.Reads = []string{ws.Rel(abs)}
 			}
 			after, ok = afterEdit(before, old, stringArg(call, "new_text"))
-			in.Refusal = cannotApply(before, old, ws.Rel(abs), in.Secret)
+			in.Refusal = cannotApply(ws, abs, old, in.Secret)
 		}
 		if ok {
 			// An edit that would fail previews nothing: its result says why.
@@ -122,16 +123,30 @@ func inspectWrite(ws *Workspace) inspector {
 	}
 }
 
-// cannotApply is the error of an edit that cannot apply to the file as it
-// is, before (old matches it other than once), so that nobody is asked
-// about an edit that will fail: the same error the edit would give. It is
-// nil when the edit may apply, when it creates a file, and when the error
-// would show the user or the model part of a file that is secret by its
-// name (secret) or looks secret by its text: such an edit is asked about,
-// and fails when it runs.
-func cannotApply(before FileText, old, name, secret string) error {
-	if old == "" || !before.Exists || before.Unshown != "" || secret != "" || fence.Leak(before.Text) != "" {
+// cannotApply is the error of an edit of the file at abs that cannot
+// apply to it as it is (old matches it other than once), so that nobody
+// is asked about an edit that will fail: the same error the edit would
+// give. It is nil when the edit may apply, when it creates a file, and
+// when the error would show the user or the model part of a file the
+// tools may not read without asking: one secret by its name (secret) or
+// its place, one that looks secret by its text, one with other names
+// (hard links). Such an edit is asked about, and fails when it runs.
+func cannotApply(ws *Workspace, abs, old, secret string) error {
+	if old == "" || secret != "" {
 		return nil
 	}
-	return replaceOnce(before.Text, old, "").mismatch(name, old)
+	name := ws.Rel(abs)
+	if ws.checkRead(context.Background(), abs, name) != nil {
+		return nil
+	}
+	f, err := openRegular(ws, abs, name)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxDiffBytes+1))
+	if err != nil || len(data) > maxDiffBytes || fence.Leak(string(data)) != "" {
+		return nil
+	}
+	return replaceOnce(string(data), old, "").mismatch(name, old)
 }

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -13,6 +14,9 @@ import (
 type notes struct {
 	mu    sync.Mutex
 	lines []string
+	// changed are the paths, relative to the root, the call was seen to
+	// change beside what it names (protocol.Result.Changed).
+	changed []string
 }
 
 type notesKey struct{}
@@ -32,6 +36,25 @@ func note(ctx context.Context, format string, args ...any) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	n.lines = append(n.lines, fmt.Sprintf(format, args...))
+}
+
+// changedAlso records that the call ctx runs changed the paths, relative
+// to the root, beside what it names, for the turn's report.
+func changedAlso(ctx context.Context, paths ...string) {
+	n, ok := ctx.Value(notesKey{}).(*notes)
+	if !ok {
+		return
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.changed = append(n.changed, paths...)
+}
+
+// Changed returns the paths changedAlso recorded.
+func (n *notes) Changed() []string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return slices.Clone(n.changed)
 }
 
 // String returns the notes one a line, or "".

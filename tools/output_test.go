@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -177,7 +178,7 @@ func TestOutputsPages(t *testing.T) {
 			fresh := outputsFixture(t)
 			keepBody(t, fresh, "call_1", body)
 			want := runOut(t, fresh, "call_2", "read_output", args)
-			if got != want {
+			if !reflect.DeepEqual(got, want) {
 				t.Fatalf("offset %d limit %d:\ngot  %.200q\nwant %.200q", offset, limit, got.Body, want.Body)
 			}
 			if !want.OK {

@@ -714,7 +714,7 @@ func TestReadFoldersSeeChanges(t *testing.T) {
 				t.Skip("no folders can be watched here")
 			}
 			defer keep.close()
-			startIgnores(root, 100, keep, time.Now())
+			startIgnores(root, nil, 100, keep, time.Now())
 			if len(keep.entries) != 4 {
 				t.Fatalf("kept %d folders, want 4", len(keep.entries))
 			}
@@ -763,7 +763,7 @@ func TestHiddenFollowsIdentityAfterChanges(t *testing.T) {
 	ws := newWorkspace(t, map[string]string{".gitignore": "local.yml\n", "local.yml": "token: abc\n", "src/main.go": "package main\n", "other/x.go": ""})
 	// Read a minute from now, when no folder has changed for a while.
 	ws.startOnce.Do(func() {
-		ws.start = startIgnores(ws.root, maxSecretScan, nil, time.Now().Add(time.Minute))
+		ws.start = startIgnores(ws.root, nil, maxSecretScan, nil, time.Now().Add(time.Minute))
 		ws.started.Store(true)
 	})
 	if len(ws.start.folders) != 3 {

@@ -62,8 +62,8 @@ func (s *Set) Run(ctx context.Context, call protocol.Call) protocol.Result {
 	t := s.tools[call.Name]
 	ctx, notes := withNotes(ctx)
 	body, err := s.call(ctx, t, call.Args)
-	res.Note = notes.String()
-	res.Wrote = t.spec.Writes && (err == nil || errors.Is(err, ErrMayHaveChanged)) && (t.reads == nil || !t.reads(ctx, call.Args))
+	res.Note, res.Changed = notes.String(), notes.Changed()
+	res.Wrote = t.spec.Writes && (err == nil || errors.Is(err, ErrMayHaveChanged)) && (t.reads == nil || !t.reads(ctx, call.Args)) || len(res.Changed) > 0
 	switch {
 	case err != nil && ctx.Err() != nil:
 		res.Body = "interrupted: the call was stopped before it finished"

@@ -36,6 +36,9 @@ type Workspace struct {
 	hidden    *hiddenList // what commands must not see
 	files     *ruleFiles  // the rules of the ignore files, as last read
 	places    []place     // the harness's own and the shells' places in it
+	// global are the rules of the user's global excludes file
+	// (globalExcludes), read when the workspace is made.
+	global []ignoreRule
 	// surveys remembers what the folders held of the shape of a
 	// repository, around each command (gitdir.SnapWith).
 	surveys *gitdir.Surveys
@@ -72,7 +75,7 @@ func NewWorkspace(root string) (*Workspace, error) {
 		return nil, fmt.Errorf("workspace %s: %w", root, err)
 	}
 	return &Workspace{root: real, hidden: new(hiddenList), files: new(ruleFiles), places: ownPlaces(real),
-		surveys: gitdir.NewSurveys(changeTime)}, nil
+		surveys: gitdir.NewSurveys(changeTime), global: globalExcludes(real)}, nil
 }
 
 // begin returns the ignore rules of the start of the run (startIgnores),
@@ -90,7 +93,7 @@ func (w *Workspace) begin() *ignores { return w.beginWith(nil) }
 // read of each folder in keep (see readFolders).
 func (w *Workspace) beginWith(keep *readFolders) *ignores {
 	w.startOnce.Do(func() {
-		w.start = startIgnores(w.root, maxSecretScan, keep, time.Now())
+		w.start = startIgnores(w.root, w.global, maxSecretScan, keep, time.Now())
 		w.started.Store(true)
 	})
 	return w.start
@@ -110,7 +113,7 @@ func (w *Workspace) startRules() (*ignores, bool) {
 // for, or taken as it was last read when it has not changed.
 func (w *Workspace) ignores(root *os.Root) *ignores {
 	ig := newIgnores(root)
-	ig.files = w.files
+	ig.files, ig.global = w.files, w.global
 	return ig
 }
 

@@ -1,0 +1,97 @@
+package chat
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"harness/tools"
+	"harness/xdg"
+)
+
+// AgentsChange says how the workspace's AGENTS.md, whose text becomes the
+// instructions of the system prompt, stands against the one the last run
+// in the workspace used. A model can write AGENTS.md (write_file, a
+// command), and what it wrote would steer every later run; saying so at
+// the start lets the user read it before trusting it.
+type AgentsChange int
+
+const (
+	// AgentsSame: the same text as the last run used, or no AGENTS.md.
+	AgentsSame AgentsChange = iota
+	// AgentsNew: an AGENTS.md no run in this workspace has used before.
+	AgentsNew
+	// AgentsChanged: AGENTS.md changed since the last run in this
+	// workspace, by the user, or by a tool or command of that run.
+	AgentsChanged
+)
+
+// Notice is the line that says so at the start of a run, or "" for
+// AgentsSame.
+func (c AgentsChange) Notice() string {
+	switch c {
+	case AgentsNew:
+		return "notice: AGENTS.md is new to this workspace's runs, and its text goes into the system prompt as instructions; read it if you did not write it (harness prompt shows the prompt)"
+	case AgentsChanged:
+		return "notice: AGENTS.md changed since the last run in this workspace, perhaps by that run's tools, and its text goes into the system prompt as instructions; read it if you did not change it (harness prompt shows the prompt)"
+	}
+	return ""
+}
+
+// CheckAgents compares the text of the workspace's AGENTS.md that
+// SystemPrompt uses with the hash the last run in the workspace kept in
+// the state folder of dirs (never in the workspace, where a command could
+// change it too), and, when record is set, keeps this run's hash there.
+// Without a state folder every AGENTS.md is new.
+func CheckAgents(ws *tools.Workspace, dirs xdg.Dirs, record bool) (AgentsChange, error) {
+	text, used := agentsFile(ws, io.Discard)
+	var sum string
+	if used {
+		h := sha256.Sum256([]byte(text))
+		sum = hex.EncodeToString(h[:])
+	}
+	state, err := dirs.State()
+	if err != nil {
+		if used {
+			return AgentsNew, nil
+		}
+		return AgentsSame, nil
+	}
+	key := sha256.Sum256([]byte(ws.Root()))
+	path := filepath.Join(state, "instructions", filepath.Base(ws.Root())+"-"+hex.EncodeToString(key[:6]))
+	kept, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return AgentsSame, fmt.Errorf("AGENTS.md's last hash: %w", err)
+	}
+	kept = bytes.TrimSpace(kept)
+	change := AgentsSame
+	switch {
+	case !used:
+	case len(kept) == 0:
+		change = AgentsNew
+	case string(kept) != sum:
+		change = AgentsChanged
+	}
+	if !record || string(kept) == sum {
+		return change, nil
+	}
+	if !used {
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return change, fmt.Errorf("AGENTS.md's hash: %w", err)
+		}
+		return change, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return change, fmt.Errorf("AGENTS.md's hash: %w", err)
+	}
+	if err := os.WriteFile(path, []byte(sum+"\n"), 0o600); err != nil {
+		return change, fmt.Errorf("AGENTS.md's hash: %w", err)
+	}
+	return change, nil
+}

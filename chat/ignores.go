@@ -1,0 +1,114 @@
+package chat
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"harness/tools"
+	"harness/xdg"
+)
+
+// maxIgnoreHashed bounds how much of an ignore file IgnoresChanged hashes;
+// git reads no more of one either way that matters here.
+const maxIgnoreHashed = 1 << 20
+
+// ignoreFiles are the workspace's ignore files whose change between runs
+// IgnoresChanged reports: the root's, which hold most rules.
+var ignoreFiles = []string{".gitignore", ".git/info/exclude"}
+
+// IgnoresChanged returns the ignore files of the workspace's root
+// (.gitignore, .git/info/exclude) that changed or went since the last run
+// in the workspace, whose hashes it keeps in the state folder of dirs
+// (when record is set), never in the workspace. Each run protects what
+// the rules ignore when it starts, and keeps that for the run; a command
+// of the last run that weakened them (test code that emptied .gitignore)
+// would leave this run protecting less with nothing said. A file that is
+// new is not reported: it can only protect more. Nothing is reported on
+// a workspace's first run.
+func IgnoresChanged(ws *tools.Workspace, dirs xdg.Dirs, record bool) ([]string, error) {
+	now := make(map[string]string)
+	for _, name := range ignoreFiles {
+		data, _, err := tools.ReadHead(filepath.Join(ws.Root(), filepath.FromSlash(name)), maxIgnoreHashed)
+		if err != nil {
+			continue
+		}
+		h := sha256.Sum256(data)
+		now[name] = hex.EncodeToString(h[:])
+	}
+	state, err := dirs.State()
+	if err != nil {
+		return nil, nil
+	}
+	key := sha256.Sum256([]byte(ws.Root()))
+	path := filepath.Join(state, "ignores", filepath.Base(ws.Root())+"-"+hex.EncodeToString(key[:6]))
+	data, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("the ignore files' last hashes: %w", err)
+	}
+	var changed []string
+	kept := make(map[string]string)
+	for line := range strings.Lines(string(data)) {
+		sum, name, ok := strings.Cut(strings.TrimSpace(line), " ")
+		if ok && slices.Contains(ignoreFiles, name) {
+			kept[name] = sum
+		}
+	}
+	for _, name := range ignoreFiles {
+		if was, ok := kept[name]; ok && now[name] != was {
+			changed = append(changed, name)
+		}
+	}
+	if !record {
+		return changed, nil
+	}
+	var b strings.Builder
+	for _, name := range ignoreFiles {
+		if sum, ok := now[name]; ok {
+			fmt.Fprintf(&b, "%s %s\n", sum, name)
+		}
+	}
+	if b.String() == string(data) {
+		return changed, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return changed, fmt.Errorf("the ignore files' hashes: %w", err)
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+		return changed, fmt.Errorf("the ignore files' hashes: %w", err)
+	}
+	return changed, nil
+}
+
+// IgnoresNotice is the line that says at the start of a run that the
+// ignore files changed (IgnoresChanged), or "" when none did.
+func IgnoresNotice(changed []string) string {
+	if len(changed) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("notice: %s changed since the last run in this workspace, perhaps by that run's commands, and this run protects only what the rules ignore now; look at the change (git diff) if you did not make it", strings.Join(changed, " and "))
+}
+
+// Notices returns the lines a run says at its start about what changed
+// in the workspace since its last run that steers or protects it:
+// AGENTS.md (CheckAgents) and the root's ignore files (IgnoresChanged).
+// With record, this run's state is kept for the next. Both are tried; the
+// error joins theirs.
+func Notices(ws *tools.Workspace, dirs xdg.Dirs, record bool) ([]string, error) {
+	var out []string
+	agents, errAgents := CheckAgents(ws, dirs, record)
+	if n := agents.Notice(); n != "" {
+		out = append(out, n)
+	}
+	ignores, errIgnores := IgnoresChanged(ws, dirs, record)
+	if n := IgnoresNotice(ignores); n != "" {
+		out = append(out, n)
+	}
+	return out, errors.Join(errAgents, errIgnores)
+}
