@@ -59,8 +59,9 @@ func attachWorkspace(t *testing.T, files []string) (listing, shown string, calls
 	var log bytes.Buffer
 	got := a.Attach(context.Background(), "here @workspace", &log, view.Style(false))
 	const head, tail = "here @workspace\n\n--- workspace listing (attached) ---\n", "\n--- end of workspace listing ---"
-	body, ok := strings.CutPrefix(got, head)
-	if body, ok = strings.CutSuffix(body, tail); !ok {
+	body, okHead := strings.CutPrefix(got, head)
+	body, okTail := strings.CutSuffix(body, tail)
+	if !okHead || !okTail {
 		t.Fatalf("no listing attached: %q; shown %q", got, log.String())
 	}
 	return body, log.String(), ct.calls
