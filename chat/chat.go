@@ -21,9 +21,11 @@ import (
 // Chat is one conversation and the parts it runs with. The wiring builds
 // the parts once and sets them here by name (nothing is found later by
 // its type), then opens the session (OpenSession), keeps the window
-// (KeepInWindow) and builds the tools (UseModel's ToolsFor). The REPL and
-// -p then drive it: Start builds the agent that renders with a view, Turn
-// runs one turn.
+// (KeepInWindow) and builds the tools (BuildTools, with ToolsFor). The
+// REPL and -p then drive it: Start builds the agent that renders with a
+// view, Turn runs one turn, and the methods of the REPL's commands
+// (SwitchModel, Save, Load, Clear, Undo, Diff, ShowContext) say what they
+// did on the writer they are given.
 type Chat struct {
 	Model  Backend // the model in use; /model and a resumed session change it
 	Models Models  // where other models are found; nil with --fake
