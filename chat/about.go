@@ -11,18 +11,20 @@ import (
 )
 
 // Confiner is what confines the run's commands: the sandbox, started when
-// it is first needed, and then known by its tier.
+// it is first needed (starting bubblewrap to see that it works costs tens
+// of milliseconds), and then known by its tier.
 type Confiner interface {
-	Start(ctx context.Context) error
 	// TierName is how a person calls the tier commands run in, once
-	// started: "bubblewrap", "Landlock", "Seatbelt" or "none".
+	// started: "bubblewrap", "Landlock", "Seatbelt" or "none"; "" before.
 	TierName() string
+	// Planned is the tier they will run in as far as is known before.
+	Planned() string
 }
 
 // About writes what the run stands on, for the start of the REPL: the
 // provider in use and its address (without the user information a URL
-// may carry; never a key), the sandbox commands run in (which it starts,
-// to know), and the instructions files the system prompt holds, with
+// may carry; never a key), the sandbox commands run in (or the one the
+// first command will try, when none has run yet), and the instructions files the system prompt holds, with
 // their sizes. A part the run lacks is left out: no provider with
 // --fake, no line of instructions when there are none.
 func (c *Chat) About(ctx context.Context, out io.Writer) {
@@ -35,10 +37,10 @@ func (c *Chat) About(ctx context.Context, out io.Writer) {
 		parts = append(parts, p)
 	}
 	if c.Sandbox != nil {
-		if err := c.Sandbox.Start(ctx); err != nil {
-			parts = append(parts, fmt.Sprintf("sandbox: cannot start: %v", err))
-		} else if name := c.Sandbox.TierName(); name != "" {
+		if name := c.Sandbox.TierName(); name != "" {
 			parts = append(parts, "sandbox: "+name)
+		} else if name := c.Sandbox.Planned(); name != "" {
+			parts = append(parts, "sandbox: "+name+", tried at the first command")
 		}
 	}
 	if len(parts) > 0 {

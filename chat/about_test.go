@@ -2,27 +2,18 @@ package chat
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"testing"
 
 	"harness/protocol"
 )
 
-// confiner is a sandbox of a given tier, or one that cannot start.
-type confiner struct {
-	tier    string
-	err     error
-	started bool
-}
+// confiner is a sandbox started in a tier, or one not started yet that
+// will try a tier.
+type confiner struct{ tier, planned string }
 
-func (c *confiner) Start(context.Context) error { c.started = true; return c.err }
-func (c *confiner) TierName() string {
-	if !c.started {
-		return ""
-	}
-	return c.tier
-}
+func (c *confiner) TierName() string { return c.tier }
+func (c *confiner) Planned() string  { return c.planned }
 
 // addressed is a provider at an address.
 type addressed struct {
@@ -33,7 +24,8 @@ type addressed struct {
 func (a addressed) Address() string { return a.addr }
 
 // TestAbout: the start says the provider and its address without the
-// user information, the sandbox's tier once started, and the
+// user information, the sandbox's tier once started (else the one to be
+// tried), and the
 // instructions with their sizes; what the run lacks is left out.
 func TestAbout(t *testing.T) {
 	ins := []protocol.Instructions{{Source: "AGENTS.md", Text: strings.Repeat("x", 1229)}, {Source: "SYSTEM.md", Text: "be brief\n"}}
@@ -48,8 +40,8 @@ func TestAbout(t *testing.T) {
 			"provider lms at https://example.com/v1\n"},
 		{"no address", &Chat{Models: addressed{"x/y", ""}}, "provider x\n"},
 		{"fake", &Chat{Sandbox: &confiner{tier: "none"}}, "sandbox: none\n"},
-		{"a sandbox that cannot start", &Chat{Sandbox: &confiner{err: errors.New("bwrap: no user namespaces")}},
-			"sandbox: cannot start: bwrap: no user namespaces\n"},
+		{"a sandbox not started yet", &Chat{Sandbox: &confiner{planned: "bubblewrap"}},
+			"sandbox: bubblewrap, tried at the first command\n"},
 		{"nothing", &Chat{}, ""},
 	}
 	for _, tt := range tests {

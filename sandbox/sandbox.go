@@ -463,6 +463,19 @@ func (s *Sandbox) TierName() string {
 	return s.tier.name()
 }
 
+// Planned is how a person calls the tier commands will run in, as far as
+// is known without starting it: the tier Start found once started, else
+// the first tier the mode tries on this system.
+func (s *Sandbox) Planned() string {
+	if name := s.TierName(); name != "" {
+		return name
+	}
+	if s.cfg.Mode == Auto {
+		return Preferred().name()
+	}
+	return s.cfg.Mode.name()
+}
+
 // Fallback says why mode Auto runs commands without this system's
 // preferred sandbox (and, when the next cannot run either, why not), or
 // is empty.

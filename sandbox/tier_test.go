@@ -68,3 +68,41 @@ func TestAutoTiers(t *testing.T) {
 		t.Errorf("Preferred() = %q, want %q", got, wantFirst)
 	}
 }
+
+// Planned names the tier before Start, as the mode will try it first,
+// and the tier Start found after it.
+func TestPlanned(t *testing.T) {
+	for _, tt := range []struct {
+		mode Mode
+		want string
+	}{
+		{Auto, Preferred().name()},
+		{Bwrap, "bubblewrap"},
+		{None, "none"},
+	} {
+		t.Run(string(tt.mode), func(t *testing.T) {
+			s, err := New(Config{Mode: tt.mode, Dir: t.TempDir()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			if s.TierName() != "" {
+				t.Fatalf("started before Start: %q", s.TierName())
+			}
+			if got := s.Planned(); got != tt.want {
+				t.Errorf("Planned before Start = %q, want %q", got, tt.want)
+			}
+		})
+	}
+	s, err := New(Config{Mode: None, Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Planned(); got != "none" || s.TierName() != "none" {
+		t.Errorf("after Start: Planned %q, TierName %q", got, s.TierName())
+	}
+}

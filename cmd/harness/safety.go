@@ -77,13 +77,14 @@ func homePaths(paths []string) []string {
 }
 
 // startSandbox starts box now when it must fail early (a sandbox
-// required) or costs little (the preferred sandbox missing, or none on
-// this system), saying through fb when commands will run without the
+// required) or costs little (none asked for, the preferred sandbox
+// missing, or none on this system), saying through fb when commands will run without the
 // preferred one. Starting bwrap to see that it works costs a run a few
 // tens of milliseconds: otherwise the first command does it, and its
 // result tells of a fallback.
 func (s *safetyFlags) startSandbox(ctx context.Context, box *sandbox.Sandbox, fb *fallback) error {
-	if required := s.Sandbox != "" && s.Sandbox != string(sandbox.Auto) && s.Sandbox != string(sandbox.None); required || !box.Installed() {
+	required := s.Sandbox != "" && s.Sandbox != string(sandbox.Auto) && s.Sandbox != string(sandbox.None)
+	if required || s.Sandbox == string(sandbox.None) || !box.Installed() {
 		if err := box.Start(ctx); err != nil {
 			return fmt.Errorf("--sandbox %s: %w", s.Sandbox, err)
 		}

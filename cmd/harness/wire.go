@@ -115,9 +115,6 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string, dirs xdg.
 	if err := c.startSandbox(ctx, tb.box, fb); err != nil {
 		return nil, err
 	}
-	if inREPL { // its first lines name the tier: find it while the rest is built
-		go tb.box.Start(context.WithoutCancel(ctx))
-	}
 	size, err := windowSize(ctx, std.err, model, &c.modelFlags)
 	if err != nil {
 		return nil, &exitCodeError{code: exitUsage, err: err}
