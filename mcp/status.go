@@ -42,3 +42,21 @@ func (st Status) Write(w io.Writer) error {
 	_, err := io.WriteString(w, b.String())
 	return err
 }
+
+// StartNote says what became of the server when a chat started it, in
+// one line.
+func (st Status) StartNote() string {
+	s := st.Server
+	if st.Err != nil {
+		return fmt.Sprintf("server %s did not start, and its tools are left out: %v", s.Name, st.Err)
+	}
+	note := fmt.Sprintf("server %s started with %d tools (%s)", s.Name, len(st.Tools), s.Where())
+	if s.URL == "" {
+		note += "; its program runs outside the sandbox, with only the environment its settings name"
+	}
+	note += "; every call of its tools asks first, unless --approve all"
+	if len(st.Missing) > 0 {
+		note += fmt.Sprintf("; it has no tool %s", strings.Join(st.Missing, ", "))
+	}
+	return note
+}

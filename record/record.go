@@ -151,6 +151,21 @@ type Start struct {
 	SystemPromptBytes int            `json:"system_prompt_bytes"`
 }
 
+// IntOption is the backend setting s among the options the run started
+// with, when it holds a whole number (as JSON reads a number back, a
+// float64 without a fraction).
+func (st Start) IntOption(s protocol.Setting) (int, bool) {
+	switch v := st.Options[string(s)].(type) {
+	case int:
+		return v, true
+	case float64:
+		if v == float64(int(v)) {
+			return int(v), true
+		}
+	}
+	return 0, false
+}
+
 // Usage is a reply's usage as recorded.
 type Usage struct {
 	PromptTokens int     `json:"prompt_tokens"`

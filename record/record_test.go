@@ -326,3 +326,25 @@ func TestModelLine(t *testing.T) {
 		t.Errorf("replay %q, want %q", out.String(), want)
 	}
 }
+
+// TestIntOption: a setting the run started with reads as a whole number
+// whether it was written by the run (an int) or read back from its file
+// (a float64); anything else is not one.
+func TestIntOption(t *testing.T) {
+	st := Start{Options: map[string]any{"num_ctx": 8192, "num_predict": float64(512), "temperature": 0.7, "seed": "7"}}
+	for _, tt := range []struct {
+		setting protocol.Setting
+		want    int
+		ok      bool
+	}{
+		{protocol.NumCtx, 8192, true},
+		{protocol.NumPredict, 512, true},
+		{protocol.Temperature, 0, false},
+		{protocol.Seed, 0, false},
+		{"missing", 0, false},
+	} {
+		if got, ok := st.IntOption(tt.setting); got != tt.want || ok != tt.ok {
+			t.Errorf("IntOption(%s) = %d, %v; want %d, %v", tt.setting, got, ok, tt.want, tt.ok)
+		}
+	}
+}

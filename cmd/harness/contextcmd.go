@@ -39,13 +39,13 @@ func (c *contextCmd) Run(std stdio, dirs xdg.Dirs) error {
 		return err
 	}
 	size := defaultWindow
-	if n, ok := intOption(sv.Start.Options, protocol.NumCtx); ok {
+	if n, ok := sv.Start.IntOption(protocol.NumCtx); ok {
 		size = n
 	}
 	if c.NumCtx > 0 {
 		size = c.NumCtx
 	}
-	reserve, _ := intOption(sv.Start.Options, protocol.NumPredict)
+	reserve, _ := sv.Start.IntOption(protocol.NumPredict)
 	if c.MaxTokens > 0 {
 		reserve = c.MaxTokens
 	}
@@ -91,20 +91,6 @@ func (c *contextCmd) load(dirs xdg.Dirs, root string) (*session.Saved, error) {
 		return nil, err
 	}
 	return store.Load(info.ID)
-}
-
-// intOption is the setting s among a saved session's options, when it
-// holds a whole number.
-func intOption(opts map[string]any, s protocol.Setting) (int, bool) {
-	switch v := opts[string(s)].(type) {
-	case int:
-		return v, true
-	case float64: // as JSON reads numbers
-		if v == float64(int(v)) {
-			return int(v), true
-		}
-	}
-	return 0, false
 }
 
 // savedInstructions is the text the project instructions added to a saved

@@ -92,26 +92,9 @@ func (m *mcpFlags) startMCP(ctx context.Context, dirs xdg.Dirs, file *config.Fil
 	}
 	ss := mcp.Start(ctx, servers)
 	for _, st := range ss.Status() {
-		fmt.Fprintln(log, "mcp: "+startNote(st))
+		fmt.Fprintln(log, "mcp: "+st.StartNote())
 	}
 	return ss, nil
-}
-
-// startNote says what became of a server when a chat started it.
-func startNote(st mcp.Status) string {
-	s := st.Server
-	if st.Err != nil {
-		return fmt.Sprintf("server %s did not start, and its tools are left out: %v", s.Name, st.Err)
-	}
-	note := fmt.Sprintf("server %s started with %d tools (%s)", s.Name, len(st.Tools), s.Where())
-	if s.URL == "" {
-		note += "; its program runs outside the sandbox, with only the environment its settings name"
-	}
-	note += "; every call of its tools asks first, unless --approve all"
-	if len(st.Missing) > 0 {
-		note += fmt.Sprintf("; it has no tool %s", strings.Join(st.Missing, ", "))
-	}
-	return note
 }
 
 // mcpCmd is harness mcp: the MCP servers config.toml declares.
