@@ -84,7 +84,13 @@ func TestInspectRefusesUnchecked(t *testing.T) {
 }
 
 func TestSourcesLeak(t *testing.T) {
-	ws := newWorkspace(t, map[string]string{"notes.txt": "milk\n", "key.txt": "-----BEGIN RSA PRIVATE KEY-----\n"})
+	rows := strings.Repeat("row,1234567890\n", (5<<20)/15) // past 4 MiB
+	ws := newWorkspace(t, map[string]string{
+		"notes.txt": "milk\n",
+		"key.txt":   "-----BEGIN RSA PRIVATE KEY-----\n",
+		"rows.csv":  rows,
+		"tail.csv":  rows + "-----BEGIN RSA PRIVATE KEY-----\n", // the whole file is checked
+	})
 	if err := mkfifo(filepath.Join(ws.Root(), "pipe")); err != nil {
 		t.Skip("no named pipes:", err)
 	}
@@ -95,6 +101,8 @@ func TestSourcesLeak(t *testing.T) {
 	for name, want := range map[string]string{
 		"notes.txt":    "",
 		"key.txt":      "a private key",
+		"rows.csv":     "",
+		"tail.csv":     "a private key",
 		"pipe":         "", // never blocks
 		"missing":      "",
 		"../x":         "",
