@@ -78,13 +78,17 @@ func readsContents(name string, args []string) bool {
 
 // searchesRoot reports whether name with args searches folders
 // recursively, which it does from the working folder, the workspace root,
-// when no folder is named: rg, and grep -r (-R, --recursive,
-// -d recurse). Which operand is the pattern is not worked out, so the root
-// counts as searched whatever folders are named.
+// when no folder is named: rg, git grep (of the working tree with
+// --no-index or --untracked, of tracked files without), and grep -r (-R,
+// --recursive, -d recurse). Which operand is the pattern is not worked
+// out, so the root counts as searched whatever folders are named.
 func searchesRoot(name string, args []string) bool {
 	switch name {
 	case "rg":
 		return true
+	case "git":
+		i := gitCommand(args)
+		return i < len(args) && args[i] == "grep"
 	case "grep", "egrep", "fgrep":
 	default:
 		return false

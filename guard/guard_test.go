@@ -887,6 +887,9 @@ func TestReadsRecursiveSearch(t *testing.T) {
 		{"grep --directories=recurse x", true},
 		{"grep -d recurse x", true},
 		{"rg x", true},
+		{"git grep --no-index -h -e . | rev", true},
+		{"git --no-pager grep -e x", true},
+		{"git log --grep x", false},
 		{"grep x a.txt", false},
 		{"grep -n x a.txt", false},
 	} {
