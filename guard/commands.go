@@ -38,12 +38,27 @@ var namesOnly = map[string]bool{
 	"seq": true, "whoami": true, "uname": true, "env": true, "printenv": true, "exit": true, ":": true,
 }
 
+// listOptions are the options that make a command of namesOnly read a
+// file's text after all, and print its lines: date -f FILE (--file)
+// prints each line it cannot parse as a date, file -f FILE
+// (--files-from) and tree --fromfile FILE print the names FILE holds. A
+// short option is a letter of a cluster ("" for none); a long one may be
+// abbreviated down to min characters, as GNU takes them.
+var listOptions = map[string]struct {
+	short, long string
+	min         int
+}{
+	"date": {"f", "--file", 3},
+	"file": {"f", "--files-from", 3},
+	"tree": {"", "--fromfile", 4},
+}
+
 // readsContents reports whether args make name, one of namesOnly, read
-// the contents of files after all: date -f FILE (--file) reads dates from
-// FILE and prints each line it cannot parse, so every operand counts as
-// read. Long options are taken as GNU takes them, abbreviated.
+// the contents of files after all (listOptions), so that every operand
+// counts as read.
 func readsContents(name string, args []string) bool {
-	if name != "date" {
+	o, ok := listOptions[name]
+	if !ok {
 		return false
 	}
 	for _, a := range args {
@@ -51,10 +66,10 @@ func readsContents(name string, args []string) bool {
 		case a == "--":
 			return false
 		case strings.HasPrefix(a, "--"):
-			if opt, _, _ := strings.Cut(a, "="); len(opt) >= 3 && strings.HasPrefix("--file", opt) {
+			if opt, _, _ := strings.Cut(a, "="); len(opt) >= o.min && strings.HasPrefix(o.long, opt) {
 				return true
 			}
-		case strings.HasPrefix(a, "-") && strings.Contains(a, "f"):
+		case o.short != "" && strings.HasPrefix(a, "-") && strings.Contains(a, o.short):
 			return true // -f FILE, -fFILE, -uf FILE; a value such as -dfri counts too
 		}
 	}
@@ -63,13 +78,17 @@ func readsContents(name string, args []string) bool {
 
 // searchesRoot reports whether name with args searches folders
 // recursively, which it does from the working folder, the workspace root,
-// when no folder is named: rg, and grep -r (-R, --recursive,
-// -d recurse). Which operand is the pattern is not worked out, so the root
-// counts as searched whatever folders are named.
+// when no folder is named: rg, git grep (of the working tree with
+// --no-index or --untracked, of tracked files without), and grep -r (-R,
+// --recursive, -d recurse). Which operand is the pattern is not worked
+// out, so the root counts as searched whatever folders are named.
 func searchesRoot(name string, args []string) bool {
 	switch name {
 	case "rg":
 		return true
+	case "git":
+		i := gitCommand(args)
+		return i < len(args) && args[i] == "grep"
 	case "grep", "egrep", "fgrep":
 	default:
 		return false
@@ -93,18 +112,25 @@ func searchesRoot(name string, args []string) bool {
 // filesFromCommands take --files0-from, abbreviated as GNU allows.
 var filesFromCommands = map[string]bool{"wc": true, "du": true, "sort": true}
 
-// filesFrom returns why args are refused, or "": --files0-from=FILE makes
-// a command read the names of the files it uses from FILE, and print
-// FILE's lines in its messages, so neither what it reads nor what it shows
-// can be checked.
+// filesFrom returns why args are refused, or "": --files0-from=FILE
+// (find -files0-from FILE, tar -T FILE and --files-from=FILE) makes a
+// command read the names of the files it uses from FILE, and print FILE's
+// lines in its messages, so neither what it reads nor what it shows can
+// be checked.
 func filesFrom(name string, args []string) string {
-	for _, a := range args {
+	for i, a := range args {
 		if a == "--" {
 			return ""
 		}
 		opt, _, _ := strings.Cut(a, "=")
-		if opt == "--files0-from" || filesFromCommands[name] && len(opt) >= 3 && strings.HasPrefix("--files0-from", opt) {
+		switch {
+		case opt == "--files0-from" || filesFromCommands[name] && len(opt) >= 3 && strings.HasPrefix("--files0-from", opt):
 			return fmt.Sprintf("%s --files0-from reads the names of the files to use from a file, which the guard cannot check; name the files on the command line", name)
+		case name == "find" && opt == "-files0-from":
+			return "find -files0-from reads the names of the files to use from a file, which the guard cannot check; name the files on the command line"
+		case name == "tar" && (len(opt) >= len("--files") && strings.HasPrefix("--files-from", opt) ||
+			!strings.HasPrefix(a, "--") && strings.Contains(a, "T") && (strings.HasPrefix(a, "-") || i == 0)):
+			return "tar -T (--files-from) reads the names of the files to use from a file, which the guard cannot check; name the files on the command line"
 		}
 	}
 	return ""

@@ -823,6 +823,13 @@ func TestReadsNamesOnlyOptions(t *testing.T) {
 		{"date -d tomorrow a.txt", false},
 		{"date -- -f a.txt", false},
 		{"wc -l a.txt", false},
+		{"file -f a.txt", true},
+		{"file -bf a.txt 2>&1 | rev", true},
+		{"file --files-from=a.txt", true},
+		{"file a.txt", false},
+		{"tree --fromfile a.txt | rev", true},
+		{"tree -f a.txt", false},
+		{"find a.txt -name x", false},
 	} {
 		got, err := p.Reads(t.Context(), tt.cmd, ws)
 		if err != nil {
@@ -836,9 +843,27 @@ func TestReadsNamesOnlyOptions(t *testing.T) {
 	for _, cmd := range []string{
 		"wc --files0-from=a.txt", "du --files0-from a.txt", "sort --files0-from=a.txt", "wc --f=a.txt",
 		"sort --fil a.txt", "cat --files0-from=a.txt",
+		"find -files0-from a.txt", "find -files0-from a.txt -type f",
 	} {
 		if _, err := p.Reads(t.Context(), cmd, ws); !errors.Is(err, ErrRefused) {
 			t.Errorf("%s: err = %v, want refused", cmd, err)
+		}
+	}
+	tar, _ := New([]string{"tar"}, nil)
+	for _, tt := range []struct {
+		cmd     string
+		refused bool
+	}{
+		{"tar -cf - -T a.txt", true},
+		{"tar -cTa.txt -f -", true},
+		{"tar cTf a.txt -", true},
+		{"tar --files-from=a.txt -cf -", true},
+		{"tar --files a.txt -cf -", true},
+		{"tar -cf - a.txt", false},
+		{"tar --file=- -c a.txt", false},
+	} {
+		if _, err := tar.Reads(t.Context(), tt.cmd, ws); errors.Is(err, ErrRefused) != tt.refused {
+			t.Errorf("%s: err = %v, want refused %v", tt.cmd, err, tt.refused)
 		}
 	}
 	if _, err := p.Reads(t.Context(), "sort --field-separator=, a.txt", ws); err != nil {
@@ -862,6 +887,9 @@ func TestReadsRecursiveSearch(t *testing.T) {
 		{"grep --directories=recurse x", true},
 		{"grep -d recurse x", true},
 		{"rg x", true},
+		{"git grep --no-index -h -e . | rev", true},
+		{"git --no-pager grep -e x", true},
+		{"git log --grep x", false},
 		{"grep x a.txt", false},
 		{"grep -n x a.txt", false},
 	} {

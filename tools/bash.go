@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -132,10 +133,13 @@ func inspectBash(ctx context.Context, ws *Workspace, policy *guard.Policy, call 
 		in.Refusal = err
 		return in
 	}
-	files, hidden := c.reads()
+	files, hidden, cut := c.reads()
 	in.Reads = append(files, hidden...)
-	if len(hidden) > 0 {
+	switch {
+	case len(hidden) > 0:
 		in.Secret = "it reads folders that hold protected files, which commands can see without a sandbox: " + strings.Join(hidden, ", ")
+	case cut != "":
+		in.Secret = fmt.Sprintf("it reads the folder %s, which holds more files than can be checked for secrets, so not all could be checked", cut)
 	}
 	in.With = func(ctx context.Context) context.Context { return context.WithValue(ctx, checkedKey{}, c.line) }
 	return in
@@ -185,15 +189,23 @@ func refused(err error) error {
 	return fail(err, "the command was refused%s: %s. Nothing was run", where, why)
 }
 
-// reads returns the regular files the line reads, and, when commands see
-// hidden paths (Workspace.CommandsSeeHidden), the hidden paths inside the
-// folders it reads, each as a path from the root. Folders a command
-// searches (grep -r) are not named: their files reach the model only
-// through the check of the command's output, except the protected files
-// in them when commands see those.
-func (c *checked) reads() (files, hidden []string) {
+// reads returns the regular files the line reads, those in the folders it
+// names included, and, when commands see hidden paths
+// (Workspace.CommandsSeeHidden), the hidden paths inside the folders it
+// reads, each as a path from the root. A folder counts as read whole, as
+// grep -r, diff -r or tar read it: its files are walked as list_files
+// shows them, leaving out hidden and protected entries (which the sandbox
+// hides, or hidden names), up to maxReads files in all; cut names the
+// first folder whose walk stopped there, whose files could not all be
+// named, or is "".
+func (c *checked) reads() (files, hidden []string, cut string) {
 	ws := c.ws
 	var folders []string
+	add := func(abs string) {
+		if rel := ws.Rel(abs); !slices.Contains(files, rel) {
+			files = append(files, rel)
+		}
+	}
 	for _, p := range c.paths {
 		abs, err := ws.Resolve(p)
 		if err != nil {
@@ -202,20 +214,25 @@ func (c *checked) reads() (files, hidden []string) {
 		fi, err := os.Stat(abs)
 		switch {
 		case err != nil:
-		case fi.Mode().IsRegular() && len(files) < maxReads && !slices.Contains(files, ws.Rel(abs)):
-			files = append(files, ws.Rel(abs))
+		case fi.Mode().IsRegular() && len(files) < maxReads:
+			add(abs)
 		case fi.IsDir():
 			folders = append(folders, ws.Rel(abs))
 		}
 	}
+	for _, f := range folders {
+		if !ws.folderFiles(f, maxReads-len(files), add) && cut == "" {
+			cut = f
+		}
+	}
 	if len(folders) == 0 || ws.seesHidden == nil || !ws.seesHidden() {
-		return files, nil
+		return files, nil, cut
 	}
 	all, err := ws.Hidden()
 	if err != nil {
 		// The protected paths could not all be listed: the folders the
 		// command reads stand for them, so the call is still asked about.
-		return files, folders
+		return files, folders, cut
 	}
 	for _, h := range all {
 		rel := ws.Rel(h)
@@ -223,7 +240,43 @@ func (c *checked) reads() (files, hidden []string) {
 			hidden = append(hidden, rel)
 		}
 	}
-	return files, hidden
+	return files, hidden, cut
+}
+
+// maxFolderEntries bounds the entries one walk of folderFiles looks at.
+const maxFolderEntries = 4 * maxReads
+
+// folderFiles calls add with the absolute path of each regular file under
+// the folder rel, a path from the root, at most limit of them, walking it
+// as list_files shows it: no hidden names, nothing protected, no
+// symlinks followed. It reports whether it walked the whole folder.
+func (w *Workspace) folderFiles(rel string, limit int, add func(abs string)) bool {
+	root, err := os.OpenRoot(w.root)
+	if err != nil {
+		return false
+	}
+	defer root.Close()
+	ig := w.ignores(root)
+	start := filepath.Join(w.root, filepath.FromSlash(rel))
+	seen, complete := 0, true
+	err = filepath.WalkDir(start, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil // what cannot be read cannot be read by the command either
+		}
+		if seen++; seen > maxFolderEntries || limit <= 0 {
+			complete = false
+			return filepath.SkipAll
+		}
+		if path != start && (strings.HasPrefix(d.Name(), ".") || w.secret(ig, path, d.IsDir()) != "") {
+			return skip(d)
+		}
+		if d.Type().IsRegular() {
+			add(path)
+			limit--
+		}
+		return nil
+	})
+	return err == nil && complete
 }
 
 // enclosing returns the layout of the repository that root, a workspace

@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"io"
 	"io/fs"
 	"os"
 	"strings"
@@ -11,10 +10,6 @@ import (
 
 	"harness/fence"
 )
-
-// maxScan bounds the bytes of one file whose text Sources checks for
-// secrets before a call reads it.
-const maxScan = 4 << 20
 
 // outputPrefix starts the name an inspection gives a kept result, which
 // no path from the root starts with in practice; a kept result wins over
@@ -39,7 +34,7 @@ func NewSources(ws *Workspace, out *Outputs) *Sources {
 
 // Leak returns what the text of a name an inspection read gave seems to hold, as
 // fence.Leak says of it ("a private key", ...), or "" when it holds none
-// or cannot be read: of a file, its first 4 MiB. A file's answer is kept
+// or cannot be read: of a file, all of its text, read in chunks. A file's answer is kept
 // for as long as the file stays the same version (its identity, size and
 // times), so that paging through a large file reads it for this once; a
 // version changed so recently that a change within the same tick of the
@@ -73,15 +68,12 @@ func (s *Sources) Leak(name string) string {
 	if what, ok := s.leaks.get(abs, v); ok {
 		return what
 	}
-	// Read into once, not copied again, through a buffer no larger than
-	// the file.
-	size := int(min(fi.Size(), maxScan)) + 1
-	var text strings.Builder
-	text.Grow(size)
-	if _, err := io.CopyBuffer(&text, io.LimitReader(f, maxScan), make([]byte, min(size, 32<<10))); err != nil {
+	// The whole file, a chunk at a time: a secret past its first
+	// megabytes is sent as surely as one at its start.
+	what, err := fence.LeakReader(f)
+	if err != nil {
 		return ""
 	}
-	what := fence.Leak(text.String())
 	if now, err := f.Stat(); err == nil && settled {
 		if after, _ := versionOf(now, time.Now()); after == v {
 			s.leaks.put(abs, v, what)

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -57,7 +58,13 @@ func TestInspectReads(t *testing.T) {
 		{protocol.Call{Name: bashName, Args: map[string]any{"command": "ls -l notes.txt && wc -l notes.txt"}}, nil}, // names and counts only
 		{protocol.Call{Name: bashName, Args: map[string]any{"command": "git show HEAD:notes.txt | rev"}}, []string{"notes.txt"}},
 		{protocol.Call{Name: bashName, Args: map[string]any{"command": "rm notes.txt"}}, nil}, // refused
-		{protocol.Call{Name: bashName, Args: map[string]any{"command": "grep -r x ."}}, nil},
+		// A folder is read whole: every file under it, as list_files shows them.
+		{protocol.Call{Name: bashName, Args: map[string]any{"command": "grep -r x ."}}, []string{"main.go", "notes.txt", "sub/a.txt"}},
+		{protocol.Call{Name: bashName, Args: map[string]any{"command": "grep -r . sub | rev"}}, []string{"main.go", "notes.txt", "sub/a.txt"}}, // the root counts as searched
+		{protocol.Call{Name: bashName, Args: map[string]any{"command": "git diff --no-index main.go sub"}}, []string{"main.go", "sub/a.txt"}},
+		{protocol.Call{Name: bashName, Args: map[string]any{"command": "diff -r sub sub"}}, []string{"sub/a.txt"}},
+		{protocol.Call{Name: bashName, Args: map[string]any{"command": "cat sub | rev"}}, []string{"sub/a.txt"}},
+		{protocol.Call{Name: bashName, Args: map[string]any{"command": "ls sub; find sub -name a.txt"}}, nil}, // names only
 	}
 	for _, tt := range tests {
 		got := ts.Inspect(context.Background(), tt.call).Reads
@@ -84,7 +91,13 @@ func TestInspectRefusesUnchecked(t *testing.T) {
 }
 
 func TestSourcesLeak(t *testing.T) {
-	ws := newWorkspace(t, map[string]string{"notes.txt": "milk\n", "key.txt": "-----BEGIN RSA PRIVATE KEY-----\n"})
+	rows := strings.Repeat("row,1234567890\n", (5<<20)/15) // past 4 MiB
+	ws := newWorkspace(t, map[string]string{
+		"notes.txt": "milk\n",
+		"key.txt":   "-----BEGIN RSA PRIVATE KEY-----\n",
+		"rows.csv":  rows,
+		"tail.csv":  rows + "-----BEGIN RSA PRIVATE KEY-----\n", // the whole file is checked
+	})
 	if err := mkfifo(filepath.Join(ws.Root(), "pipe")); err != nil {
 		t.Skip("no named pipes:", err)
 	}
@@ -95,6 +108,8 @@ func TestSourcesLeak(t *testing.T) {
 	for name, want := range map[string]string{
 		"notes.txt":    "",
 		"key.txt":      "a private key",
+		"rows.csv":     "",
+		"tail.csv":     "a private key",
 		"pipe":         "", // never blocks
 		"missing":      "",
 		"../x":         "",
@@ -226,7 +241,8 @@ func TestExposes(t *testing.T) {
 
 // A command that reads a folder reads the protected files in it when
 // commands see them (no sandbox hides them): Reads and Secret name them.
-// When a sandbox hides them, neither does.
+// When a sandbox hides them, neither does; the folder's other files are
+// read either way.
 func TestSourcesSeeHidden(t *testing.T) {
 	ws := newWorkspace(t, map[string]string{
 		".env":         "API_KEY=x\n",
@@ -239,8 +255,8 @@ func TestSourcesSeeHidden(t *testing.T) {
 	ws.CommandsSeeHidden(func() bool { return see })
 	grep := protocol.Call{Name: bashName, Args: map[string]any{"command": "grep -r '' . | rev"}}
 	ctx := t.Context()
-	if got := ts.Inspect(ctx, grep).Reads; len(got) != 0 {
-		t.Errorf("sandboxed: reads %q", got)
+	if got := ts.Inspect(ctx, grep).Reads; !slices.Equal(got, []string{"sub/a.txt"}) {
+		t.Errorf("sandboxed: reads %q, want only sub/a.txt", got)
 	}
 	if why := ts.Inspect(ctx, grep).Secret; why != "" {
 		t.Errorf("sandboxed: secret %q", why)
@@ -257,5 +273,24 @@ func TestSourcesSeeHidden(t *testing.T) {
 	}
 	if why := ts.Inspect(ctx, protocol.Call{Name: readName, Args: map[string]any{"path": ".env"}}).Secret; why == "" {
 		t.Error("read_file .env: not secret")
+	}
+}
+
+// A folder with more files than are named for one call is asked about as
+// a whole, naming it; one within the bound is not.
+func TestInspectReadsLargeFolder(t *testing.T) {
+	files := map[string]string{"small/a.txt": "a\n"}
+	for i := range maxReads + 1 {
+		files[fmt.Sprintf("big/%d/f.txt", i)] = "x\n"
+	}
+	ws := newWorkspace(t, files)
+	ts := inspecting(t, ws, policy(t))
+	in := ts.Inspect(t.Context(), protocol.Call{Name: bashName, Args: map[string]any{"command": "diff -r big big | rev"}})
+	if !strings.Contains(in.Secret, "it reads the folder big, which holds more files than can be checked") || len(in.Reads) != maxReads {
+		t.Errorf("a large folder: secret %q, %d reads", in.Secret, len(in.Reads))
+	}
+	in = ts.Inspect(t.Context(), protocol.Call{Name: bashName, Args: map[string]any{"command": "diff -r small small | rev"}})
+	if in.Secret != "" || !slices.Equal(in.Reads, []string{"small/a.txt"}) {
+		t.Errorf("a small folder: secret %q, reads %q", in.Secret, in.Reads)
 	}
 }

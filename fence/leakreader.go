@@ -1,0 +1,75 @@
+package fence
+
+import (
+	"fmt"
+	"io"
+)
+
+const (
+	// leakChunk is the text LeakReader hands to Leak at a time.
+	leakChunk = 1 << 20
+	// leakSpan is the longest secret LeakReader is sure to find where
+	// two chunks meet: each chunk starts at least this far back in the
+	// one before. It is far longer than any key, token or assignment of
+	// the shapes Leak knows.
+	leakSpan = 64 << 10
+)
+
+// LeakReader returns what the text r yields seems to hold, as Leak says of
+// it, or "" when it holds none, reading the text a chunk at a time so
+// that however long it is, little of it is held at once. Chunks overlap
+// by 64 KiB or more, so a secret shorter than that is found wherever it
+// lies, and they end and start at white space where there is one near,
+// so that a chunk's edge does not cut a word and make its middle look
+// like the start or end of a key. A read that fails is returned, wrapped.
+func LeakReader(r io.Reader) (string, error) {
+	return leakChunks(r, leakChunk, leakSpan)
+}
+
+// leakChunks is LeakReader with chunks of chunk bytes overlapping by span
+// bytes or more (up to 2*span, to start at white space).
+func leakChunks(r io.Reader, chunk, span int) (string, error) {
+	buf := make([]byte, 0, chunk+3*span)
+	for {
+		n, err := io.ReadFull(r, buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		last := err == io.EOF || err == io.ErrUnexpectedEOF
+		if err != nil && !last {
+			return "", fmt.Errorf("checking text for secrets: %w", err)
+		}
+		end := len(buf)
+		if !last {
+			// End after the last white space of the last span bytes.
+			if i := lastSpace(buf[end-span:]); i >= 0 {
+				end = end - span + i + 1
+			}
+		}
+		if what := Leak(string(buf[:end])); what != "" {
+			return what, nil
+		}
+		if last {
+			return "", nil
+		}
+		// Start the next chunk span bytes before this one's end, or
+		// further back, after white space, if there is some within
+		// another span.
+		start := end - span
+		from := max(start-span, 0)
+		if i := lastSpace(buf[from:start]); i >= 0 {
+			start = from + i + 1
+		}
+		buf = buf[:copy(buf, buf[start:])]
+	}
+}
+
+// lastSpace returns the index of the last ASCII white space byte of b, or
+// -1.
+func lastSpace(b []byte) int {
+	for i := len(b) - 1; i >= 0; i-- {
+		switch b[i] {
+		case ' ', '\t', '\n', '\r', '\v', '\f':
+			return i
+		}
+	}
+	return -1
+}
