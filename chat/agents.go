@@ -6,12 +6,12 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 
-	"harness/tools"
+	"harness/protocol"
 	"harness/xdg"
 )
 
@@ -44,27 +44,27 @@ func (c AgentsChange) Notice() string {
 	return ""
 }
 
-// CheckAgents compares the text of the workspace's AGENTS.md that
-// SystemPrompt uses with the hash the last run in the workspace kept in
-// the state folder of dirs (never in the workspace, where a command could
-// change it too), and, when record is set, keeps this run's hash there.
-// Without a state folder every AGENTS.md is new.
-func CheckAgents(ws *tools.Workspace, dirs xdg.Dirs, record bool) (AgentsChange, error) {
-	text, used := agentsFile(ws, io.Discard)
+// CheckAgents compares the text of the workspace's AGENTS.md that the
+// system prompt holds (among ins, the instructions SystemPrompt loaded)
+// with the hash the last run in the workspace at root kept in the state
+// folder of dirs (never in the workspace, where a command could change it
+// too), and, when record is set, keeps this run's hash there. Without a
+// state folder every AGENTS.md is new.
+func CheckAgents(root string, ins []protocol.Instructions, dirs xdg.Dirs, record bool) (AgentsChange, error) {
+	i := slices.IndexFunc(ins, func(in protocol.Instructions) bool { return in.Source == agentsName })
+	used := i >= 0
 	var sum string
 	if used {
-		h := sha256.Sum256([]byte(text))
+		h := sha256.Sum256([]byte(ins[i].Text))
 		sum = hex.EncodeToString(h[:])
 	}
-	state, err := dirs.State()
+	path, err := dirs.ForWorkspace("instructions", root)
 	if err != nil {
 		if used {
 			return AgentsNew, nil
 		}
 		return AgentsSame, nil
 	}
-	key := sha256.Sum256([]byte(ws.Root()))
-	path := filepath.Join(state, "instructions", filepath.Base(ws.Root())+"-"+hex.EncodeToString(key[:6]))
 	kept, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return AgentsSame, fmt.Errorf("AGENTS.md's last hash: %w", err)

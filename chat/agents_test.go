@@ -1,6 +1,7 @@
 package chat
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -39,7 +40,8 @@ func TestCheckAgents(t *testing.T) {
 	}
 	step := func(record bool, want AgentsChange) {
 		t.Helper()
-		got, err := CheckAgents(ws, dirs, record)
+		_, ins := SystemPrompt(ws, nil, dirs, io.Discard)
+		got, err := CheckAgents(ws.Root(), ins, dirs, record)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -111,7 +113,8 @@ func TestIgnoresChanged(t *testing.T) {
 	}
 	step := func(record bool, want ...string) {
 		t.Helper()
-		got, err := Notices(ws, dirs, record)
+		_, ins := SystemPrompt(ws, nil, dirs, io.Discard)
+		got, err := Notices(ws.Root(), ins, dirs, record)
 		if err != nil {
 			t.Fatal(err)
 		}

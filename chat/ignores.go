@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"harness/protocol"
 	"harness/tools"
 	"harness/xdg"
 )
@@ -32,22 +33,20 @@ var ignoreFiles = []string{".gitignore", ".git/info/exclude"}
 // would leave this run protecting less with nothing said. A file that is
 // new is not reported: it can only protect more. Nothing is reported on
 // a workspace's first run.
-func IgnoresChanged(ws *tools.Workspace, dirs xdg.Dirs, record bool) ([]string, error) {
+func IgnoresChanged(root string, dirs xdg.Dirs, record bool) ([]string, error) {
 	now := make(map[string]string)
 	for _, name := range ignoreFiles {
-		data, _, err := tools.ReadHead(filepath.Join(ws.Root(), filepath.FromSlash(name)), maxIgnoreHashed)
+		data, _, err := tools.ReadHead(filepath.Join(root, filepath.FromSlash(name)), maxIgnoreHashed)
 		if err != nil {
 			continue
 		}
 		h := sha256.Sum256(data)
 		now[name] = hex.EncodeToString(h[:])
 	}
-	state, err := dirs.State()
+	path, err := dirs.ForWorkspace("ignores", root)
 	if err != nil {
 		return nil, nil
 	}
-	key := sha256.Sum256([]byte(ws.Root()))
-	path := filepath.Join(state, "ignores", filepath.Base(ws.Root())+"-"+hex.EncodeToString(key[:6]))
 	data, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("the ignore files' last hashes: %w", err)
@@ -96,17 +95,17 @@ func IgnoresNotice(changed []string) string {
 }
 
 // Notices returns the lines a run says at its start about what changed
-// in the workspace since its last run that steers or protects it:
-// AGENTS.md (CheckAgents) and the root's ignore files (IgnoresChanged).
-// With record, this run's state is kept for the next. Both are tried; the
-// error joins theirs.
-func Notices(ws *tools.Workspace, dirs xdg.Dirs, record bool) ([]string, error) {
+// in the workspace at root since its last run that steers or protects it:
+// AGENTS.md, as the system prompt holds it among ins (CheckAgents), and
+// the root's ignore files (IgnoresChanged). With record, this run's state
+// is kept for the next. Both are tried; the error joins theirs.
+func Notices(root string, ins []protocol.Instructions, dirs xdg.Dirs, record bool) ([]string, error) {
 	var out []string
-	agents, errAgents := CheckAgents(ws, dirs, record)
+	agents, errAgents := CheckAgents(root, ins, dirs, record)
 	if n := agents.Notice(); n != "" {
 		out = append(out, n)
 	}
-	ignores, errIgnores := IgnoresChanged(ws, dirs, record)
+	ignores, errIgnores := IgnoresChanged(root, dirs, record)
 	if n := IgnoresNotice(ignores); n != "" {
 		out = append(out, n)
 	}

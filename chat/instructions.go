@@ -30,7 +30,7 @@ func SystemPrompt(ws *tools.Workspace, specs []protocol.ToolSpec, dirs xdg.Dirs,
 	fixed := protocol.SystemPrompt(ws.Root(), specs)
 	var ins []protocol.Instructions
 	if text, ok := agentsFile(ws, warn); ok {
-		ins = append(ins, protocol.Instructions{Source: "AGENTS.md", Text: text})
+		ins = append(ins, protocol.Instructions{Source: agentsName, Text: text})
 	}
 	if dir, err := dirs.Config(); err != nil {
 		fmt.Fprintf(warn, "warning: SYSTEM.md is not used: %v\n", err)
@@ -41,6 +41,9 @@ func SystemPrompt(ws *tools.Workspace, specs []protocol.ToolSpec, dirs xdg.Dirs,
 	ins = slices.DeleteFunc(ins, func(in protocol.Instructions) bool { return strings.TrimSpace(in.Text) == "" })
 	return protocol.WithInstructions(fixed, ins...), ins
 }
+
+// agentsName is the workspace's instructions file.
+const agentsName = "AGENTS.md"
 
 // agentsFile reads AGENTS.md at the workspace's root, through the same
 // boundary and secret rules as the tools: a link out of the workspace, or

@@ -11,6 +11,8 @@
 package xdg
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -61,4 +63,18 @@ func (d Dirs) dir(variable, fallback string) (string, error) {
 		return "", fmt.Errorf("%w; set %s to an absolute path", err, variable)
 	}
 	return filepath.Join(home, filepath.FromSlash(fallback), "harness"), nil
+}
+
+// ForWorkspace is where the state folder keeps what the harness knows of
+// the workspace at root under kind (its toolchains' caches, the hashes
+// of its instructions and ignore files): one entry a workspace, named by
+// the root's last element and a hash of the whole root, so that two
+// workspaces of one name never share one. It makes nothing.
+func (d Dirs) ForWorkspace(kind, root string) (string, error) {
+	dir, err := d.State()
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256([]byte(root))
+	return filepath.Join(dir, kind, filepath.Base(root)+"-"+hex.EncodeToString(sum[:6])), nil
 }

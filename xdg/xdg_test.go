@@ -3,6 +3,7 @@ package xdg_test
 import (
 	"errors"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"harness/xdg"
@@ -47,5 +48,34 @@ func TestDirs(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// ForWorkspace gives each workspace its own entry of a kind in the state
+// folder, named so that a person can tell it, and two workspaces of one
+// name apart.
+func TestForWorkspace(t *testing.T) {
+	d := xdg.Dirs{Getenv: func(v string) string {
+		if v == "XDG_STATE_HOME" {
+			return "/state"
+		}
+		return ""
+	}, Home: func() (string, error) { return "/home/u", nil }}
+	a, err := d.ForWorkspace("caches", "/src/app")
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, _ := d.ForWorkspace("caches", "/src/app")
+	other, _ := d.ForWorkspace("caches", "/work/app")
+	hashes, _ := d.ForWorkspace("ignores", "/src/app")
+	if a != again || a == other || filepath.Base(a) != filepath.Base(hashes) {
+		t.Errorf("entries %q, %q, %q, %q", a, again, other, hashes)
+	}
+	if dir := filepath.Dir(a); dir != filepath.Join("/state", "harness", "caches") || !strings.HasPrefix(filepath.Base(a), "app-") || len(filepath.Base(a)) != len("app-")+12 {
+		t.Errorf("entry %q", a)
+	}
+	none := xdg.Dirs{Getenv: func(string) string { return "" }, Home: func() (string, error) { return "", errors.New("no home") }}
+	if _, err := none.ForWorkspace("caches", "/src/app"); err == nil {
+		t.Error("an entry without a state folder")
 	}
 }

@@ -149,14 +149,14 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string, dirs xdg.
 			ch.out.Close()
 		}
 	}
-	notices, err := chat.Notices(tb.ws, dirs, !c.NoSession)
+	system, loaded := chat.SystemPrompt(tb.ws, specs, dirs, log)
+	notices, err := chat.Notices(tb.ws.Root(), loaded, dirs, !c.NoSession)
 	for _, n := range notices {
 		fmt.Fprintln(log, n)
 	}
 	if err != nil {
 		fmt.Fprintf(log, "warning: %v\n", err)
 	}
-	system, loaded := chat.SystemPrompt(tb.ws, specs, dirs, log)
 	r := &chat.Chat{
 		Model:     model,
 		Models:    provs.models(),

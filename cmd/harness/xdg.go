@@ -1,8 +1,6 @@
 package main
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"os"
 	"path/filepath"
 
@@ -35,12 +33,10 @@ func outputsDir(dirs xdg.Dirs, noSession bool) string {
 // folder or the folder cannot be made there: commands then find the
 // user's caches, which they can read but not write.
 func cachesDir(dirs xdg.Dirs, root string) string {
-	dir, err := dirs.State()
+	dir, err := dirs.ForWorkspace("caches", root)
 	if err != nil {
 		return ""
 	}
-	sum := sha256.Sum256([]byte(root))
-	dir = filepath.Join(dir, "caches", filepath.Base(root)+"-"+hex.EncodeToString(sum[:6]))
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return ""
 	}
