@@ -113,7 +113,9 @@ func inspectWrite(ws *Workspace) inspector {
 				in.Reads = []string{ws.Rel(abs)}
 			}
 			after, ok = afterEdit(before, old, stringArg(call, "new_text"))
-			in.Refusal = cannotApply(ws, abs, old, in.Secret)
+			if !ok { // read again, through the tools' own checks, only to say why
+				in.Refusal = cannotApply(ws, abs, old, in.Secret)
+			}
 		}
 		if ok {
 			// An edit that would fail previews nothing: its result says why.
