@@ -258,11 +258,8 @@ func toolName(name string) string {
 // ErrorLine is the short form of an error body: its first line, and its
 // last when that is a bracketed status such as a command's exit.
 func ErrorLine(body string) string {
-	lines := strings.Split(strings.TrimRight(body, "\n"), "\n")
-	if last := lines[len(lines)-1]; len(lines) > 1 && strings.HasPrefix(last, "[") {
-		return firstLine(lines[0]) + " ... " + clip(last, 200)
-	}
-	return firstLine(body)
+	first, _, _ := strings.Cut(ErrorLines(body), "\n")
+	return first
 }
 
 // maxErrorLines bounds the lines of an error the tool-error line shows.
@@ -270,7 +267,7 @@ const maxErrorLines = 6
 
 // ErrorLines is an error body as the tool-error line shows it: its first
 // line, and its last when that is a bracketed status such as a command's
-// exit, as ErrorLine has them; then the lines between, indented, up to
+// exit (ErrorLine is that line alone); then the lines between, indented, up to
 // maxErrorLines lines in all, each clipped, and how many more there were.
 // The lines that say where an edit went wrong are what a user needs of
 // such an error.
