@@ -69,12 +69,11 @@ type Chat struct {
 	ShowWire     bool   // --show-wire
 	Release      func() // releases what the wiring opened; Close calls it
 
-	backend protocol.Backend // what the model says it is
-	tools   loop.Tools       // the main conversation's, behind the gate
-	window  *view.Window     // shows the context window, and /context
-	conv    conversation     // where the conversation comes from and is saved
-	agent   *loop.Agent
-	turn    *view.Turn // what the agent renders with
+	tools  loop.Tools   // the main conversation's, behind the gate
+	window *view.Window // shows the context window, and /context
+	conv   conversation // where the conversation comes from and is saved
+	agent  *loop.Agent
+	turn   *view.Turn // what the agent renders with
 }
 
 // Attacher adds to an input what its @tags name, saying so on log.
@@ -83,17 +82,7 @@ type Attacher interface {
 }
 
 // Backend is what the model in use says it is.
-func (c *Chat) Backend() protocol.Backend {
-	if c.backend.Name == "" && c.Model != nil {
-		c.backend = c.Model.Describe()
-	}
-	return c.backend
-}
-
-// setModel makes b the model in use.
-func (c *Chat) setModel(b Backend) {
-	c.Model, c.backend = b, b.Describe()
-}
+func (c *Chat) Backend() protocol.Backend { return c.Model.Describe() }
 
 // Root is the workspace's root.
 func (c *Chat) Root() string { return c.Workspace.Root() }

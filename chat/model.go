@@ -130,7 +130,7 @@ func (c *Chat) useModel(b Backend, use func(), size int, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	c.setModel(b)
+	c.Model = b
 	c.tools = ts
 	use()
 	if size != c.Config.Window {

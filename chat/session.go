@@ -242,7 +242,7 @@ func (c *Chat) adoptModel(ctx context.Context, sv *session.Saved) {
 		return
 	}
 	use()
-	c.setModel(b)
+	c.Model = b
 	c.conv.notes = append(c.conv.notes, fmt.Sprintf("note: session %s goes on with the model it used last, %s (-m chooses another)", sv.ID(), name))
 }
 
