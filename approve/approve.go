@@ -698,7 +698,7 @@ func (g *Gate) refusal(ctx context.Context, d Decision, q Question) string {
 func (g *Gate) refuse(call protocol.Call, d Decision, body string) protocol.Result {
 	d.Call = call
 	g.record(d)
-	return protocol.Result{CallID: call.ID, Tool: call.Name, Body: body}
+	return protocol.Result{CallID: call.ID, Tool: call.Name, Body: body, Refused: true}
 }
 
 func (g *Gate) record(d Decision) {

@@ -109,7 +109,7 @@ func (b *Budget) Event(e Event) error {
 }
 
 func (b *Budget) repeated(e Event) error {
-	if b.Repeats <= 0 || !e.Ran {
+	if b.Repeats <= 0 || !e.Ran && !e.Result.Refused { // a refusal asked for again repeats too
 		return nil
 	}
 	args, _ := json.Marshal(e.Call.Args) // map keys come out sorted

@@ -224,3 +224,32 @@ func compactOnceAt(n int) compactor {
 		return c.Messages, true, nil
 	}
 }
+
+// refusing refuses every call before it runs, as an approval gate does.
+type refusing struct{ loop.Tools }
+
+func (r refusing) Run(_ context.Context, call protocol.Call) protocol.Result {
+	return protocol.Result{CallID: call.ID, Tool: call.Name, Body: "Not run: refused.", Refused: true}
+}
+
+// A call refused before it began did not run, and the events say so; a
+// model that asks for it again and again still meets the repeat limit.
+func TestRefusedCallsDidNotRunAndStillRepeat(t *testing.T) {
+	echo := ">>>\nTOOL_CALL {\"name\":\"echo\",\"arguments\":{\"text\":\"a\"}}\n"
+	h := newHarness(t, strings.Repeat(echo, 4)+">>>\ndone\n", loop.Config{})
+	var ran []bool
+	b := &loop.Budget{Repeats: 3, Window: 8}
+	h.agent = loop.New(h.model, refusing{h.set}, loop.Config{System: "SYSTEM"}, b, loop.Observe(func(e loop.Event) {
+		if e.Kind == loop.CallEnded {
+			ran = append(ran, e.Ran)
+		}
+	}))
+	_, err := h.agent.Turn(context.Background(), "go")
+	var le *loop.LimitError
+	if !errors.As(err, &le) || le.Name != "max-repeats" {
+		t.Fatalf("err = %v, want the repeat limit", err)
+	}
+	if len(ran) != 3 || ran[0] || ran[1] || ran[2] {
+		t.Errorf("ran = %v, want three calls that did not run", ran)
+	}
+}

@@ -65,7 +65,7 @@ type Event struct {
 	Call     protocol.Call    // CallStarted, CallEnded
 	Writes   bool             // CallStarted, CallEnded: the tool may change the workspace
 	Result   protocol.Result  // CallEnded
-	Ran      bool             // CallEnded: the call ran (false: refused before running)
+	Ran      bool             // CallEnded: the call ran (false: refused before running, by the loop or Result.Refused)
 	Duration time.Duration    // Replied, Interrupted: the model call; CallEnded: the call
 	Report   *Report          // TurnEnded
 	Err      error            // TurnEnded: why the turn ended without an answer

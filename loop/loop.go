@@ -165,7 +165,7 @@ func (a *Agent) Turn(ctx context.Context, input string) (string, error) {
 		a.turn-- // nothing of the turn stays
 	}
 	t.report.Err = err
-	if herr := a.emitAt(t.report.Turn, Event{Kind: TurnEnded, Step: t.step, Text: answer, Report: t.report, Err: err}); err == nil && herr != nil {
+	if herr := a.emitAt(t.report.Turn, Event{Kind: TurnEnded, Step: t.began, Text: answer, Report: t.report, Err: err}); err == nil && herr != nil {
 		return answer, herr
 	}
 	return answer, err
@@ -175,6 +175,7 @@ func (a *Agent) Turn(ctx context.Context, input string) (string, error) {
 type turn struct {
 	agent        *Agent
 	step         int
+	began        int // the last step whose request was made: the turn's last step
 	report       *Report
 	formatErrors int
 	resultBytes  int // of the results of this step so far
@@ -193,6 +194,7 @@ func (t *turn) run(ctx context.Context) (string, error) {
 			return "", err
 		}
 		req := protocol.Request{Messages: slices.Clip(a.msgs), Stop: protocol.StopSequences()}
+		t.began = t.step
 		if err := a.emit(Event{Kind: StepStarted, Step: t.step, Request: req}); err != nil {
 			return "", err
 		}

@@ -131,7 +131,7 @@ func (t *turn) runBatch(ctx context.Context, batch []*job) error {
 		t.finish(j)
 		// Calls of this batch that ran are reported even after a hook
 		// objects: they happened.
-		if err := a.emit(Event{Kind: CallEnded, Step: t.step, Call: j.call, Writes: j.writes, Result: j.res, Ran: j.run, Duration: j.took}); err != nil && stop == nil {
+		if err := a.emit(Event{Kind: CallEnded, Step: t.step, Call: j.call, Writes: j.writes, Result: j.res, Ran: j.run && !j.res.Refused, Duration: j.took}); err != nil && stop == nil {
 			stop = err
 		}
 	}

@@ -163,6 +163,10 @@ type Result struct {
 	// act (a command that ran and then failed). Never sent to the model;
 	// the body says it in words.
 	Wrote bool
+	// Refused is true when the call never began: a check or the user
+	// refused it before it could run. Never sent to the model; the body
+	// says it in words.
+	Refused bool
 	// Note is for the user alone, never part of the message the model
 	// reads: what the harness did that the body hides, such as what a
 	// lying tool changed. One line a note; empty when there is none.
