@@ -349,7 +349,7 @@ func (r *Recorder) Event(e loop.Event) error {
 		if e.Err != nil {
 			msg = e.Err.Error()
 		}
-		l.Type, l.Answer, l.Error, l.Report = "turn_end", ptr(e.Text), ptr(msg), e.Report
+		l.Type, l.Answer, l.Error, l.Report = "turn_end", ptr(e.Text), ptr(msg), listed(e.Report)
 	default:
 		return nil
 	}
@@ -396,6 +396,22 @@ type outputLine struct {
 	Type   string `json:"type"`
 	Format int    `json:"format"`
 	*Line
+}
+
+// listed is r with its lists empty rather than nil, so that a program
+// reading the line finds a list where the schema says one is, never null.
+func listed(r *loop.Report) *loop.Report {
+	if r == nil {
+		return nil
+	}
+	c := *r
+	if c.Changed == nil {
+		c.Changed = []string{}
+	}
+	if c.Unverified == nil {
+		c.Unverified = []string{}
+	}
+	return &c
 }
 
 func ptr[T any](v T) *T { return &v }

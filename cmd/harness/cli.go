@@ -82,11 +82,14 @@ func executeIn(ctx context.Context, dirs xdg.Dirs, args []string, stdin io.Reade
 // exitCodeOf is the exit code of a command that returned err.
 func exitCodeOf(err error) int {
 	var ec *exitCodeError
+	var sig *signalled
 	switch {
 	case err == nil:
 		return exitOK
 	case errors.As(err, &ec):
 		return ec.code
+	case errors.As(err, &sig):
+		return sig.code()
 	case errors.Is(err, loop.ErrLimit):
 		return exitLimit
 	case errors.Is(err, context.Canceled):

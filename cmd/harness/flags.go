@@ -34,7 +34,7 @@ type sessionFlags struct {
 
 type chatCmd struct {
 	Prompt         promptText `short:"p" placeholder:"PROMPT" help:"Run one turn and exit: the answer goes to stdout, everything else to stderr. Exit codes: 0 answer, 1 error, 2 bad usage, 3 a limit ended the turn, 130 interrupted."`
-	Output         string     `default:"text" enum:"text,json" placeholder:"FORMAT" help:"What -p writes to stdout: text, the answer alone; json, one JSON object a line as the run goes (its start, each step, reply, call, result, approval and compaction, the report) and last the answer with the exit code (the schema is in the README). Only with -p."`
+	Output         string     `default:"text" enum:"text,json,stream-json" placeholder:"FORMAT" help:"What -p writes to stdout: text, the answer alone; json (or stream-json, the same), one JSON object a line as the run goes (its start, each step, reply, call, result, approval and compaction, the report) and last the answer with the exit code (the schema is in the README). Only with -p."`
 	Record         string     `placeholder:"FILE" help:"Append a record of the run to FILE, one JSON object a line, written as it happens (read it with: harness replay FILE). A new FILE is made readable by you alone (0600), as it holds everything the model read; an existing one keeps its mode."`
 	TestPattern    string     `placeholder:"REGEXP" help:"Command lines matching this count as test runs in the turn report (by default, or when empty, a test command at the start of the line or after && or ;)."`
 	Compact        bool       `default:"true" negatable:"" help:"Keep the conversation inside --num-ctx: mask old tool results, then have the model summarize older turns (--no-compact: the server refuses a request that does not fit, and the turn ends)."`

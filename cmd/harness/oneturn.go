@@ -17,10 +17,13 @@ import (
 	"harness/xdg"
 )
 
-// The values of --output.
+// The values of --output. stream-json is json by the name other agents'
+// command lines give the same thing, so that scripts written for them
+// need one change less.
 const (
-	outputText = "text"
-	outputJSON = "json"
+	outputText       = "text"
+	outputJSON       = "json"
+	outputStreamJSON = "stream-json"
 )
 
 // errOutputNeedsPrompt is the error of --output json without -p.
@@ -33,7 +36,7 @@ func (c *chatCmd) Run(ctx context.Context, std stdio, k *kong.Context, dirs xdg.
 		}
 		return c.repl(ctx, std, flagsGiven(k), dirs)
 	}
-	if c.Output != outputJSON {
+	if c.Output != outputJSON && c.Output != outputStreamJSON {
 		answer, err := c.oneTurn(ctx, std, flagsGiven(k), dirs, nil)
 		if err != nil {
 			return err

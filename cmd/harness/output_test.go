@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -66,6 +67,8 @@ func TestOutputJSONEndsWithTheAnswer(t *testing.T) {
 	empty := script("empty.fake", "")
 	cancelled, cancel := context.WithCancel(context.Background())
 	cancel()
+	terminated, end := context.WithCancelCause(context.Background())
+	end(&signalled{sig: syscall.SIGTERM})
 	tests := []struct {
 		name   string
 		ctx    context.Context
@@ -80,6 +83,7 @@ func TestOutputJSONEndsWithTheAnswer(t *testing.T) {
 		{"no room in the window", context.Background(), []string{"--fake", answer, "--num-ctx", "4096", "--max-tokens", "4096"}, exitUsage, "", ""},
 		{"limit", context.Background(), []string{"--fake", loops, "--max-steps", "1"}, exitLimit, "", "max-steps"},
 		{"interrupted", cancelled, []string{"--fake", slow}, exitInterrupt, "", ""},
+		{"terminated", terminated, []string{"--fake", slow}, 128 + int(syscall.SIGTERM), "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
