@@ -117,3 +117,22 @@ func BenchmarkResultMessage(b *testing.B) {
 		Result{CallID: CallID(i + 1), Tool: "read_file", OK: true, Body: body}.Message()
 	}
 }
+
+// BenchmarkStreamLongLine streams a reply of one long line in small
+// pieces, as a model writes a minified file: the time per byte stays the
+// same whatever the line's length (compare the sizes).
+func BenchmarkStreamLongLine(b *testing.B) {
+	for _, size := range []int{16 << 10, 256 << 10} {
+		b.Run(fmt.Sprint(size), func(b *testing.B) {
+			piece := strings.Repeat("x", 8)
+			b.SetBytes(int64(size))
+			for b.Loop() {
+				var s Stream
+				for range size / len(piece) {
+					s.Add(piece)
+				}
+				s.Add("\n")
+			}
+		})
+	}
+}

@@ -23,6 +23,7 @@ import (
 type Stream struct {
 	reply   strings.Builder // the reply so far
 	read0   int             // where the line still arriving begins in reply
+	scanned int             // reply[read0:scanned] holds no newline
 	lines   []string        // the complete lines, the start blanked if it was thinking
 	settled bool            // whether the first think tag has come
 
@@ -61,10 +62,15 @@ func (s *Stream) Add(piece string) {
 	s.reply.WriteString(piece)
 	reply := s.reply.String()
 	for {
-		i := strings.IndexByte(reply[s.read0:], '\n')
+		// A long line that comes in many pieces is searched once, not
+		// from its start at each piece.
+		from := max(s.read0, s.scanned)
+		i := strings.IndexByte(reply[from:], '\n')
 		if i < 0 {
+			s.scanned = len(reply)
 			break
 		}
+		i += from - s.read0
 		if len(s.lines) == cap(s.lines) {
 			s.lines = slices.Grow(s.lines, len(s.lines))
 		}
