@@ -6,26 +6,19 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
 // TestExitCodes checks each exit code of the CLI against a case that must
 // produce it.
 func TestExitCodes(t *testing.T) {
-	dir := t.TempDir()
-	script := func(name, body string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	answer := script("answer.fake", ">>>\nhi\n")
-	loops := script("loop.fake", ">>>\nTOOL_CALL {\"name\":\"list_files\",\"arguments\":{}}\n>>>\nTOOL_CALL {\"name\":\"list_files\",\"arguments\":{\"path\":\"x\"}}\n")
-	slow := script("slow.fake", ">>> delay=30s\nhi\n")
-	empty := script("empty.fake", "")
+	f := writeFakes(t, "hi")
+	dir, answer, loops, slow, empty := f.dir, f.answer, f.loops, f.slow, f.empty
 	cancelled, cancel := context.WithCancel(context.Background())
 	cancel()
+	terminated, end := context.WithCancelCause(context.Background())
+	end(&signalled{sig: syscall.SIGTERM})
 	tests := []struct {
 		name string
 		ctx  context.Context
@@ -40,6 +33,7 @@ func TestExitCodes(t *testing.T) {
 		{"too large for the window", context.Background(), []string{"-w", dir, "--fake", answer, "--num-ctx", "2048", "-p", strings.Repeat("word ", 2000)}, exitError},
 		{"limit", context.Background(), []string{"-w", dir, "--fake", loops, "--max-steps", "1", "-p", "hi"}, exitLimit},
 		{"interrupted", cancelled, []string{"-w", dir, "--fake", slow, "-p", "hi"}, exitInterrupt},
+		{"terminated", terminated, []string{"-w", dir, "--fake", slow, "-p", "hi"}, 128 + int(syscall.SIGTERM)},
 		{"help", context.Background(), []string{"--help"}, exitOK},
 	}
 	for _, tt := range tests {
@@ -48,6 +42,31 @@ func TestExitCodes(t *testing.T) {
 				t.Errorf("exit code %d, want %d", got, tt.want)
 			}
 		})
+	}
+}
+
+// fakes are the fake-model scripts the exit tests run, written in dir,
+// which is also their workspace: one that answers, one whose calls go on
+// for ever, one that answers after 30 s, and one with no reply.
+type fakes struct{ dir, answer, loops, slow, empty string }
+
+// writeFakes writes the fakes, the first one answering answer.
+func writeFakes(t *testing.T, answer string) fakes {
+	t.Helper()
+	dir := t.TempDir()
+	script := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	return fakes{
+		dir:    dir,
+		answer: script("answer.fake", ">>>\n"+answer+"\n"),
+		loops:  script("loop.fake", ">>>\nTOOL_CALL {\"name\":\"list_files\",\"arguments\":{}}\n>>>\nTOOL_CALL {\"name\":\"list_files\",\"arguments\":{\"path\":\"x\"}}\n"),
+		slow:   script("slow.fake", ">>> delay=30s\nhi\n"),
+		empty:  script("empty.fake", ""),
 	}
 }
 

@@ -53,18 +53,8 @@ func cmdJSONLines(ts *testscript.TestScript, neg bool, args []string) {
 // the run, and the last line is the answer with the exit code the harness
 // ends with, saying which limit ended the turn when one did.
 func TestOutputJSONEndsWithTheAnswer(t *testing.T) {
-	dir := t.TempDir()
-	script := func(name, body string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	answer := script("answer.fake", ">>>\nhi\x1b[2J\n")
-	loops := script("loop.fake", ">>>\nTOOL_CALL {\"name\":\"list_files\",\"arguments\":{}}\n>>>\nTOOL_CALL {\"name\":\"list_files\",\"arguments\":{\"path\":\"x\"}}\n")
-	slow := script("slow.fake", ">>> delay=30s\nhi\n")
-	empty := script("empty.fake", "")
+	f := writeFakes(t, "hi\x1b[2J")
+	dir, answer, loops, slow, empty := f.dir, f.answer, f.loops, f.slow, f.empty
 	cancelled, cancel := context.WithCancel(context.Background())
 	cancel()
 	terminated, end := context.WithCancelCause(context.Background())
