@@ -3,6 +3,7 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -144,8 +145,8 @@ type group struct {
 // make returns a new group that holds at most procs processes and
 // threads.
 func (c *cgroups) make(procs int) (*group, error) {
-	dir := filepath.Join(c.dir, fmt.Sprintf("harness-%d-%d", os.Getpid(), c.n.Add(1)))
-	if err := os.Mkdir(dir, 0o755); err != nil {
+	dir, err := c.mkdir()
+	if err != nil {
 		return nil, fmt.Errorf("making a control group: %w", err)
 	}
 	g := &group{dir: dir, parent: c.dir, removed: make(chan struct{})}
@@ -162,6 +163,27 @@ func (c *cgroups) make(procs int) (*group, error) {
 		g.v2 = f
 	}
 	return g, nil
+}
+
+// mkdir makes the folder of a new group, named after this process. A
+// harness that was killed leaves its groups behind, and a later one can
+// get its process id: a leftover of that name is removed (the kernel
+// removes only an empty group, so one still in use stays), or the next
+// name taken.
+func (c *cgroups) mkdir() (string, error) {
+	var err error
+	for range 8 {
+		dir := filepath.Join(c.dir, fmt.Sprintf("harness-%d-%d", os.Getpid(), c.n.Add(1)))
+		if err = os.Mkdir(dir, 0o755); !errors.Is(err, fs.ErrExist) {
+			return dir, err
+		}
+		if os.Remove(dir) == nil {
+			if err = os.Mkdir(dir, 0o755); !errors.Is(err, fs.ErrExist) {
+				return dir, err
+			}
+		}
+	}
+	return "", err
 }
 
 // start starts cmd inside the group, so that its first process is in it

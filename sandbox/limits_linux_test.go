@@ -95,3 +95,26 @@ func TestCgroupDir(t *testing.T) {
 		}
 	}
 }
+
+// A group left behind by a killed harness whose process id this one got
+// is taken over when empty, and passed by when still in use: making a
+// group never fails for a name a dead process used.
+func TestCgroupLeftovers(t *testing.T) {
+	c := &cgroups{dir: t.TempDir()}
+	name := func(n int) string { return filepath.Join(c.dir, "harness-"+strconv.Itoa(os.Getpid())+"-"+strconv.Itoa(n)) }
+	if err := os.Mkdir(name(1), 0o755); err != nil { // empty: a leftover
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(name(2), "busy"), 0o755); err != nil { // not empty: in use
+		t.Fatal(err)
+	}
+	if dir, err := c.mkdir(); err != nil || dir != name(1) {
+		t.Fatalf("mkdir over an empty leftover = %q, %v; want %q", dir, err, name(1))
+	}
+	if dir, err := c.mkdir(); err != nil || dir != name(3) {
+		t.Fatalf("mkdir over a group in use = %q, %v; want %q", dir, err, name(3))
+	}
+	if _, err := os.Stat(filepath.Join(name(2), "busy")); err != nil {
+		t.Errorf("the group in use was touched: %v", err)
+	}
+}
