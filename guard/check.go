@@ -425,6 +425,7 @@ func (c *checker) call(ce *syntax.CallExpr, inFunc bool) *Refusal {
 	if searchesRoot(name, args) {
 		c.read(".")
 	}
+	c.read(docReads(name, args, c.isDir)...)
 	if !namesOnly[name] || readsContents(name, args) {
 		for i, arg := range args {
 			if !text[i] {

@@ -109,6 +109,35 @@ func searchesRoot(name string, args []string) bool {
 	return false
 }
 
+// docReads returns the folders that name, given args, reads the Go
+// files of without naming them: go doc documents the package of the
+// working folder, the workspace root, when given no package, and finds
+// one given by its import path or the end of it anywhere in the module,
+// reading every .go file of its folder, ignored ones included (-u and
+// -src print what they hold). An operand that is a folder of the
+// workspace is read; any other, or none, counts as reading the root,
+// whole, which holds every package of the workspace. isDir says whether
+// an operand is a folder.
+func docReads(name string, args []string, isDir func(string) bool) []string {
+	if name != "go" || len(args) == 0 || args[0] != "doc" {
+		return nil
+	}
+	var folders []string
+	for _, a := range args[1:] {
+		switch {
+		case strings.HasPrefix(a, "-"):
+		case isDir(a):
+			folders = append(folders, a)
+		default:
+			return []string{"."}
+		}
+	}
+	if len(folders) == 0 {
+		return []string{"."}
+	}
+	return folders
+}
+
 // filesFromCommands take --files0-from, abbreviated as GNU allows.
 var filesFromCommands = map[string]bool{"wc": true, "du": true, "sort": true}
 

@@ -1036,3 +1036,39 @@ func TestGitHeldToWorkspaceFolder(t *testing.T) {
 		}
 	}
 }
+
+// go doc reads the Go files of the package it documents, which it finds
+// anywhere in the module by its path: the folders it is given are read,
+// and with no folder, the root, whole.
+func TestReadsGoDoc(t *testing.T) {
+	ws := newTestWorkspace(t)
+	p, _ := New(nil, nil)
+	for _, tt := range []struct {
+		cmd  string
+		want []string
+	}{
+		{"go doc -all -u | rev", []string{"."}},
+		{"go doc", []string{"."}},
+		{"go doc Thing", []string{"."}},
+		{"go doc example.com/demo/sub", []string{"."}},
+		{"go doc ./sub", []string{"./sub"}},
+		{"go doc -u -src sub", []string{"sub"}},
+		{"go doc ./sub Thing", []string{"."}},
+		{"go vet", nil},
+		{"go version", nil},
+	} {
+		got, err := p.Reads(t.Context(), tt.cmd, ws)
+		if err != nil {
+			t.Errorf("%s: %v", tt.cmd, err)
+			continue
+		}
+		for _, w := range tt.want {
+			if !contains(got, w) {
+				t.Errorf("%s: reads %q, want %q among them", tt.cmd, got, w)
+			}
+		}
+		if tt.want == nil && contains(got, ".") {
+			t.Errorf("%s: reads %q, want the root not read", tt.cmd, got)
+		}
+	}
+}
