@@ -1072,3 +1072,37 @@ func TestReadsGoDoc(t *testing.T) {
 		}
 	}
 }
+
+// jq programs that load modules or data files by name, or come from a
+// file, are refused; the words as fields, strings or parts of names are
+// not.
+func TestJqModules(t *testing.T) {
+	ws := newTestWorkspace(t)
+	p, _ := New(nil, nil)
+	for _, cmd := range []string{
+		`jq -n 'import "./cfg/service" as s; s::token'`,
+		`jq -n 'include "service"; token'`,
+		`jq -n -L sub 'import "data" as $d; $d'`,
+		`jq -n '"service" | modulemeta'`,
+		`jq -n 'include"x";.'`,
+		`jq -f prog.jq a.txt`,
+		`jq -nrf prog.jq`,
+		`jq --from-file prog.jq`,
+	} {
+		if err := p.Check(t.Context(), cmd, ws); err == nil || !strings.Contains(err.Error(), "jq") {
+			t.Errorf("%s: %v, want a refusal of jq", cmd, err)
+		}
+	}
+	for _, cmd := range []string{
+		`jq .import a.txt`,
+		`jq '.include' a.txt`,
+		`jq '$imports' a.txt`,
+		`jq -n '{included: 1}'`,
+		`jq -r '.a | ascii_downcase' a.txt`,
+		`jq --rawfile t a.txt -n '$t'`,
+	} {
+		if err := p.Check(t.Context(), cmd, ws); err != nil {
+			t.Errorf("%s: refused: %v", cmd, err)
+		}
+	}
+}
