@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -47,14 +48,14 @@ func TestHistorySecrets(t *testing.T) {
 		{[]string{"main.go"}, nil},
 		{nil, nil},
 	} {
-		got, err := ws.HistorySecrets(t.Context(), tt.specs)
+		got, err := historyNames(ws, t, tt.specs)
 		if err != nil || !slices.Equal(got, tt.want) {
 			t.Errorf("HistorySecrets(%q) = %q, %v; want %q", tt.specs, got, err, tt.want)
 		}
 	}
 	// Ignored now, and gone from the working tree: still in history.
 	writeFiles(t, ws.root, map[string]string{".gitignore": "config.local\n"})
-	got, err := ws.HistorySecrets(t.Context(), []string{"."})
+	got, err := historyNames(ws, t, []string{"."})
 	if want := []string{".env", "config.local", "sub/id_rsa"}; err != nil || !slices.Equal(got, want) {
 		t.Errorf("after ignoring config.local: %q, %v; want %q", got, err, want)
 	}
@@ -63,9 +64,57 @@ func TestHistorySecrets(t *testing.T) {
 	gitIn(t, ws.root, "switch", "-qc", "other")
 	gitIn(t, ws.root, "add", "deploy.pem")
 	gitIn(t, ws.root, "commit", "-qm", "third")
-	got, err = ws.HistorySecrets(t.Context(), []string{"deploy.pem"})
+	got, err = historyNames(ws, t, []string{"deploy.pem"})
 	if want := []string{"deploy.pem"}; err != nil || !slices.Equal(got, want) {
 		t.Errorf("after a commit: %q, %v; want %q", got, err, want)
+	}
+}
+
+// historyNames returns the paths of ws.HistorySecrets(specs), each with
+// what its text seemed to hold when that is why.
+func historyNames(ws *Workspace, t *testing.T, specs []string) ([]string, error) {
+	found, err := ws.HistorySecrets(t.Context(), specs)
+	var names []string
+	for _, f := range found {
+		if f.Leak != "" {
+			names = append(names, f.Path+": "+f.Leak)
+		} else {
+			names = append(names, f.Path)
+		}
+	}
+	return names, err
+}
+
+// A key committed in a file with a plain name, and removed since, is
+// found by its text in history, once: the blob's answer is kept. A blob
+// is listed at every path it had.
+func TestHistorySecretsText(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("needs git")
+	}
+	key := "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmU\n-----END OPENSSH PRIVATE KEY-----\n"
+	ws := newWorkspace(t, map[string]string{"notes.txt": key, "id_rsa": key, "main.go": "package main\n"})
+	gitIn(t, ws.root, "init", "-q")
+	gitIn(t, ws.root, "add", "notes.txt", "id_rsa", "main.go")
+	gitIn(t, ws.root, "commit", "-qm", "first")
+	writeFiles(t, ws.root, map[string]string{"notes.txt": "nothing here\n"})
+	gitIn(t, ws.root, "commit", "-qam", "second")
+	for _, tt := range []struct {
+		specs, want []string
+	}{
+		{[]string{"."}, []string{"id_rsa", "notes.txt: a private key"}},
+		// The same blob at a protected path and a plain one: the
+		// plain one still reaches it.
+		{[]string{"notes.txt"}, []string{"notes.txt: a private key"}},
+		{[]string{"main.go"}, nil},
+	} {
+		got, err := historyNames(ws, t, tt.specs)
+		if err != nil || !slices.Equal(got, tt.want) {
+			t.Errorf("HistorySecrets(%q) = %q, %v; want %q", tt.specs, got, err, tt.want)
+		}
+	}
+	if n := len(ws.history.leaks); n == 0 {
+		t.Errorf("no blob's answer kept")
 	}
 }
 
@@ -82,5 +131,21 @@ func TestHistorySecretsNone(t *testing.T) {
 	gitIn(t, ws.root, "init", "-q")
 	if got, err := ws.HistorySecrets(t.Context(), []string{"."}); err != nil || len(got) > 0 {
 		t.Errorf("no commit: %q, %v", got, err)
+	}
+}
+
+// The objects of a partial clone are not read, since git would fetch
+// the missing ones: history counts as not checked.
+func TestHistorySecretsPartialClone(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("needs git")
+	}
+	ws := newWorkspace(t, map[string]string{"notes.txt": "plain\n"})
+	gitIn(t, ws.root, "init", "-q")
+	gitIn(t, ws.root, "add", "notes.txt")
+	gitIn(t, ws.root, "commit", "-qm", "first")
+	gitIn(t, ws.root, "config", "extensions.partialClone", "origin")
+	if _, err := ws.HistorySecrets(t.Context(), []string{"."}); !errors.Is(err, errPartialClone) {
+		t.Errorf("HistorySecrets = %v, want errPartialClone", err)
 	}
 }
