@@ -290,6 +290,10 @@ func (g gitRun) fields(ctx context.Context, use func(string) error, args ...stri
 	return nil
 }
 
+// maxWholeBlob bounds the blobs scan reads whole to check them; larger
+// ones are read in chunks (fence.LeakReader).
+const maxWholeBlob = 1 << 20
+
 // errPartialClone is the error of a scan of a partial clone's objects.
 var errPartialClone = errors.New("the repository is a partial clone, whose missing objects git would fetch to read them")
 
@@ -350,6 +354,7 @@ func (g gitRun) scan(ctx context.Context, ids []string, keep func(id, what strin
 	r := bufio.NewReaderSize(out, 64<<10)
 	var read int64
 	var stop error
+	var buf []byte
 	for done := 0; done < len(ids); done++ {
 		header, err := r.ReadString('\n')
 		if err != nil {
@@ -376,12 +381,25 @@ func (g gitRun) scan(ctx context.Context, ids []string, keep func(id, what strin
 		}
 		body := io.LimitReader(r, size)
 		what := ""
-		if f[1] == "blob" {
-			what, err = fence.LeakReader(body)
-			if err != nil {
+		switch {
+		case f[1] != "blob":
+		case size <= maxWholeBlob:
+			// Most blobs are small: read whole into the one buffer,
+			// not through LeakReader's chunks of a megabyte each.
+			buf = slices.Grow(buf[:0], int(size))[:size]
+			if _, err := io.ReadFull(body, buf); err != nil {
 				stop = fmt.Errorf("git cat-file: %w", err)
 				break
 			}
+			what = fence.Leak(string(buf))
+		default:
+			what, err = fence.LeakReader(body)
+			if err != nil {
+				stop = fmt.Errorf("git cat-file: %w", err)
+			}
+		}
+		if stop != nil {
+			break
 		}
 		if _, err := io.Copy(io.Discard, body); err != nil {
 			stop = fmt.Errorf("git cat-file: %w", err)
