@@ -74,7 +74,7 @@ func historyReads(sub string, args []string, text map[int]bool, exists func(stri
 			continue
 		}
 		operands = append(operands, a)
-		if strings.Contains(a, ":") && !strings.Contains(a, "://") {
+		if revPath(a) {
 			revPaths++
 		}
 	}
@@ -147,11 +147,18 @@ func historyReads(sub string, args []string, text map[int]bool, exists func(stri
 	}
 	var paths []string
 	for _, a := range operands {
-		if !strings.Contains(a, ":") && exists(a) {
+		if !revPath(a) && !strings.HasPrefix(a, ":/") && exists(a) {
 			paths = append(paths, a)
 		}
 	}
 	return limits(paths)
+}
+
+// revPath reports whether a, an operand of git, names a file or folder
+// of a commit or of the index as REV:path or :path does; :/text names
+// the commit whose message matches text, and a URL is no path.
+func revPath(a string) bool {
+	return strings.Contains(a, ":") && !strings.Contains(a, "://") && !strings.HasPrefix(a, ":/")
 }
 
 // pathspecs returns the arguments after "--", at dash in args.

@@ -39,6 +39,8 @@ func TestHistoryReads(t *testing.T) {
 		{"git show HEAD~1:config.local", []string{"config.local"}},
 		{"git show HEAD:./sub/x.txt", []string{"sub/x.txt"}},
 		{"git show :config.local", []string{"config.local"}},
+		{"git show :/first", all},
+		{"git cat-file -p :/first", all},
 		{"git diff", all},
 		{"git diff --cached", all},
 		{"git diff HEAD HEAD~1", all},
