@@ -75,8 +75,10 @@ type HistoryFile struct {
 // the index changed; it reads the text of each blob once (cat-file
 // --batch), at most maxHistoryScan bytes a call, so that a large history
 // is read over several. Git runs without the user's and the system's
-// configuration and with the repository's file-system monitor off, so
-// that no program a configuration names runs. When the paths cannot be
+// configuration, with the repository's file-system monitor and signature
+// checks off and no external diff or text conversion, so that no program
+// a configuration names runs; a partial clone, whose missing objects git
+// would fetch, is not read. When the paths cannot be
 // listed or the text not all read, it returns an error: the caller must
 // then take history to hold secrets.
 func (w *Workspace) HistorySecrets(ctx context.Context, specs []string) ([]HistoryFile, error) {
@@ -142,7 +144,7 @@ type gitRun struct {
 }
 
 func (g gitRun) command(ctx context.Context, args ...string) *exec.Cmd {
-	cmd := exec.CommandContext(ctx, g.git, append([]string{"-c", "core.fsmonitor=false", "--no-replace-objects"}, args...)...)
+	cmd := exec.CommandContext(ctx, g.git, append([]string{"-c", "core.fsmonitor=false", "-c", "log.showSignature=false", "--no-replace-objects"}, args...)...)
 	cmd.Dir = filepath.Dir(g.layout.Dot)
 	cmd.Env = gitEnv(g.layout.Git)
 	return cmd
@@ -170,6 +172,9 @@ func (w *Workspace) historyObjects(ctx context.Context) (*gitRun, error) {
 		return nil, nil // no git, no command that prints its history
 	}
 	run := &gitRun{git: git, layout: l}
+	if run.partial() {
+		return nil, errPartialClone
+	}
 	h := w.history
 	state, settled := repoState(l)
 	if state == h.state && h.state != "" {
@@ -225,7 +230,7 @@ func (g gitRun) list(ctx context.Context, prefix string) ([]historyObject, error
 			return nil // a submodule's commit, or a file deleted
 		}
 		return add(h[3], tok)
-	}, "log", "--all", "--reflog", "-m", "--no-renames", "--no-ext-diff", "--no-textconv", "--format=", "--raw", "--no-abbrev", "-z")
+	}, "log", "--all", "--reflog", "-m", "--no-renames", "--no-ext-diff", "--no-textconv", "--no-show-signature", "--format=", "--raw", "--no-abbrev", "-z")
 	if err != nil {
 		if noCommits(g.layout) {
 			return nil, nil // no commit and no index: nothing to list
@@ -323,9 +328,6 @@ var errHistoryScan = fmt.Errorf("history holds more text than the %d MiB one cal
 func (g gitRun) scan(ctx context.Context, ids []string, keep func(id, what string)) error {
 	if len(ids) == 0 {
 		return nil
-	}
-	if g.partial() {
-		return errPartialClone
 	}
 	ctx, cancel := context.WithTimeout(ctx, maxHistoryTime)
 	defer cancel()
