@@ -501,8 +501,11 @@ func repoState(l gitdir.Layout) (string, bool) {
 const maxHistoryNames = 20
 
 // historyReads returns why the line, which prints files from git's
-// history or index (guard.Reads.History), reads secrets, and the paths
-// it reaches them at, or "" when it reaches none. This holds whatever
+// history or index (guard.Reads.History), reads secrets, or "" when it
+// reaches none, and the protected paths it reaches, which a "no" then
+// withholds as it does a read of them; a path whose text only in
+// history looked secret is not among them, so that its text of now can
+// still be read. This holds whatever
 // the sandbox: git reads its own objects, which no sandbox hides. When
 // history cannot be checked in full, the line counts as reading secrets,
 // whichever could not be named.
@@ -513,9 +516,9 @@ func (c *checked) historyReads(ctx context.Context) (string, []string) {
 	found, err := c.ws.HistorySecrets(ctx, c.history)
 	var protected, leaky, names []string
 	for _, f := range found {
-		names = append(names, f.Path)
 		if f.Leak == "" {
 			protected = append(protected, f.Path)
+			names = append(names, f.Path)
 		} else {
 			leaky = append(leaky, fmt.Sprintf("%s (%s)", f.Path, f.Leak))
 		}
