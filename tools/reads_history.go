@@ -42,6 +42,7 @@ type historyList struct {
 	state   string          // the state they were listed at; "" for none
 	objects []historyObject // by path from the workspace root, sorted
 	leaks   map[string]string
+	lists   int // how many times git listed them, for tests
 }
 
 // historyObject is an object of history and the path, from the
@@ -180,6 +181,7 @@ func (w *Workspace) historyObjects(ctx context.Context) (*gitRun, error) {
 	if state == h.state && h.state != "" {
 		return run, nil
 	}
+	h.lists++
 	objects, err := run.list(ctx, prefix)
 	if err != nil {
 		return nil, err

@@ -2,11 +2,13 @@ package tools
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 )
 
 // gitIn runs git with args in dir, failing the test on an error.
@@ -147,5 +149,70 @@ func TestHistorySecretsPartialClone(t *testing.T) {
 	gitIn(t, ws.root, "config", "extensions.partialClone", "origin")
 	if _, err := ws.HistorySecrets(t.Context(), []string{"."}); !errors.Is(err, errPartialClone) {
 		t.Errorf("HistorySecrets = %v, want errPartialClone", err)
+	}
+}
+
+// In a workspace that is a folder of a larger repository, history's
+// paths are those inside the folder, from the workspace's root.
+func TestHistorySecretsInFolder(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("needs git")
+	}
+	top, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFiles(t, top, map[string]string{"svc-a/.env": "A=1\n", "svc-a/main.go": "package main\n", "svc-b/.env": "B=1\n"})
+	gitIn(t, top, "init", "-q")
+	gitIn(t, top, "add", "svc-a/.env", "svc-a/main.go", "svc-b/.env")
+	gitIn(t, top, "commit", "-qm", "first")
+	ws, err := NewWorkspace(filepath.Join(top, "svc-a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := historyNames(ws, t, []string{"."})
+	if want := []string{".env"}; err != nil || !slices.Equal(got, want) {
+		t.Errorf("HistorySecrets = %q, %v; want %q", got, err, want)
+	}
+}
+
+// History is listed again only when a reference, a reflog or the index
+// changed: a settled state is remembered.
+func TestHistoryListedOncePerState(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("needs git")
+	}
+	ws := newWorkspace(t, map[string]string{".env": "A=1\n", "main.go": "package main\n"})
+	gitIn(t, ws.root, "init", "-q")
+	gitIn(t, ws.root, "add", ".env", "main.go")
+	gitIn(t, ws.root, "commit", "-qm", "first")
+	settle := func() {
+		old := time.Now().Add(-time.Minute)
+		filepath.WalkDir(filepath.Join(ws.root, ".git"), func(p string, _ fs.DirEntry, err error) error {
+			if err == nil {
+				os.Chtimes(p, old, old)
+			}
+			return nil
+		})
+	}
+	settle()
+	for range 3 {
+		if got, err := historyNames(ws, t, []string{"."}); err != nil || !slices.Equal(got, []string{".env"}) {
+			t.Fatalf("HistorySecrets = %q, %v", got, err)
+		}
+	}
+	if ws.history.lists != 1 {
+		t.Errorf("listed %d times for one state, want 1", ws.history.lists)
+	}
+	writeFiles(t, ws.root, map[string]string{"deploy.pem": "x\n"})
+	gitIn(t, ws.root, "add", "deploy.pem")
+	gitIn(t, ws.root, "commit", "-qm", "second")
+	settle()
+	got, err := historyNames(ws, t, []string{"."})
+	if want := []string{".env", "deploy.pem"}; err != nil || !slices.Equal(got, want) {
+		t.Errorf("after a commit: %q, %v; want %q", got, err, want)
+	}
+	if ws.history.lists != 2 {
+		t.Errorf("listed %d times for two states, want 2", ws.history.lists)
 	}
 }
