@@ -1093,6 +1093,12 @@ func TestJqModules(t *testing.T) {
 			t.Errorf("%s: %v, want a refusal of jq", cmd, err)
 		}
 	}
+	// The files jq is given by name are checked as paths.
+	for _, cmd := range []string{`jq --rawfile t .env -n '$t'`, `jq --slurpfile t .env -n '$t'`, `jq . .env`} {
+		if err := p.Check(t.Context(), cmd, ws); !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), ".env") {
+			t.Errorf("%s: %v, want a refusal naming .env", cmd, err)
+		}
+	}
 	for _, cmd := range []string{
 		`jq .import a.txt`,
 		`jq '.include' a.txt`,
