@@ -71,9 +71,9 @@ type HistoryFile struct {
 // only the paths inside it count. Without a repository, or without git,
 // it returns none.
 //
-// Git lists the objects (rev-list --objects) the first time a command
-// that prints history asks, and again only when a reference, a reflog or
-// the index changed; it reads the text of each blob once (cat-file
+// Git lists history's files, each blob at every path it had (log --raw,
+// ls-files --stage), the first time a command that prints history asks,
+// and again only when a reference, a reflog or the index changed; it reads the text of each blob once (cat-file
 // --batch), at most maxHistoryScan bytes a call, so that a large history
 // is read over several. Git runs without the user's and the system's
 // configuration, with the repository's file-system monitor and signature
