@@ -60,7 +60,8 @@ func namesOnlyDiff(opts []string) bool {
 // noted where it is checked; a command whose objects are all named so
 // reads nothing more. Without "--", operands that name something in the
 // working tree are git's pathspecs, and those that do not its
-// revisions; with no pathspec, the whole history counts as read.
+// revisions; with no pathspec, the whole history counts as read, as it
+// does for log --follow, which prints the file under its earlier names.
 func historyReads(sub string, args []string, text map[int]bool, exists func(string) bool) []string {
 	dash := slices.Index(args, "--")
 	opts := args
@@ -89,6 +90,9 @@ func historyReads(sub string, args []string, text map[int]bool, exists func(stri
 	case "log", "reflog", "whatchanged":
 		if !slices.ContainsFunc(opts, showsFiles) || namesOnlyDiff(opts) {
 			return nil
+		}
+		if has("--follow") {
+			return []string{everything} // the path's earlier names too
 		}
 	case "show", "diff", "diff-tree", "diff-index", "diff-files":
 		if has("--no-index") || byRevPath || namesOnlyDiff(opts) {

@@ -23,6 +23,7 @@ func TestHistoryReads(t *testing.T) {
 		{"git log -p -- .", all},
 		{"git log -p -- sub ./a.txt", []string{"sub", "a.txt"}},
 		{"git log -p main.go", []string{"main.go"}},
+		{"git log -p --follow -- main.go", all},
 		{"git log -p HEAD~2 main.go", []string{"main.go"}},
 		{"git log -p -- '*.go'", all},
 		{"git log -p -- ':!main.go'", all},
