@@ -206,16 +206,16 @@ func (c *checker) read(paths ...string) {
 
 // historyRead notes that the line prints what git's history or index
 // holds under the pathspecs specs; "." stands for every path, and takes
-// the place of the others.
+// the place of the others, as it does of more than maxReads.
 func (c *checker) historyRead(specs ...string) {
 	for _, s := range specs {
 		switch {
 		case slices.Contains(c.historyReads, everything):
 			return
-		case s == everything:
+		case s == everything || len(c.historyReads) == maxReads:
 			c.historyReads = []string{everything}
 			return
-		case len(c.historyReads) < maxReads && !slices.Contains(c.historyReads, s):
+		case !slices.Contains(c.historyReads, s):
 			c.historyReads = append(c.historyReads, s)
 		}
 	}

@@ -1,9 +1,11 @@
 package guard
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -161,5 +163,28 @@ func TestCovers(t *testing.T) {
 		if got := Covers(tt.spec, tt.p); got != tt.want {
 			t.Errorf("Covers(%q, %q) = %v, want %v", tt.spec, tt.p, got, tt.want)
 		}
+	}
+}
+
+// Past maxReads pathspecs, a history read counts as of every path, so
+// that none is dropped.
+func TestHistoryReadsMany(t *testing.T) {
+	ws := newTestWorkspace(t)
+	p, _ := New(nil, nil)
+	var b strings.Builder
+	b.WriteString("git log -p --")
+	for i := range maxReads + 1 {
+		fmt.Fprintf(&b, " d%d", i)
+	}
+	l, err := p.Parse(b.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := p.CheckReads(t.Context(), l, ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(r.History, []string{"."}) {
+		t.Errorf("History holds %d pathspecs, want only .", len(r.History))
 	}
 }
