@@ -2,6 +2,7 @@ package tools
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -42,7 +43,8 @@ type historyList struct {
 	state   string          // the state they were listed at; "" for none
 	objects []historyObject // by path from the workspace root, sorted
 	leaks   map[string]string
-	lists   int // how many times git listed them, for tests
+	lists   int   // how many times git listed them, for tests
+	scanMax int64 // the bytes one call reads, if not maxHistoryScan, for tests
 }
 
 // historyObject is an object of history and the path, from the
@@ -118,7 +120,7 @@ func (w *Workspace) HistorySecrets(ctx context.Context, specs []string) ([]Histo
 			unread = append(unread, o.id)
 		}
 	}
-	scanErr := run.scan(ctx, unread, h.keep)
+	scanErr := run.scan(ctx, unread, cmp.Or(h.scanMax, maxHistoryScan), h.keep)
 	leaky := make(map[string]bool)
 	for _, o := range h.objects {
 		if what := h.leaks[o.id]; what != "" && !protected[o.path] && !leaky[o.path] &&
@@ -301,6 +303,9 @@ func (g gitRun) fields(ctx context.Context, use func(string) error, args ...stri
 // ones are read in chunks (fence.LeakReader).
 const maxWholeBlob = 1 << 20
 
+// errHistoryTime is the error of a scan that ran out of its time.
+var errHistoryTime = fmt.Errorf("reading history's text takes more than the %v one call may take; later calls read the rest", maxHistoryTime)
+
 // errPartialClone is the error of a scan of a partial clone's objects.
 var errPartialClone = errors.New("the repository is a partial clone, whose missing objects git would fetch to read them")
 
@@ -325,12 +330,13 @@ var errHistoryScan = fmt.Errorf("history holds more text than the %d MiB one cal
 
 // scan reads the objects ids with git cat-file --batch, giving keep what
 // the text of each blob seems to hold (fence.Leak), "" for the others.
-// It stops after maxHistoryScan bytes or maxHistoryTime, returning an
-// error.
-func (g gitRun) scan(ctx context.Context, ids []string, keep func(id, what string)) error {
+// It stops before reading more than limit bytes, or after
+// maxHistoryTime, returning an error.
+func (g gitRun) scan(ctx context.Context, ids []string, limit int64, keep func(id, what string)) error {
 	if len(ids) == 0 {
 		return nil
 	}
+	outer := ctx
 	ctx, cancel := context.WithTimeout(ctx, maxHistoryTime)
 	defer cancel()
 	cmd := g.command(ctx, "cat-file", "--batch")
@@ -379,10 +385,11 @@ func (g gitRun) scan(ctx context.Context, ids []string, keep func(id, what strin
 			stop = fmt.Errorf("git cat-file: unexpected %q", strings.TrimSpace(header))
 			break
 		}
-		if read += size; read > maxHistoryScan {
-			stop = errHistoryScan
+		if read > 0 && read+size > limit {
+			stop = errHistoryScan // a blob larger than limit is read alone
 			break
 		}
+		read += size
 		body := io.LimitReader(r, size)
 		what := ""
 		switch {
@@ -420,6 +427,8 @@ func (g gitRun) scan(ctx context.Context, ids []string, keep func(id, what strin
 	}
 	waitErr := cmd.Wait()
 	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded) && outer.Err() == nil:
+		return errHistoryTime
 	case stop != nil:
 		return stop
 	case waitErr != nil:

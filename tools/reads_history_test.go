@@ -2,11 +2,13 @@ package tools
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -214,5 +216,40 @@ func TestHistoryListedOncePerState(t *testing.T) {
 	}
 	if ws.history.lists != 2 {
 		t.Errorf("listed %d times for two states, want 2", ws.history.lists)
+	}
+}
+
+// A history with more text than one call reads is read over several:
+// each call says that not all could be checked, and the last finds the
+// key.
+func TestHistorySecretsReadOverCalls(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("needs git")
+	}
+	key := "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmU\n-----END OPENSSH PRIVATE KEY-----\n"
+	files := map[string]string{"z.txt": key}
+	for i := range 4 {
+		files[fmt.Sprintf("a%d.txt", i)] = strings.Repeat(fmt.Sprint(i), 100)
+	}
+	ws := newWorkspace(t, files)
+	gitIn(t, ws.root, "init", "-q")
+	gitIn(t, ws.root, "add", ".")
+	gitIn(t, ws.root, "commit", "-qm", "first")
+	ws.history.scanMax = 250
+	calls := 0
+	for ; calls < 10; calls++ {
+		got, err := historyNames(ws, t, []string{"."})
+		if err == nil {
+			if want := []string{"z.txt: a private key"}; !slices.Equal(got, want) {
+				t.Errorf("at last: %q, want %q", got, want)
+			}
+			break
+		}
+		if !errors.Is(err, errHistoryScan) {
+			t.Fatalf("call %d: %v, want errHistoryScan", calls, err)
+		}
+	}
+	if calls < 2 || calls == 10 {
+		t.Errorf("read in %d calls, want several and an end", calls+1)
 	}
 }
