@@ -105,11 +105,30 @@ func (p *Policy) Reads(ctx context.Context, command string, ws Workspace) ([]str
 // of those that are files, since a command can send a file to the model
 // transformed (rev, xxd, tr) past any check of its output.
 func (p *Policy) CheckLine(ctx context.Context, l *Line, ws Workspace) ([]string, error) {
+	r, err := p.CheckReads(ctx, l, ws)
+	return r.Paths, err
+}
+
+// Reads is what a command line the guard let run may read.
+type Reads struct {
+	// Paths are the paths CheckLine returns.
+	Paths []string
+	// History holds, when the line prints the contents of files from
+	// git's history or index (git log -p, show, diff, grep HEAD, cat-file
+	// -p, ...), the pathspecs that limit what it prints, as paths from
+	// the workspace root: "." when nothing limits it, which stands for
+	// every path history holds. A raw object's id counts as every path.
+	// Covers says whether one of them reaches a path.
+	History []string
+}
+
+// CheckReads checks l as CheckLine does, returning what it may read.
+func (p *Policy) CheckReads(ctx context.Context, l *Line, ws Workspace) (Reads, error) {
 	c, err := p.check(ctx, l, ws)
 	if err != nil {
-		return nil, err
+		return Reads{}, err
 	}
-	return c.reads, nil
+	return Reads{Paths: c.reads, History: c.historyReads}, nil
 }
 
 func (p *Policy) check(ctx context.Context, l *Line, ws Workspace) (*checker, error) {
@@ -168,6 +187,9 @@ type checker struct {
 	reads []string
 	// remoteNames are the remotes the repository configures, once read.
 	remoteNames []string
+	// historyReads are the pathspecs of what the line prints of files
+	// from git's history or index (Reads.History).
+	historyReads []string
 }
 
 // maxReads bounds the paths Reads returns.
@@ -178,6 +200,23 @@ func (c *checker) read(paths ...string) {
 	for _, p := range paths {
 		if len(c.reads) < maxReads && p != "" && !slices.Contains(c.reads, p) {
 			c.reads = append(c.reads, p)
+		}
+	}
+}
+
+// historyRead notes that the line prints what git's history or index
+// holds under the pathspecs specs; "." stands for every path, and takes
+// the place of the others, as it does of more than maxReads.
+func (c *checker) historyRead(specs ...string) {
+	for _, s := range specs {
+		switch {
+		case slices.Contains(c.historyReads, everything):
+			return
+		case s == everything || len(c.historyReads) == maxReads:
+			c.historyReads = []string{everything}
+			return
+		case !slices.Contains(c.historyReads, s):
+			c.historyReads = append(c.historyReads, s)
 		}
 	}
 }
@@ -386,6 +425,7 @@ func (c *checker) call(ce *syntax.CallExpr, inFunc bool) *Refusal {
 	if searchesRoot(name, args) {
 		c.read(".")
 	}
+	c.read(docReads(name, args, c.isDir)...)
 	if !namesOnly[name] || readsContents(name, args) {
 		for i, arg := range args {
 			if !text[i] {

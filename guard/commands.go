@@ -109,6 +109,35 @@ func searchesRoot(name string, args []string) bool {
 	return false
 }
 
+// docReads returns the folders that name, given args, reads the Go
+// files of without naming them: go doc documents the package of the
+// working folder, the workspace root, when given no package, and finds
+// one given by its import path or the end of it anywhere in the module,
+// reading every .go file of its folder, ignored ones included (-u and
+// -src print what they hold). An operand that is a folder of the
+// workspace is read; any other, or none, counts as reading the root,
+// whole, which holds every package of the workspace. isDir says whether
+// an operand is a folder.
+func docReads(name string, args []string, isDir func(string) bool) []string {
+	if name != "go" || len(args) == 0 || args[0] != "doc" {
+		return nil
+	}
+	var folders []string
+	for _, a := range args[1:] {
+		switch {
+		case strings.HasPrefix(a, "-"):
+		case isDir(a):
+			folders = append(folders, a)
+		default:
+			return []string{"."}
+		}
+	}
+	if len(folders) == 0 {
+		return []string{"."}
+	}
+	return folders
+}
+
 // filesFromCommands take --files0-from, abbreviated as GNU allows.
 var filesFromCommands = map[string]bool{"wc": true, "du": true, "sort": true}
 
@@ -254,6 +283,7 @@ var rules = map[string]rule{
 	"env":     envRule,
 	"date":    dateRule,
 	"sort":    sortRule,
+	"jq":      jqRule,
 	"test":    testRule("test"),
 	"[":       testRule("["),
 }
@@ -670,3 +700,55 @@ func sortRule(args []string) (string, map[int]bool) {
 	}
 	return "", nil
 }
+
+// jqModules are the words of a jq program that read files its command
+// line does not name: import and include load modules (.jq files) and
+// JSON data files from a search path (-L, ~/.jq, the program's folder),
+// and modulemeta loads a module to print its metadata.
+var jqModules = []string{"import", "include", "modulemeta"}
+
+// jqRule refuses jq programs that read files the command line does not
+// name: those with a word of jqModules, wherever it is (a field .import
+// is not one), and those read from a file (-f, --from-file), which the
+// guard does not read. The files a jq command names (inputs,
+// --rawfile, --slurpfile) are checked as paths.
+func jqRule(args []string) (string, map[int]bool) {
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if longOption(a, "--from-file") || strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.Contains(a, "f") {
+			return "jq -f reads its program from a file, whose imports of other files the guard cannot check; give the program on the command line", nil
+		}
+	}
+	for _, a := range args {
+		if w := jqModuleWord(a); w != "" {
+			return "jq " + w + " reads modules and data files the command line does not name, which the guard cannot check; give jq the files to read as inputs, or with --slurpfile NAME FILE", nil
+		}
+	}
+	return "", nil
+}
+
+// jqModuleWord returns the first word of jqModules that s holds as a
+// word of jq (not after ".", "$" or a letter, digit or "_", nor before
+// one), or "".
+func jqModuleWord(s string) string {
+	for _, w := range jqModules {
+		for i := 0; ; {
+			k := strings.Index(s[i:], w)
+			if k < 0 {
+				break
+			}
+			start, end := i+k, i+k+len(w)
+			before := start > 0 && (isIdent(s[start-1]) || s[start-1] == '.' || s[start-1] == '$')
+			after := end < len(s) && isIdent(s[end])
+			if !before && !after {
+				return w
+			}
+			i = end
+		}
+	}
+	return ""
+}
+
+func isIdent(b byte) bool { return isAlnum(b) || b == '_' }

@@ -41,6 +41,9 @@
 //     --template or --bare, and git push, fetch, pull and ls-remote of a
 //     repository named by its path (./docs, /tmp/x, file://...), for
 //     which git drops the protections the harness gives it;
+//   - jq programs that import or include modules or data files, or call
+//     modulemeta, and jq -f, whose program file may: they read files the
+//     command line does not name;
 //   - a variable assignment other than a short list of harmless build
 //     settings (GOFLAGS, CGO_ENABLED, RUST_BACKTRACE, ...); each field of
 //     GOFLAGS is checked as the same flag on the command line;
@@ -55,6 +58,17 @@
 // the files it matches. Globs read only folders inside the workspace,
 // never through a symlink, and at most 100,000 entries for a line; the
 // check stops, refusing, when the context it runs under is done.
+//
+// # What a line reads
+//
+// A line that may run comes with what it may read ([Policy.CheckReads]):
+// the paths its commands read or pass on, the folders read whole
+// (grep -r, rg and git grep of the root, go doc of the packages it
+// documents, the root when it names none), and, apart, what it prints
+// of files from git's history or index (git log -p, show, diff, grep of
+// a revision, cat-file -p, blame, status -v), as the pathspecs that limit
+// it ("." for everything, as when a raw object id is printed). The
+// caller decides which protected files those reach.
 //
 // # What the guard is not
 //

@@ -63,11 +63,13 @@ func (c *checker) git(ce *syntax.CallExpr, args []string, text map[int]bool) *Re
 			}
 		}
 	}
-	if prefix := c.place(); prefix != "" {
+	prefix := c.place()
+	if prefix != "" {
 		if r := c.inPlace(ce, prefix, sub, args[i+1:], text, i+1); r != nil {
 			return r
 		}
 	}
+	c.history(sub, prefix, args[i+1:], text, i+1)
 	for _, repo := range remoteOperands(sub, args[i+1:]) {
 		if r := c.remote(ce, sub, repo); r != nil {
 			return r
@@ -430,4 +432,51 @@ func objectID(s string) bool {
 		}
 	}
 	return true
+}
+
+// printsObjects are the git subcommands that print the object a REV:path
+// argument names: the contents of a file of history or of the index.
+var printsObjects = []string{"show", "cat-file", "diff", "diff-tree", "diff-index", "diff-files", "grep", "log", "whatchanged", "reflog", "blame"}
+
+// history notes what git subcommand sub, given args (text marking free
+// text from index at), prints of files from git's history or index
+// (historyReads), and the paths of the REV:path arguments of those that
+// print the objects they name, as paths from the workspace root, in a
+// workspace that is the folder prefix of its repository ("" for the top).
+func (c *checker) history(sub, prefix string, args []string, text map[int]bool, at int) {
+	rest := make(map[int]bool)
+	for k := range text {
+		if k >= at {
+			rest[k-at] = true
+		}
+	}
+	c.historyRead(historyReads(sub, args, rest, c.exists)...)
+	if !slices.Contains(printsObjects, sub) {
+		return
+	}
+	for j, arg := range args {
+		if arg == "--" {
+			return
+		}
+		if rest[j] || strings.HasPrefix(arg, "-") || strings.Contains(arg, "://") {
+			continue
+		}
+		p, ok := fromTop(arg)
+		if !ok {
+			continue
+		}
+		switch {
+		case strings.HasPrefix(p, "./") || strings.HasPrefix(p, "../") || prefix == "":
+			c.historyRead(historyPath(p))
+		default:
+			// From the repository's top: inPlace refused what lies
+			// outside the workspace's folder.
+			p = path.Clean("/" + p)[1:]
+			if p == prefix {
+				c.historyRead(everything)
+			} else if rel, ok := strings.CutPrefix(p, prefix+"/"); ok {
+				c.historyRead(historyPath(rel))
+			}
+		}
+	}
 }

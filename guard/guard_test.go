@@ -1036,3 +1036,79 @@ func TestGitHeldToWorkspaceFolder(t *testing.T) {
 		}
 	}
 }
+
+// go doc reads the Go files of the package it documents, which it finds
+// anywhere in the module by its path: the folders it is given are read,
+// and with no folder, the root, whole.
+func TestReadsGoDoc(t *testing.T) {
+	ws := newTestWorkspace(t)
+	p, _ := New(nil, nil)
+	for _, tt := range []struct {
+		cmd  string
+		want []string
+	}{
+		{"go doc -all -u | rev", []string{"."}},
+		{"go doc", []string{"."}},
+		{"go doc Thing", []string{"."}},
+		{"go doc example.com/demo/sub", []string{"."}},
+		{"go doc ./sub", []string{"./sub"}},
+		{"go doc -u -src sub", []string{"sub"}},
+		{"go doc ./sub Thing", []string{"."}},
+		{"go vet", nil},
+		{"go version", nil},
+	} {
+		got, err := p.Reads(t.Context(), tt.cmd, ws)
+		if err != nil {
+			t.Errorf("%s: %v", tt.cmd, err)
+			continue
+		}
+		for _, w := range tt.want {
+			if !contains(got, w) {
+				t.Errorf("%s: reads %q, want %q among them", tt.cmd, got, w)
+			}
+		}
+		if tt.want == nil && contains(got, ".") {
+			t.Errorf("%s: reads %q, want the root not read", tt.cmd, got)
+		}
+	}
+}
+
+// jq programs that load modules or data files by name, or come from a
+// file, are refused; the words as fields, strings or parts of names are
+// not.
+func TestJqModules(t *testing.T) {
+	ws := newTestWorkspace(t)
+	p, _ := New(nil, nil)
+	for _, cmd := range []string{
+		`jq -n 'import "./cfg/service" as s; s::token'`,
+		`jq -n 'include "service"; token'`,
+		`jq -n -L sub 'import "data" as $d; $d'`,
+		`jq -n '"service" | modulemeta'`,
+		`jq -n 'include"x";.'`,
+		`jq -f prog.jq a.txt`,
+		`jq -nrf prog.jq`,
+		`jq --from-file prog.jq`,
+	} {
+		if err := p.Check(t.Context(), cmd, ws); err == nil || !strings.Contains(err.Error(), "jq") {
+			t.Errorf("%s: %v, want a refusal of jq", cmd, err)
+		}
+	}
+	// The files jq is given by name are checked as paths.
+	for _, cmd := range []string{`jq --rawfile t .env -n '$t'`, `jq --slurpfile t .env -n '$t'`, `jq . .env`} {
+		if err := p.Check(t.Context(), cmd, ws); !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), ".env") {
+			t.Errorf("%s: %v, want a refusal naming .env", cmd, err)
+		}
+	}
+	for _, cmd := range []string{
+		`jq .import a.txt`,
+		`jq '.include' a.txt`,
+		`jq '$imports' a.txt`,
+		`jq -n '{included: 1}'`,
+		`jq -r '.a | ascii_downcase' a.txt`,
+		`jq --rawfile t a.txt -n '$t'`,
+	} {
+		if err := p.Check(t.Context(), cmd, ws); err != nil {
+			t.Errorf("%s: refused: %v", cmd, err)
+		}
+	}
+}

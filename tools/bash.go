@@ -141,6 +141,10 @@ func inspectBash(ctx context.Context, ws *Workspace, policy *guard.Policy, call 
 	case cut != "":
 		in.Secret = fmt.Sprintf("it reads the folder %s, which holds more files than can be checked for secrets, so not all could be checked", cut)
 	}
+	if why, names := c.historyReads(ctx); why != "" {
+		in.Reads = append(in.Reads, names...)
+		in.Secret = strings.TrimPrefix(in.Secret+"; "+why, "; ")
+	}
 	in.With = func(ctx context.Context) context.Context { return context.WithValue(ctx, checkedKey{}, c.line) }
 	return in
 }
@@ -151,9 +155,10 @@ const maxReads = 256
 // checked is a command line the guard let run, and the paths it found the
 // line may read, as the line gives them.
 type checked struct {
-	ws    *Workspace
-	line  *guard.Line
-	paths []string
+	ws      *Workspace
+	line    *guard.Line
+	paths   []string
+	history []string // guard.Reads.History
 }
 
 // checkCommand parses and checks command, returning it as the guard found
@@ -168,11 +173,11 @@ func checkCommand(ctx context.Context, ws *Workspace, policy *guard.Policy, comm
 		return nil, fmt.Errorf("cannot open the workspace: %w", err)
 	}
 	defer root.Close()
-	paths, err := policy.CheckLine(ctx, line, commandPaths{ws: ws, ig: ws.ignores(root)})
+	r, err := policy.CheckReads(ctx, line, commandPaths{ws: ws, ig: ws.ignores(root)})
 	if err != nil {
 		return nil, refused(err)
 	}
-	return &checked{ws: ws, line: line, paths: paths}, nil
+	return &checked{ws: ws, line: line, paths: r.Paths, history: r.History}, nil
 }
 
 // refused is the error, written for the model, of a command line the

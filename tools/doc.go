@@ -67,8 +67,10 @@
 //
 // Each tool says what a call of it would do before it runs (Set.Inspect,
 // an approve.Inspector): what it acts on, the files it reads (for bash,
-// those whose contents its command reads, as guard.Policy.CheckLine finds
-// them), the secret it would read, the diff an edit would make, the
+// those whose contents its command reads, as guard.Policy.CheckReads finds
+// them, and the protected paths of git's history a command that prints
+// files from it reaches, Workspace.HistorySecrets), the secret it would
+// read, the diff an edit would make, the
 // protected files a change of an ignore file would stop ignoring, and,
 // for bash, the refusal of a command line the guard refuses. Sources
 // gives the text of the files read, so that the approval step can decide

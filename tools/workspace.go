@@ -33,9 +33,10 @@ type Workspace struct {
 	startOnce sync.Once
 	start     *ignores
 	started   atomic.Bool
-	hidden    *hiddenList // what commands must not see
-	files     *ruleFiles  // the rules of the ignore files, as last read
-	places    []place     // the harness's own and the shells' places in it
+	hidden    *hiddenList  // what commands must not see
+	history   *historyList // the paths git's history holds
+	files     *ruleFiles   // the rules of the ignore files, as last read
+	places    []place      // the harness's own and the shells' places in it
 	// global are the rules of the user's global excludes file
 	// (globalExcludes), read when the workspace is made.
 	global []ignoreRule
@@ -74,7 +75,7 @@ func NewWorkspace(root string) (*Workspace, error) {
 	if real, err = realPath(real, 0); err != nil { // spelt as the disk has it
 		return nil, fmt.Errorf("workspace %s: %w", root, err)
 	}
-	return &Workspace{root: real, hidden: new(hiddenList), files: new(ruleFiles), places: ownPlaces(real),
+	return &Workspace{root: real, hidden: new(hiddenList), history: new(historyList), files: new(ruleFiles), places: ownPlaces(real),
 		surveys: gitdir.NewSurveys(changeTime), global: globalExcludes(real)}, nil
 }
 
