@@ -726,7 +726,49 @@ func jqRule(args []string) (string, map[int]bool) {
 			return "jq " + w + " reads modules and data files the command line does not name, which the guard cannot check; give jq the files to read as inputs, or with --slurpfile NAME FILE", nil
 		}
 	}
-	return "", nil
+	return "", jqText(args)
+}
+
+// jqText marks what of a jq command line is text, not a path: the
+// program (its first operand), the names and values of --arg and
+// --argjson, the names of --slurpfile and --rawfile (their files are
+// paths), --indent's number, and the operands after the program when
+// --args or --jsonargs makes them values. A program of "." is not the
+// workspace.
+func jqText(args []string) map[int]bool {
+	text := make(map[int]bool)
+	program, values, operands := false, false, false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case operands || a == "-" || !strings.HasPrefix(a, "-"):
+			if !program || values {
+				text[i] = true
+			}
+			program = true
+		case a == "--":
+			operands = true
+		case a == "--arg" || a == "--argjson":
+			text[i+1], text[i+2] = true, true
+			i += 2
+		case a == "--slurpfile" || a == "--rawfile":
+			text[i+1] = true
+			i += 2
+		case a == "--indent":
+			text[i+1] = true
+			i++
+		case a == "-L":
+			i++
+		case a == "--args" || a == "--jsonargs":
+			values = true
+		}
+	}
+	for i := range text {
+		if i >= len(args) {
+			delete(text, i)
+		}
+	}
+	return text
 }
 
 // jqModuleWord returns the first word of jqModules that s holds as a

@@ -782,6 +782,11 @@ func TestReads(t *testing.T) {
 		{"cut -c1- *.txt", []string{"a.txt", "b.txt"}, nil},
 		{"ls a.txt; wc -l b.txt; stat main.go", nil, []string{"a.txt", "b.txt", "main.go"}},
 		{"echo a.txt > b.txt", nil, []string{"a.txt", "b.txt"}},
+		// jq's program is text: "." is not the workspace.
+		{"jq -c . a.txt", []string{"a.txt"}, []string{"b.txt", "main.go"}},
+		{"jq --arg k b.txt --indent 2 '.[$k]' a.txt", []string{"a.txt"}, []string{"b.txt", "main.go"}},
+		{"jq -n --rawfile t b.txt '$t'", []string{"b.txt"}, []string{"a.txt", "main.go"}},
+		{"jq -n '$ARGS' --args b.txt main.go", nil, []string{"a.txt", "b.txt", "main.go"}},
 	}
 	for _, tt := range tests {
 		got, err := p.Reads(t.Context(), tt.cmd, ws)
