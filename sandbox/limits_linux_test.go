@@ -101,7 +101,9 @@ func TestCgroupDir(t *testing.T) {
 // group never fails for a name a dead process used.
 func TestCgroupLeftovers(t *testing.T) {
 	c := &cgroups{dir: t.TempDir()}
-	name := func(n int) string { return filepath.Join(c.dir, "harness-"+strconv.Itoa(os.Getpid())+"-"+strconv.Itoa(n)) }
+	name := func(n int) string {
+		return filepath.Join(c.dir, "harness-"+strconv.Itoa(os.Getpid())+"-"+strconv.Itoa(n))
+	}
 	if err := os.Mkdir(name(1), 0o755); err != nil { // empty: a leftover
 		t.Fatal(err)
 	}
