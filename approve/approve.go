@@ -14,6 +14,8 @@
 // In auto, edits and ask, a call that would read a secret asks first, even
 // a read or an edit, and output that looks like it holds a secret (a
 // private key, an access token, a password) asks before it is sent back.
+// In all, which asks nothing, nobody can agree to a secret: such a call is
+// refused (outcome SecretKept), and such an output withheld.
 // Without anyone to ask, mode edits is the one that lets an unattended run
 // change files: its commands and secrets are refused. Answering "always" stops
 // the same question (same tool, same command or path) from being asked
@@ -268,6 +270,9 @@ const (
 	// WithheldBefore: the call reads a file the user refused to share
 	// earlier in the run, so it was refused without asking again.
 	WithheldBefore
+	// SecretKept: mode all, which asks nothing, refused a call that would
+	// read a secret, or withheld an output that looks like one.
+	SecretKept
 )
 
 // String names the outcome, for messages and tests.
@@ -293,6 +298,8 @@ func (o Outcome) String() string {
 		return "interrupted"
 	case WithheldBefore:
 		return "withheld before"
+	case SecretKept:
+		return "secret kept"
 	}
 	return fmt.Sprintf("Outcome(%d)", int(o))
 }
@@ -491,13 +498,24 @@ func (g *Gate) inspect(ctx context.Context, call protocol.Call) Inspection {
 	return g.cfg.Inspector.Inspect(ctx, call)
 }
 
-// runAll runs call in mode all: without a question, secrets included.
+// runAll runs call in mode all: without a question, but a call that
+// would touch a protected file or read a secret is refused, and an output that looks like one is
+// withheld, as a question nobody can answer would be in the other modes.
+// Nothing is asked, so nothing of a secret is ever agreed to.
 func (g *Gate) runAll(ctx context.Context, call protocol.Call, in Inspection) protocol.Result {
-	g.record(Decision{Call: call, Outcome: ModeAllowed, Why: "mode all"})
-	if in.Secret != "" && g.cfg.Permit != nil {
-		ctx = g.cfg.Permit(ctx)
+	_, leakWhy, _ := g.secretTexts(in.Reads)
+	if why := joinWhy(in.Secret, leakWhy); why != "" {
+		return g.refuse(call, Decision{Outcome: SecretKept, Why: why},
+			fmt.Sprintf("Not run: %s. Approval mode all asks nothing, so it never runs a call that touches a protected file or a secret: nobody could agree to it. Nothing was run. Do without it, or tell the user what you need and why.", why))
 	}
-	return g.tools.Run(ctx, call)
+	g.record(Decision{Call: call, Outcome: ModeAllowed, Why: "mode all"})
+	res := g.tools.Run(ctx, call)
+	if what := Leak(res.Body); what != "" {
+		g.record(Decision{Call: call, Question: Question{Kind: Send, Tool: call.Name, Subject: in.Subject}, Outcome: SecretKept, Why: "its output looks like it holds " + what})
+		res.OK = false
+		res.Body = fmt.Sprintf("The call ran, but its output was withheld: it looks like it holds %s, and approval mode all never sends a secret. Do not try to read it another way; ask the user for what you need.", what)
+	}
+	return res
 }
 
 // askRun asks q before call runs, and records the answer for the files

@@ -159,7 +159,7 @@ func TestModes(t *testing.T) {
 		{approve.Ask, call("read_file", "a.go"), true, true, false},
 		{approve.Ask, call("bash", "ls"), true, true, false},
 		{approve.All, call("bash", "ls"), false, true, false},
-		{approve.All, call("read_file", ".env"), false, true, true},
+		{approve.All, call("read_file", ".env"), false, false, false}, // nobody is asked, so a secret is never sent
 		{approve.Deny, call("read_file", "a.go"), false, false, false},
 		{approve.Deny, call("bash", "ls"), false, false, false},
 	}
@@ -351,7 +351,7 @@ func TestOutputWithSecret(t *testing.T) {
 		{approve.Auto, []approve.Answer{approve.No}, false},
 		{approve.Auto, []approve.Answer{approve.Yes}, true},
 		{approve.Ask, []approve.Answer{approve.Yes, approve.No}, false},
-		{approve.All, nil, true},
+		{approve.All, nil, false},
 	} {
 		t.Run(fmt.Sprint(tt.mode, tt.answer), func(t *testing.T) {
 			tools := &fakeTools{body: key}

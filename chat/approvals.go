@@ -70,7 +70,7 @@ func decisionWord(d approve.Decision) string {
 		return "always"
 	case approve.UserNo, approve.ModeDenied, approve.WithheldBefore:
 		return "no"
-	case approve.Unanswered, approve.Interrupted:
+	case approve.Unanswered, approve.Interrupted, approve.SecretKept:
 		return "nobody"
 	}
 	return ""
@@ -83,7 +83,9 @@ func hint(d approve.Decision) string {
 	case approve.ModeDenied:
 		return "deny refuses every call"
 	case approve.Unanswered:
-		return "all runs everything without asking"
+		return "all runs calls without asking, secrets aside"
+	case approve.SecretKept:
+		return "all keeps protected files and secrets; with ask, you are asked"
 	}
 	return ""
 }

@@ -21,7 +21,8 @@ func TestDecisionWord(t *testing.T) {
 		{approve.UserAlways, "always", ""},
 		{approve.AlwaysBefore, "always", ""},
 		{approve.UserNo, "no", ""},
-		{approve.Unanswered, "nobody", "all runs everything without asking"},
+		{approve.Unanswered, "nobody", "all runs calls without asking, secrets aside"},
+		{approve.SecretKept, "nobody", "all keeps protected files and secrets; with ask, you are asked"},
 		{approve.Interrupted, "nobody", ""},
 	}
 	whys := []string{"", "mode deny", "the user said yes", "the user said always", "the user said always before", "the user said no", "nobody could approve it", "reworded entirely"}

@@ -32,7 +32,7 @@ type safetyFlags struct {
 	BashMaxFileSize byteSize      `default:"1GiB" group:"Safety" help:"Largest file a bash command may write (such as 100MiB, 2GiB, or bytes); a program writing past it is stopped there."`
 	BashAllow       []string      `placeholder:"NAME" group:"Safety" help:"Add NAME to the commands bash may run (default: read-only tools and common build and test commands). Repeatable."`
 	BashBlock       []string      `placeholder:"NAME" group:"Safety" help:"Refuse the command NAME even when allowed. Repeatable."`
-	Approve         string        `default:"auto" enum:"auto,edits,ask,deny,all" env:"HARNESS_APPROVE" group:"Safety" help:"When to ask you: auto asks before writes and commands, edits before commands only (file edits run; for unattended runs), ask before every call, deny refuses every call, all never asks (for tests and throwaway sandboxes). Secrets are asked about in every mode but all. Without a terminal a question counts as no."`
+	Approve         string        `default:"auto" enum:"auto,edits,ask,deny,all" env:"HARNESS_APPROVE" group:"Safety" help:"When to ask you: auto asks before writes and commands, edits before commands only (file edits run; for unattended runs), ask before every call, deny refuses every call, all never asks (for tests and throwaway sandboxes). Secrets are asked about in every mode but all, which refuses them. Without a terminal a question counts as no."`
 }
 
 // commands builds what the bash tool of ws runs commands with: the command
