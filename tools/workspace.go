@@ -42,6 +42,9 @@ type Workspace struct {
 	// surveys remembers what the folders held of the shape of a
 	// repository, around each command (gitdir.SnapWith).
 	surveys *gitdir.Surveys
+	// census keeps what the walks read of the folders, in memory and,
+	// given a file (KeepCensus), between runs.
+	census *census
 	// seesHidden, when set and true, says that commands run where they
 	// can see what Hidden lists (no sandbox hides it).
 	seesHidden func() bool
@@ -74,8 +77,19 @@ func NewWorkspace(root string) (*Workspace, error) {
 	if real, err = realPath(real, 0); err != nil { // spelt as the disk has it
 		return nil, fmt.Errorf("workspace %s: %w", root, err)
 	}
-	return &Workspace{root: real, hidden: new(hiddenList), files: new(ruleFiles), places: ownPlaces(real),
-		surveys: gitdir.NewSurveys(changeTime), global: globalExcludes(real)}, nil
+	w := &Workspace{root: real, hidden: new(hiddenList), files: new(ruleFiles), places: ownPlaces(real),
+		surveys: gitdir.NewSurveys(changeTime), global: globalExcludes(real), census: loadCensus("", real)}
+	w.surveys.ReadWith(w.census.readAs)
+	return w, nil
+}
+
+// KeepCensus has w keep what its walks read of the workspace's folders in
+// file, outside the workspace, and take from it, in later runs, the
+// folders that did not change since (see census): a run then reads only
+// those that did. It reads file now; call it before anything walks.
+func (w *Workspace) KeepCensus(file string) {
+	w.census = loadCensus(file, w.root)
+	w.surveys.ReadWith(w.census.readAs)
 }
 
 // begin returns the ignore rules of the start of the run (startIgnores),
@@ -93,8 +107,9 @@ func (w *Workspace) begin() *ignores { return w.beginWith(nil) }
 // read of each folder in keep (see readFolders).
 func (w *Workspace) beginWith(keep *readFolders) *ignores {
 	w.startOnce.Do(func() {
-		w.start = startIgnores(w.root, w.global, maxSecretScan, keep, time.Now())
+		w.start = startIgnoresReading(w.root, w.global, maxSecretScan, keep, w.census, time.Now())
 		w.started.Store(true)
+		w.census.save() // a census not kept costs the next run a walk, nothing more
 	})
 	return w.start
 }
