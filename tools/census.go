@@ -83,10 +83,10 @@ type keptEntry struct {
 	typ       fs.FileMode
 }
 
-func (e keptEntry) Name() string               { return e.name }
-func (e keptEntry) IsDir() bool                { return e.typ.IsDir() }
-func (e keptEntry) Type() fs.FileMode          { return e.typ }
-func (e keptEntry) Info() (fs.FileInfo, error) { return os.Lstat(join(e.dir, e.name)) }
+func (e *keptEntry) Name() string               { return e.name }
+func (e *keptEntry) IsDir() bool                { return e.typ.IsDir() }
+func (e *keptEntry) Type() fs.FileMode          { return e.typ }
+func (e *keptEntry) Info() (fs.FileInfo, error) { return os.Lstat(join(e.dir, e.name)) }
 
 // loadCensus returns the census of the workspace at root kept in file,
 // or an empty one when there is none to trust (see census).
@@ -315,6 +315,7 @@ func decodeCensus(data []byte, root string) (map[string]*censusFolder, error) {
 	}
 	folders := make(map[string]*censusFolder, count)
 	total := uint64(0)
+	var slab []keptEntry // the entries of many folders, in one allocation
 	for range count {
 		dir := str()
 		f := &censusFolder{trusted: true}
@@ -325,13 +326,17 @@ func decodeCensus(data []byte, root string) (map[string]*censusFolder, error) {
 			return nil, errCensus
 		}
 		f.entries = make([]fs.DirEntry, n)
+		if uint64(cap(slab)-len(slab)) < n {
+			slab = make([]keptEntry, 0, max(n, 4096))
+		}
 		for i := range f.entries {
 			typ := fs.FileMode(uv())
 			name := str()
 			if bad || typ&^fs.ModeType != 0 || !validName(name) || i > 0 && name <= f.entries[i-1].Name() {
 				return nil, errCensus
 			}
-			f.entries[i] = keptEntry{dir: dir, name: name, typ: typ}
+			slab = append(slab, keptEntry{dir: dir, name: name, typ: typ})
+			f.entries[i] = &slab[len(slab)-1]
 		}
 		folders[dir] = f
 	}

@@ -185,7 +185,7 @@ func TestCensusOfAnotherWorkspace(t *testing.T) {
 	base := t.TempDir()
 	root := filepath.Join(base, "ws")
 	writeFiles(t, root, map[string]string{"a/x.txt": "x"})
-	folders := map[string]*censusFolder{root: {entries: []fs.DirEntry{keptEntry{dir: root, name: "a", typ: fs.ModeDir}}}}
+	folders := map[string]*censusFolder{root: {entries: []fs.DirEntry{&keptEntry{dir: root, name: "a", typ: fs.ModeDir}}}}
 	data, ok := encodeCensus(root, folders)
 	if !ok {
 		t.Fatal("not encoded")
@@ -221,7 +221,7 @@ func TestDecodeCensusRefusesBadEntries(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			f := &censusFolder{}
 			for _, n := range tt.entries {
-				f.entries = append(f.entries, keptEntry{dir: tt.dir, name: n})
+				f.entries = append(f.entries, &keptEntry{dir: tt.dir, name: n})
 			}
 			data, _ := encodeCensus(root, map[string]*censusFolder{tt.dir: f})
 			_, err := decodeCensus(data, root)
