@@ -154,8 +154,10 @@ func surveyed(root string, skip []string, prev *survey, changeTime func(fs.FileI
 			if isShapeName(name) || fence.GitName(name) && dir != root {
 				s.parts[dir] = append(s.parts[dir], name)
 			}
-			p := filepath.Join(dir, name)
-			if e.IsDir() && !fence.GitName(name) && !slices.Contains(skip, p) {
+			if !e.IsDir() || fence.GitName(name) {
+				continue // a file's path is never made: most entries are files
+			}
+			if p := filepath.Join(dir, name); !slices.Contains(skip, p) {
 				queue = append(queue, p)
 				f.subdirs = append(f.subdirs, p)
 			}
