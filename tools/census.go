@@ -176,18 +176,21 @@ func (c *census) readAs(dir string, fi fs.FileInfo) ([]fs.DirEntry, error) {
 // maxCensus bounds the entries a census keeps on disk.
 const maxCensus = 2 * maxSecretScan
 
-// save writes the census to its file, when it changed: the folders this
-// run looked at whose marks had settled, written to a new file that then
-// takes the place of the old, so that a reader finds the old census or
-// the new one whole.
-func (c *census) save() error {
+// save writes the census to its file, when it changed: the folders whose
+// marks had settled, and, with prune, only those this run looked at,
+// written to a new file that then takes the place of the old, so that a
+// reader finds the old census or the new one whole. Only a walk that
+// looked at every folder the census may hold, as the run's first survey
+// for repositories does, may prune: one that skips what is ignored would
+// drop the folders inside it, to be read from the disk again next run.
+func (c *census) save(prune bool) error {
 	if c == nil || c.file == "" {
 		return nil
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for dir, f := range c.folders {
-		if !f.used || !f.trusted {
+		if !f.trusted || prune && !f.used {
 			delete(c.folders, dir)
 			c.dirty = true
 		}

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"harness/gitdir"
 )
 
 // censusRun is one run in the workspace at root that keeps its census in
@@ -273,5 +275,40 @@ func TestCensusDistrustsRecentFolders(t *testing.T) {
 	first := run()
 	if again := run(); again != first {
 		t.Errorf("the second run read %d folders made just now; want all %d again", again, first)
+	}
+}
+
+// TestCensusKeepsWhatOnlyTheSurveyReads checks that the folders only the
+// survey for repositories reads (those inside ignored folders and
+// node_modules, which the walks for secrets skip) are kept too: a run
+// in an unchanged workspace reads none of them again.
+func TestCensusKeepsWhatOnlyTheSurveyReads(t *testing.T) {
+	if _, ok := markOf(mustLstat(t, t.TempDir())); !ok {
+		t.Skip("no change times or identities here: no census is kept")
+	}
+	base := t.TempDir()
+	root := filepath.Join(base, "ws")
+	writeFiles(t, root, map[string]string{
+		".gitignore":              "build/\n",
+		"build/out/a.o":           "x",
+		"node_modules/m/index.js": "x",
+		"src/main.go":             "package main",
+	})
+	file := filepath.Join(base, "census")
+	command := func() int {
+		ws, err := NewWorkspace(root)
+		must(t, err)
+		ws.KeepCensus(file)
+		ws.census.settle = 0
+		mustHidden(t, ws)
+		gitdir.SnapWith(ws.root, ws.surveys)
+		ws.surveyed()
+		return ws.census.reads
+	}
+	if first := command(); first == 0 {
+		t.Fatal("the first run read no folder")
+	}
+	if again := command(); again != 0 {
+		t.Errorf("a run in an unchanged workspace read %d folders; want none", again)
 	}
 }

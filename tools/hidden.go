@@ -290,7 +290,7 @@ func (h *hiddenList) walk(w *Workspace) {
 		h.err = fmt.Errorf("%w: the workspace root holds more than %d files and folders that are secret or that .gitignore ignores, more than a command's sandbox can hide, so no command runs; move them into a folder, or remove them", ErrHideTooMany, maxHidden)
 	}
 	h.walked = true
-	w.census.save() // a census not kept costs the next run a walk, nothing more
+	w.census.save(false) // a census not kept costs the next run a walk, nothing more
 	h.distrust = lost || recent(h.files, began)
 	if !h.watching {
 		h.distrust = h.distrust || recent(h.dirs, began)

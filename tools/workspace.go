@@ -44,7 +44,8 @@ type Workspace struct {
 	surveys *gitdir.Surveys
 	// census keeps what the walks read of the folders, in memory and,
 	// given a file (KeepCensus), between runs.
-	census *census
+	census     *census
+	surveyOnce sync.Once // the first survey for repositories was made
 	// seesHidden, when set and true, says that commands run where they
 	// can see what Hidden lists (no sandbox hides it).
 	seesHidden func() bool
@@ -83,6 +84,16 @@ func NewWorkspace(root string) (*Workspace, error) {
 	return w, nil
 }
 
+// surveyed is called after each survey for repositories around a
+// command (gitdir.SnapWith): the first of a run looked at every folder
+// the census may hold, so the census drops those it did not look at,
+// gone since, and is kept.
+func (w *Workspace) surveyed() {
+	first := false
+	w.surveyOnce.Do(func() { first = true })
+	w.census.save(first)
+}
+
 // KeepCensus has w keep what its walks read of the workspace's folders in
 // file, outside the workspace, and take from it, in later runs, the
 // folders that did not change since (see census): a run then reads only
@@ -109,7 +120,7 @@ func (w *Workspace) beginWith(keep *readFolders) *ignores {
 	w.startOnce.Do(func() {
 		w.start = startIgnoresReading(w.root, w.global, maxSecretScan, keep, w.census, time.Now())
 		w.started.Store(true)
-		w.census.save() // a census not kept costs the next run a walk, nothing more
+		w.census.save(false) // a census not kept costs the next run a walk, nothing more
 	})
 	return w.start
 }
