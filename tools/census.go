@@ -118,7 +118,7 @@ func readOwnFile(file string) ([]byte, bool) {
 	}
 	defer f.Close()
 	fi, err := f.Stat()
-	if err != nil || !os.SameFile(named, fi) || fi.Mode().Perm()&0o022 != 0 || !ownedByUser(fi) {
+	if err != nil || !os.SameFile(named, fi) || fi.Mode().Perm()&0o022 != 0 || !ownedByUser(fi) || fi.Size() > maxCensusFile {
 		return nil, false
 	}
 	data := make([]byte, fi.Size())
@@ -155,11 +155,9 @@ func (c *census) readAs(dir string, fi fs.FileInfo) ([]fs.DirEntry, error) {
 		c.mu.Unlock()
 		return kept.entries, nil
 	}
-	c.mu.Unlock()
-	now := time.Now()
-	c.mu.Lock()
 	c.reads++
 	c.mu.Unlock()
+	now := time.Now()
 	entries, err := os.ReadDir(dir)
 	if err != nil || !ok {
 		return entries, err
@@ -173,8 +171,13 @@ func (c *census) readAs(dir string, fi fs.FileInfo) ([]fs.DirEntry, error) {
 	return entries, nil
 }
 
-// maxCensus bounds the entries a census keeps on disk.
-const maxCensus = 2 * maxSecretScan
+// maxCensus bounds the entries a census keeps on disk, and
+// maxCensusFile the size of a file read as one: a census of maxCensus
+// entries of long names fits in it.
+const (
+	maxCensus     = 2 * maxSecretScan
+	maxCensusFile = 256 << 20
+)
 
 // save writes the census to its file, when it changed: the folders whose
 // marks had settled, and, with prune, only those this run looked at,
