@@ -57,6 +57,7 @@ type Surveys struct {
 	mu         sync.Mutex
 	last       *survey
 	changeTime func(fs.FileInfo) int64
+	read       func(dir string, fi fs.FileInfo) ([]fs.DirEntry, error)
 }
 
 // NewSurveys returns the memory of surveys of one workspace; changeTime
@@ -65,15 +66,25 @@ func NewSurveys(changeTime func(fs.FileInfo) int64) *Surveys {
 	return &Surveys{changeTime: changeTime}
 }
 
+// ReadWith has the surveys read a folder's entries with read, which
+// returns them sorted by name, as os.ReadDir does: one that keeps what
+// it read of folders that did not change since. It is given what
+// os.Lstat told of the folder just before, or nil.
+func (sv *Surveys) ReadWith(read func(dir string, fi fs.FileInfo) ([]fs.DirEntry, error)) {
+	sv.mu.Lock()
+	defer sv.mu.Unlock()
+	sv.read = read
+}
+
 // survey surveys root, reading again only what changed since the last
 // survey, and remembers it. sv may be nil: then every folder is read.
 func (sv *Surveys) survey(root string, skip []string) survey {
 	if sv == nil {
-		return surveyed(root, skip, nil, nil)
+		return surveyed(root, skip, nil, nil, nil)
 	}
 	sv.mu.Lock()
 	defer sv.mu.Unlock()
-	s := surveyed(root, skip, sv.last, sv.changeTime)
+	s := surveyed(root, skip, sv.last, sv.changeTime, sv.read)
 	sv.last = &s
 	return s
 }
@@ -100,15 +111,19 @@ func shaped(names []string) bool {
 // following links, up to maxSurvey entries. A folder whose times are
 // those prev saw, with a change time (from changeTime) that is known, is
 // taken from prev without reading it again; its folders are still looked
-// at, each by its own times.
-func surveyed(root string, skip []string, prev *survey, changeTime func(fs.FileInfo) int64) survey {
+// at, each by its own times. read, when not nil, reads a folder's
+// entries in the place of os.ReadDir.
+func surveyed(root string, skip []string, prev *survey, changeTime func(fs.FileInfo) int64, read func(string, fs.FileInfo) ([]fs.DirEntry, error)) survey {
 	s := survey{parts: make(map[string][]string), visited: make(map[string]bool), folders: make(map[string]folder)}
 	queue, seen := []string{root}, 0
 	for len(queue) > 0 && seen < maxSurvey {
 		dir := queue[0]
 		queue = queue[1:]
 		var f folder
-		if fi, err := os.Lstat(dir); err == nil && changeTime != nil {
+		fi, err := os.Lstat(dir)
+		if err != nil {
+			fi = nil
+		} else if changeTime != nil {
 			// Its times before its entries: a change while they are read
 			// shows next time.
 			f.mod, f.change = fi.ModTime(), changeTime(fi)
@@ -122,19 +137,16 @@ func surveyed(root string, skip []string, prev *survey, changeTime func(fs.FileI
 			queue = append(queue, old.subdirs...)
 			continue
 		}
-		d, err := os.Open(dir)
+		entries, err := readSome(dir, fi, maxSurvey-seen, read)
 		if err != nil {
 			continue
 		}
-		entries, _ := d.ReadDir(maxSurvey - seen)
-		d.Close()
 		s.reads++
 		seen += len(entries)
 		s.visited[dir] = true
 		if seen >= maxSurvey {
 			s.cut = true
 		}
-		slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
 		for _, e := range entries {
 			name := e.Name()
 			// The root's .git is Snap's to watch; one in a folder below
@@ -142,8 +154,10 @@ func surveyed(root string, skip []string, prev *survey, changeTime func(fs.FileI
 			if isShapeName(name) || fence.GitName(name) && dir != root {
 				s.parts[dir] = append(s.parts[dir], name)
 			}
-			p := filepath.Join(dir, name)
-			if e.IsDir() && !fence.GitName(name) && !slices.Contains(skip, p) {
+			if !e.IsDir() || fence.GitName(name) {
+				continue // a file's path is never made: most entries are files
+			}
+			if p := filepath.Join(dir, name); !slices.Contains(skip, p) {
 				queue = append(queue, p)
 				f.subdirs = append(f.subdirs, p)
 			}
@@ -157,6 +171,26 @@ func surveyed(root string, skip []string, prev *survey, changeTime func(fs.FileI
 		}
 	}
 	return s
+}
+
+// readSome returns up to n entries of dir, sorted by name, read with
+// read (given fi, what os.Lstat told of dir) when it is not nil.
+func readSome(dir string, fi fs.FileInfo, n int, read func(string, fs.FileInfo) ([]fs.DirEntry, error)) ([]fs.DirEntry, error) {
+	if read != nil {
+		entries, err := read(dir, fi)
+		if err != nil && len(entries) == 0 {
+			return nil, err
+		}
+		return entries[:min(n, len(entries))], nil
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	entries, _ := d.ReadDir(n)
+	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return entries, nil
 }
 
 // unchanged returns what s saw of dir, when dir has the times f gives and

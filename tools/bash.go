@@ -68,6 +68,7 @@ func Bash(ws *Workspace, policy *guard.Policy, sh Shell) Tool {
 		}
 		ignoreFiles := ws.ignoreStamps()
 		snap := gitdir.SnapWith(ws.root, ws.surveys)
+		ws.surveyed()
 		layout := snap.Layout()
 		outer := enclosing(ws.root)
 		c := sandbox.Command{

@@ -248,6 +248,12 @@ type id struct{ dev, ino uint64 }
 // what it read (readFolders), for the walk of what commands must not see
 // to take over. began is when the walk began.
 func startIgnores(root string, global []ignoreRule, limit int, keep *readFolders, began time.Time) *ignores {
+	return startIgnoresReading(root, global, limit, keep, nil, began)
+}
+
+// startIgnoresReading is startIgnores that reads a folder's entries
+// through c, which keeps them (nil reads them from the disk).
+func startIgnoresReading(root string, global []ignoreRule, limit int, keep *readFolders, c *census, began time.Time) *ignores {
 	r, err := os.OpenRoot(root)
 	if err != nil {
 		return nil
@@ -261,7 +267,19 @@ func startIgnores(root string, global []ignoreRule, limit int, keep *readFolders
 	// type without a look at the entry (an os.Root's folders look at
 	// every one), and opens no ignore file that a folder's names show it
 	// does not hold; those it holds are read through the root.
-	walkTree(root, nil, func(abs string, d fs.DirEntry) error {
+	// A folder is looked at once, before its names are read: what it
+	// looked like is the folder's stamp and the census's mark.
+	var looked struct {
+		dir string
+		fi  fs.FileInfo
+	}
+	read := func(dir string) ([]fs.DirEntry, error) {
+		if looked.dir == dir {
+			return c.readAs(dir, looked.fi)
+		}
+		return c.read(dir)
+	}
+	walkTree(root, read, func(abs string, d fs.DirEntry) error {
 		if seen++; seen > limit {
 			return fs.SkipAll
 		}
@@ -288,7 +306,11 @@ func startIgnores(root string, global []ignoreRule, limit int, keep *readFolders
 		if d.IsDir() {
 			// Before its names are read: a change after shows.
 			keep.watch(abs)
-			if st, ok := folderStampOf(abs); ok && settled(st.stamp, began) {
+			fi, err := os.Lstat(abs)
+			looked.dir, looked.fi = abs, fi
+			if err != nil {
+				looked.fi = nil
+			} else if st, ok := fileStampOf(fi); ok && settled(st.stamp, began) {
 				ig.folders[abs] = st
 			}
 		}

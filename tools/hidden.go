@@ -72,6 +72,9 @@ type hiddenList struct {
 	exclude  string           // of those, the one in no folder the walk read
 	watch    *folderWatch
 	watching bool // every folder in dirs is watched
+	// seen is what the watch reported since the walk, kept until the
+	// next walk: more than one check reads it (see events).
+	seen     struct{ changed, wrote bool }
 	noWatch  bool // look at the folders' times even where they could be watched, for tests
 	walked   bool
 	distrust bool // something changed too close to the walk to trust its time
@@ -125,7 +128,7 @@ func (h *hiddenList) changed() bool {
 		if stampOf(h.exclude) != h.files[h.exclude] {
 			return true
 		}
-		changed, wrote := h.watch.changed()
+		changed, wrote := h.events()
 		if changed || !wrote {
 			return changed
 		}
@@ -142,7 +145,7 @@ func (h *hiddenList) changed() bool {
 		}
 	}
 	if h.watching {
-		changed, _ := h.watch.changed()
+		changed, _ := h.events()
 		return changed
 	}
 	for p, st := range h.dirs {
@@ -171,6 +174,7 @@ func (h *hiddenList) walk(w *Workspace) {
 	}
 	start := w.beginWith(keep)
 	known := keep.still()
+	h.seen.changed, h.seen.wrote = false, false
 	if known != nil {
 		h.watch.take(keep.fw)
 		h.watching = true
@@ -183,7 +187,7 @@ func (h *hiddenList) walk(w *Workspace) {
 			return entries, nil
 		}
 		h.reads++
-		return os.ReadDir(dir)
+		return w.census.read(dir)
 	}
 	root, err := os.OpenRoot(w.root)
 	if err != nil {
@@ -286,10 +290,20 @@ func (h *hiddenList) walk(w *Workspace) {
 		h.err = fmt.Errorf("%w: the workspace root holds more than %d files and folders that are secret or that .gitignore ignores, more than a command's sandbox can hide, so no command runs; move them into a folder, or remove them", ErrHideTooMany, maxHidden)
 	}
 	h.walked = true
+	w.census.save(false) // a census not kept costs the next run a walk, nothing more
 	h.distrust = lost || recent(h.files, began)
 	if !h.watching {
 		h.distrust = h.distrust || recent(h.dirs, began)
 	}
+}
+
+// events returns what the watch reported since the walk: whether a
+// folder changed, or an ignore file in one was written, and whether
+// another file was (see folderWatch.changed).
+func (h *hiddenList) events() (changed, wrote bool) {
+	c, w := h.watch.changed()
+	h.seen.changed, h.seen.wrote = h.seen.changed || c, h.seen.wrote || w
+	return h.seen.changed, h.seen.wrote
 }
 
 // unwatch gives up the watch in the middle of a walk, when a folder
@@ -300,7 +314,7 @@ func (h *hiddenList) unwatch() (changed bool) {
 	for d := range h.dirs {
 		h.dirs[d] = stampOf(d)
 	}
-	changed, _ = h.watch.changed()
+	changed, _ = h.events()
 	h.watching = false
 	h.watch.close()
 	return changed
@@ -413,10 +427,26 @@ func (w *Workspace) ignoreStamps() map[string]stamp {
 
 // ignoreFilesChanged returns the ignore files of before, relative to the
 // root and sorted, that are not as they were: written, made or removed.
+// Where the walk's folders are watched, and the watch sees the ignore
+// files in them written, only those it may have missed are looked at:
+// .git/info/exclude, in no folder watched, and, after another file was
+// written, which may be a link to one, those that exist. A folder's
+// ignore file made or removed is a change the watch sees.
 func (w *Workspace) ignoreFilesChanged(before map[string]stamp) []string {
+	h := w.hidden
+	h.mu.Lock()
+	look := func(string, stamp) bool { return true }
+	// A walk since before was taken may have reset the watch: it then
+	// stamped some file otherwise, and all are looked at.
+	if h.watching && watchesWrites && maps.Equal(before, h.files) {
+		changed, wrote := h.events()
+		exclude := h.exclude
+		look = func(p string, st stamp) bool { return changed || p == exclude || wrote && st.exists }
+	}
+	h.mu.Unlock()
 	var out []string
 	for p, st := range before {
-		if stampOf(p) != st {
+		if look(p, st) && stampOf(p) != st {
 			out = append(out, w.Rel(p))
 		}
 	}

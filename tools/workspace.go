@@ -43,6 +43,10 @@ type Workspace struct {
 	// surveys remembers what the folders held of the shape of a
 	// repository, around each command (gitdir.SnapWith).
 	surveys *gitdir.Surveys
+	// census keeps what the walks read of the folders, in memory and,
+	// given a file (KeepCensus), between runs.
+	census     *census
+	surveyOnce sync.Once // the first survey for repositories was made
 	// seesHidden, when set and true, says that commands run where they
 	// can see what Hidden lists (no sandbox hides it).
 	seesHidden func() bool
@@ -75,8 +79,29 @@ func NewWorkspace(root string) (*Workspace, error) {
 	if real, err = realPath(real, 0); err != nil { // spelt as the disk has it
 		return nil, fmt.Errorf("workspace %s: %w", root, err)
 	}
-	return &Workspace{root: real, hidden: new(hiddenList), history: new(historyList), files: new(ruleFiles), places: ownPlaces(real),
-		surveys: gitdir.NewSurveys(changeTime), global: globalExcludes(real)}, nil
+	w := &Workspace{root: real, hidden: new(hiddenList), history: new(historyList), files: new(ruleFiles), places: ownPlaces(real),
+		surveys: gitdir.NewSurveys(changeTime), global: globalExcludes(real), census: loadCensus("", real)}
+	w.surveys.ReadWith(w.census.readAs)
+	return w, nil
+}
+
+// surveyed is called after each survey for repositories around a
+// command (gitdir.SnapWith): the first of a run looked at every folder
+// the census may hold, so the census drops those it did not look at,
+// gone since, and is kept.
+func (w *Workspace) surveyed() {
+	first := false
+	w.surveyOnce.Do(func() { first = true })
+	w.census.save(first)
+}
+
+// KeepCensus has w keep what its walks read of the workspace's folders in
+// file, outside the workspace, and take from it, in later runs, the
+// folders that did not change since (see census): a run then reads only
+// those that did. It reads file now; call it before anything walks.
+func (w *Workspace) KeepCensus(file string) {
+	w.census = loadCensus(file, w.root)
+	w.surveys.ReadWith(w.census.readAs)
 }
 
 // begin returns the ignore rules of the start of the run (startIgnores),
@@ -94,8 +119,9 @@ func (w *Workspace) begin() *ignores { return w.beginWith(nil) }
 // read of each folder in keep (see readFolders).
 func (w *Workspace) beginWith(keep *readFolders) *ignores {
 	w.startOnce.Do(func() {
-		w.start = startIgnores(w.root, w.global, maxSecretScan, keep, time.Now())
+		w.start = startIgnoresReading(w.root, w.global, maxSecretScan, keep, w.census, time.Now())
 		w.started.Store(true)
+		w.census.save(false) // a census not kept costs the next run a walk, nothing more
 	})
 	return w.start
 }

@@ -84,6 +84,11 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string, dirs xdg.
 	if err != nil {
 		return nil, &exitCodeError{code: exitUsage, err: err}
 	}
+	// What the walks read of the workspace's folders is kept for the next
+	// run, but not by a run that leaves nothing in the state folder.
+	if census, err := dirs.ForWorkspace("census", tb.ws.Root()); err == nil && !c.NoSession {
+		tb.ws.KeepCensus(census)
+	}
 	var keep string // where /undo's copies go: only the REPL has /undo
 	if inREPL {
 		keep, _ = dirs.State()

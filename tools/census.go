@@ -1,0 +1,366 @@
+package tools
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"io"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+)
+
+// census is what the walks of a workspace read of its folders (each
+// folder's names and their types), kept between runs in the state folder
+// (never in the workspace) so that a run need not read again a folder
+// that did not change since. A folder's names change only with the
+// folder: a name made, removed or renamed in it sets its change time,
+// which no program can set back, as the folder's identity (device and
+// inode) tells it from another folder moved to its path. So a folder is
+// taken from the census only when all of these are as the census saw
+// them, and they had not changed for a while then: a change within the
+// tick of the clock that stamps them would leave them as they were (see
+// racy). The census holds names only: what files hold, ignore files
+// included, is read from the disk every run, and so is each entry's
+// identity where a walk looks at it.
+//
+// The file is refused whole, and every folder read from the disk, when it
+// is not a regular file that the user owns and that nobody else may write,
+// when it does not hold what its checksum says, or when it is another
+// workspace's: a census that cannot be trusted costs a walk, never a
+// protection. Its methods do nothing on nil, and read from the disk.
+type census struct {
+	mu      sync.Mutex
+	file    string // where it is kept; "" keeps it in memory only
+	root    string
+	folders map[string]*censusFolder // by absolute path
+	dirty   bool                     // a folder was read from the disk, or forgotten
+	reads   int                      // folders read from the disk, for tests
+	settle  time.Duration            // racy, but in tests
+}
+
+// censusFolder is one folder as the census saw it.
+type censusFolder struct {
+	mark    folderMark
+	entries []fs.DirEntry // sorted by name
+	used    bool          // looked at by this run
+	trusted bool          // its mark had settled when it was read
+}
+
+// folderMark is what tells that a folder's names did not change: its
+// identity and its times.
+type folderMark struct {
+	id     id
+	mod    int64
+	change int64
+}
+
+// markOf returns fi's mark, and false where the system gives no identity
+// or no change time: there the census keeps nothing.
+func markOf(fi fs.FileInfo) (folderMark, bool) {
+	fid, ok := fileID(fi)
+	ch := changeTime(fi)
+	if !ok || ch == 0 {
+		return folderMark{}, false
+	}
+	return folderMark{id: fid, mod: fi.ModTime().UnixNano(), change: ch}, true
+}
+
+// settledBy reports whether m had not changed for settle before t.
+func (m folderMark) settledBy(t time.Time, settle time.Duration) bool {
+	old := t.Add(-settle).UnixNano()
+	return m.mod < old && m.change < old
+}
+
+// keptEntry is an entry of a folder as the census kept it.
+type keptEntry struct {
+	dir, name string
+	typ       fs.FileMode
+}
+
+func (e *keptEntry) Name() string               { return e.name }
+func (e *keptEntry) IsDir() bool                { return e.typ.IsDir() }
+func (e *keptEntry) Type() fs.FileMode          { return e.typ }
+func (e *keptEntry) Info() (fs.FileInfo, error) { return os.Lstat(join(e.dir, e.name)) }
+
+// loadCensus returns the census of the workspace at root kept in file,
+// or an empty one when there is none to trust (see census).
+func loadCensus(file, root string) *census {
+	c := &census{file: file, root: root, folders: make(map[string]*censusFolder), settle: racy}
+	if file == "" {
+		return c
+	}
+	data, ok := readOwnFile(file)
+	if !ok {
+		return c
+	}
+	if folders, err := decodeCensus(data, root); err == nil {
+		c.folders = folders
+	}
+	return c
+}
+
+// readOwnFile returns what file holds, when it is a regular file, not a
+// link, that the user owns and nobody else may write.
+func readOwnFile(file string) ([]byte, bool) {
+	named, err := os.Lstat(file)
+	if err != nil || !named.Mode().IsRegular() {
+		return nil, false
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !os.SameFile(named, fi) || fi.Mode().Perm()&0o022 != 0 || !ownedByUser(fi) || fi.Size() > maxCensusFile {
+		return nil, false
+	}
+	data := make([]byte, fi.Size())
+	if _, err := io.ReadFull(f, data); err != nil {
+		return nil, false
+	}
+	return data, true
+}
+
+// read returns the entries of dir, sorted by name: the census's, when
+// dir is as it saw it (see census), else read from the disk, and kept.
+func (c *census) read(dir string) ([]fs.DirEntry, error) {
+	if c == nil {
+		return os.ReadDir(dir)
+	}
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return os.ReadDir(dir)
+	}
+	return c.readAs(dir, fi)
+}
+
+// readAs is read of dir, whose information fi was just taken (os.Lstat),
+// before any of its names were read.
+func (c *census) readAs(dir string, fi fs.FileInfo) ([]fs.DirEntry, error) {
+	if c == nil || fi == nil {
+		return c.read(dir)
+	}
+	mark, ok := markOf(fi)
+	c.mu.Lock()
+	kept := c.folders[dir]
+	if ok && kept != nil && kept.trusted && kept.mark == mark {
+		kept.used = true
+		c.mu.Unlock()
+		return kept.entries, nil
+	}
+	c.reads++
+	c.mu.Unlock()
+	now := time.Now()
+	entries, err := os.ReadDir(dir)
+	if err != nil || !ok {
+		return entries, err
+	}
+	// The mark was taken before the names were read: a change while
+	// they are read shows next time.
+	c.mu.Lock()
+	c.folders[dir] = &censusFolder{mark: mark, entries: entries, used: true, trusted: mark.settledBy(now, c.settle)}
+	c.dirty = true
+	c.mu.Unlock()
+	return entries, nil
+}
+
+// maxCensus bounds the entries a census keeps on disk, and
+// maxCensusFile the size of a file read as one: a census of maxCensus
+// entries of long names fits in it.
+const (
+	maxCensus     = 2 * maxSecretScan
+	maxCensusFile = 256 << 20
+)
+
+// save writes the census to its file, when it changed: the folders whose
+// marks had settled, and, with prune, only those this run looked at,
+// written to a new file that then takes the place of the old, so that a
+// reader finds the old census or the new one whole. Only a walk that
+// looked at every folder the census may hold, as the run's first survey
+// for repositories does, may prune: one that skips what is ignored would
+// drop the folders inside it, to be read from the disk again next run.
+func (c *census) save(prune bool) error {
+	if c == nil || c.file == "" {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for dir, f := range c.folders {
+		if !f.trusted || prune && !f.used {
+			delete(c.folders, dir)
+			c.dirty = true
+		}
+	}
+	if !c.dirty {
+		return nil
+	}
+	data, ok := encodeCensus(c.root, c.folders)
+	if !ok {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(c.file), 0o700); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(c.file), ".census-*")
+	if err != nil {
+		return err
+	}
+	_, err = tmp.Write(data)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), c.file)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	c.dirty = false
+	return nil
+}
+
+// censusMagic begins a census file; a change of the format changes it.
+const censusMagic = "harness census 1\n"
+
+// errCensus is why a census file is refused.
+var errCensus = errors.New("not a census of this workspace")
+
+// encodeCensus returns the file of a census of root: the magic, the root,
+// each folder (its path, mark and entries, each a type and a name), and
+// the SHA-256 of all that. It reports false past maxCensus entries.
+func encodeCensus(root string, folders map[string]*censusFolder) ([]byte, bool) {
+	dirs := slices.Sorted(maps.Keys(folders))
+	var b []byte
+	str := func(s string) {
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		b = append(b, s...)
+	}
+	b = append(b, censusMagic...)
+	str(root)
+	b = binary.AppendUvarint(b, uint64(len(dirs)))
+	n := 0
+	for _, dir := range dirs {
+		f := folders[dir]
+		if n += len(f.entries); n > maxCensus {
+			return nil, false
+		}
+		str(dir)
+		m := f.mark
+		b = binary.AppendUvarint(b, m.id.dev)
+		b = binary.AppendUvarint(b, m.id.ino)
+		b = binary.AppendVarint(b, m.mod)
+		b = binary.AppendVarint(b, m.change)
+		b = binary.AppendUvarint(b, uint64(len(f.entries)))
+		for _, e := range f.entries {
+			b = binary.AppendUvarint(b, uint64(e.Type()))
+			str(e.Name())
+		}
+	}
+	sum := sha256.Sum256(b)
+	return append(b, sum[:]...), true
+}
+
+// decodeCensus reads a census file of root (see encodeCensus).
+func decodeCensus(data []byte, root string) (map[string]*censusFolder, error) {
+	if len(data) < sha256.Size {
+		return nil, errCensus
+	}
+	body, sum := data[:len(data)-sha256.Size], data[len(data)-sha256.Size:]
+	if want := sha256.Sum256(body); !bytes.Equal(want[:], sum) {
+		return nil, errCensus
+	}
+	if !bytes.HasPrefix(body, []byte(censusMagic)) {
+		return nil, errCensus
+	}
+	// One string for all the names: each name is a part of it.
+	text := string(body)
+	at := len(censusMagic)
+	bad := false
+	uv := func() uint64 {
+		v, n := binary.Uvarint(body[at:])
+		if n <= 0 {
+			bad = true
+			return 0
+		}
+		at += n
+		return v
+	}
+	sv := func() int64 {
+		v, n := binary.Varint(body[at:])
+		if n <= 0 {
+			bad = true
+			return 0
+		}
+		at += n
+		return v
+	}
+	str := func() string {
+		n := uv()
+		if bad || n > uint64(len(body)-at) {
+			bad = true
+			return ""
+		}
+		s := text[at : at+int(n)]
+		at += int(n)
+		return s
+	}
+	if str() != root || bad {
+		return nil, errCensus
+	}
+	count := uv()
+	if bad || count > uint64(len(body)) {
+		return nil, errCensus
+	}
+	folders := make(map[string]*censusFolder, count)
+	total := uint64(0)
+	var slab []keptEntry // the entries of many folders, in one allocation
+	for range count {
+		dir := str()
+		f := &censusFolder{trusted: true}
+		f.mark.id.dev, f.mark.id.ino = uv(), uv()
+		f.mark.mod, f.mark.change = sv(), sv()
+		n := uv()
+		if total += n; bad || total > maxCensus || !cleanInside(root, dir) {
+			return nil, errCensus
+		}
+		f.entries = make([]fs.DirEntry, n)
+		if uint64(cap(slab)-len(slab)) < n {
+			slab = make([]keptEntry, 0, max(n, 4096))
+		}
+		for i := range f.entries {
+			typ := fs.FileMode(uv())
+			name := str()
+			if bad || typ&^fs.ModeType != 0 || !validName(name) || i > 0 && name <= f.entries[i-1].Name() {
+				return nil, errCensus
+			}
+			slab = append(slab, keptEntry{dir: dir, name: name, typ: typ})
+			f.entries[i] = &slab[len(slab)-1]
+		}
+		folders[dir] = f
+	}
+	if at != len(body) {
+		return nil, errCensus
+	}
+	return folders, nil
+}
+
+// cleanInside reports whether dir is root or a clean path inside it.
+func cleanInside(root, dir string) bool {
+	if dir == root {
+		return true
+	}
+	return filepath.Clean(dir) == dir && len(dir) > len(root) && dir[:len(root)] == root && (dir[len(root)] == filepath.Separator || root[len(root)-1] == filepath.Separator)
+}
+
+// validName reports whether name can be one entry of a folder.
+func validName(name string) bool {
+	return name != "" && name != "." && name != ".." && !bytes.ContainsAny([]byte(name), "/\x00"+string(filepath.Separator))
+}

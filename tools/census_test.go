@@ -1,0 +1,314 @@
+package tools
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"testing"
+	"time"
+
+	"harness/gitdir"
+)
+
+// censusRun is one run in the workspace at root that keeps its census in
+// file: the paths its commands must not see, relative to root, and how
+// many folders it read from the disk.
+func censusRun(t *testing.T, root, file string) (hidden []string, reads int) {
+	t.Helper()
+	ws, err := NewWorkspace(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws.KeepCensus(file)
+	ws.census.settle = 0 // the test waits out the clock's tick itself
+	paths, err := ws.Hidden()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range paths {
+		hidden = append(hidden, ws.Rel(p))
+	}
+	return hidden, ws.census.reads
+}
+
+// TestCensusSeesEveryChange runs twice in a workspace, changing it
+// between the runs: the second run takes the folders that did not change
+// from the census, and whatever changed still hides what it must.
+func TestCensusSeesEveryChange(t *testing.T) {
+	if _, ok := markOf(mustLstat(t, t.TempDir())); !ok {
+		t.Skip("no change times or identities here: no census is kept")
+	}
+	files := map[string]string{
+		".gitignore":    "build/\n",
+		"sub/notes.txt": "notes\n",
+		"sub/data.txt":  "data\n",
+		"other/a.txt":   "a\n",
+		"build/out.bin": "x\n",
+	}
+	tests := []struct {
+		name   string
+		change func(t *testing.T, root string)
+		hidden string // a path the second run must hide
+	}{
+		{"a secret file made", func(t *testing.T, root string) {
+			write(t, filepath.Join(root, "sub", ".env"), "KEY=1\n")
+		}, "sub/.env"},
+		{"a file renamed to a secret's name", func(t *testing.T, root string) {
+			must(t, os.Rename(filepath.Join(root, "sub", "notes.txt"), filepath.Join(root, "sub", "id_rsa")))
+		}, "sub/id_rsa"},
+		{"the ignore file written in place", func(t *testing.T, root string) {
+			f, err := os.OpenFile(filepath.Join(root, ".gitignore"), os.O_WRONLY|os.O_APPEND, 0)
+			must(t, err)
+			_, err = f.WriteString("sub/data.txt\n")
+			must(t, err)
+			must(t, f.Close())
+		}, "sub/data.txt"},
+		{"a secret file made and the folder's time set back", func(t *testing.T, root string) {
+			dir := filepath.Join(root, "sub")
+			fi := mustLstat(t, dir)
+			write(t, filepath.Join(dir, "server.pem"), "x\n")
+			must(t, os.Chtimes(dir, fi.ModTime(), fi.ModTime()))
+			if !mustLstat(t, dir).ModTime().Equal(fi.ModTime()) {
+				t.Fatal("the folder's time was not set back")
+			}
+		}, "sub/server.pem"},
+		{"a folder swapped for another of the same name and time", func(t *testing.T, root string) {
+			dir := filepath.Join(root, "sub")
+			fi := mustLstat(t, dir)
+			other := filepath.Join(filepath.Dir(root), "swap")
+			must(t, os.MkdirAll(other, 0o755))
+			write(t, filepath.Join(other, "notes.txt"), "notes\n")
+			write(t, filepath.Join(other, "data.txt"), "data\n")
+			write(t, filepath.Join(other, ".netrc"), "machine x\n")
+			must(t, os.Chtimes(other, fi.ModTime(), fi.ModTime()))
+			must(t, os.Rename(dir, filepath.Join(filepath.Dir(root), "gone")))
+			must(t, os.Rename(other, dir))
+			must(t, os.Chtimes(root, mustLstat(t, root).ModTime(), mustLstat(t, root).ModTime()))
+		}, "sub/.netrc"},
+		{"a folder made in a folder taken from the census", func(t *testing.T, root string) {
+			write(t, filepath.Join(root, "other", "deep", ".aws", "credentials"), "x\n")
+		}, "other/deep/.aws"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			base := t.TempDir()
+			root := filepath.Join(base, "ws")
+			writeFiles(t, root, files)
+			file := filepath.Join(base, "state", "census")
+			first, reads := censusRun(t, root, file)
+			if reads == 0 {
+				t.Fatal("the first run read no folder")
+			}
+			if slices.Contains(first, tt.hidden) {
+				t.Fatalf("%s hidden before it was made: %v", tt.hidden, first)
+			}
+			if _, again := censusRun(t, root, file); again != 0 {
+				t.Fatalf("a run in an unchanged workspace read %d folders; want them all from the census", again)
+			}
+			time.Sleep(50 * time.Millisecond) // past the tick of the clock that stamps the folders
+			tt.change(t, root)
+			second, _ := censusRun(t, root, file)
+			if !slices.Contains(second, tt.hidden) {
+				t.Errorf("after the change the run hides %v; want %s among them", second, tt.hidden)
+			}
+			if !slices.Contains(second, "build") {
+				t.Errorf("the run hides %v; want build, which .gitignore ignores, among them", second)
+			}
+		})
+	}
+}
+
+// TestCensusRefused checks that a census file that cannot be trusted is
+// not used: every folder is read from the disk.
+func TestCensusRefused(t *testing.T) {
+	if _, ok := markOf(mustLstat(t, t.TempDir())); !ok {
+		t.Skip("no change times or identities here: no census is kept")
+	}
+	tests := []struct {
+		name  string
+		spoil func(t *testing.T, file string)
+	}{
+		{"a byte changed", func(t *testing.T, file string) {
+			data, err := os.ReadFile(file)
+			must(t, err)
+			data[len(data)/2] ^= 1
+			must(t, os.WriteFile(file, data, 0o600))
+		}},
+		{"cut short", func(t *testing.T, file string) {
+			data, err := os.ReadFile(file)
+			must(t, err)
+			must(t, os.WriteFile(file, data[:len(data)-1], 0o600))
+		}},
+		{"empty", func(t *testing.T, file string) {
+			must(t, os.WriteFile(file, nil, 0o600))
+		}},
+		{"writable by others", func(t *testing.T, file string) {
+			if runtime.GOOS == "windows" {
+				t.Skip("no modes here")
+			}
+			must(t, os.Chmod(file, 0o666))
+		}},
+		{"owned by another user", func(t *testing.T, file string) {
+			if os.Getuid() != 0 {
+				t.Skip("only root can give a file away")
+			}
+			must(t, os.Chown(file, 65534, 65534))
+		}},
+		{"a link to the census", func(t *testing.T, file string) {
+			must(t, os.Rename(file, file+".real"))
+			must(t, os.Symlink(file+".real", file))
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			base := t.TempDir()
+			root := filepath.Join(base, "ws")
+			writeFiles(t, root, map[string]string{"a/x.txt": "x", "b/y.txt": "y", "b/c/z.txt": "z"})
+			file := filepath.Join(base, "census")
+			_, all := censusRun(t, root, file)
+			if _, reads := censusRun(t, root, file); reads != 0 {
+				t.Fatalf("a run after the first read %d folders; want none", reads)
+			}
+			tt.spoil(t, file)
+			if _, reads := censusRun(t, root, file); reads != all {
+				t.Errorf("with the census %s, a run read %d folders; want all %d", tt.name, reads, all)
+			}
+		})
+	}
+}
+
+// TestCensusOfAnotherWorkspace checks that a census is only ever used in
+// the workspace it was made in.
+func TestCensusOfAnotherWorkspace(t *testing.T) {
+	base := t.TempDir()
+	root := filepath.Join(base, "ws")
+	writeFiles(t, root, map[string]string{"a/x.txt": "x"})
+	folders := map[string]*censusFolder{root: {entries: []fs.DirEntry{&keptEntry{dir: root, name: "a", typ: fs.ModeDir}}}}
+	data, ok := encodeCensus(root, folders)
+	if !ok {
+		t.Fatal("not encoded")
+	}
+	if _, err := decodeCensus(data, root); err != nil {
+		t.Fatalf("its own workspace: %v", err)
+	}
+	if _, err := decodeCensus(data, filepath.Join(base, "other")); err == nil {
+		t.Error("another workspace took the census")
+	}
+}
+
+// TestDecodeCensusRefusesBadEntries checks the names a census may hold:
+// each one entry of its folder, in order, in a folder of the workspace.
+func TestDecodeCensusRefusesBadEntries(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "ws")
+	tests := []struct {
+		name    string
+		dir     string
+		entries []string
+		ok      bool
+	}{
+		{"plain", filepath.Join(root, "a"), []string{"b", "c"}, true},
+		{"out of order", root, []string{"c", "b"}, false},
+		{"twice", root, []string{"b", "b"}, false},
+		{"a path for a name", root, []string{"b/c"}, false},
+		{"dot dot", root, []string{".."}, false},
+		{"empty name", root, []string{""}, false},
+		{"a folder outside", filepath.Dir(root), []string{"b"}, false},
+		{"a folder not clean", root + "/a/../b", []string{"b"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := &censusFolder{}
+			for _, n := range tt.entries {
+				f.entries = append(f.entries, &keptEntry{dir: tt.dir, name: n})
+			}
+			data, _ := encodeCensus(root, map[string]*censusFolder{tt.dir: f})
+			_, err := decodeCensus(data, root)
+			if (err == nil) != tt.ok {
+				t.Errorf("decode: %v; want ok %v", err, tt.ok)
+			}
+		})
+	}
+}
+
+func mustLstat(t *testing.T, p string) fs.FileInfo {
+	t.Helper()
+	fi, err := os.Lstat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func write(t *testing.T, p, text string) {
+	t.Helper()
+	must(t, os.MkdirAll(filepath.Dir(p), 0o755))
+	must(t, os.WriteFile(p, []byte(text), 0o644))
+}
+
+// TestCensusDistrustsRecentFolders checks that a folder that changed too
+// close to its reading for its times to show a change right after is
+// read again by the next run: the census does not keep it.
+func TestCensusDistrustsRecentFolders(t *testing.T) {
+	base := t.TempDir()
+	root := filepath.Join(base, "ws")
+	writeFiles(t, root, map[string]string{"a/x.txt": "x", "b/y.txt": "y"})
+	file := filepath.Join(base, "census")
+	run := func() int {
+		ws, err := NewWorkspace(root)
+		must(t, err)
+		ws.KeepCensus(file) // its folders were made just now
+		_, err = ws.Hidden()
+		must(t, err)
+		return ws.census.reads
+	}
+	first := run()
+	if again := run(); again != first {
+		t.Errorf("the second run read %d folders made just now; want all %d again", again, first)
+	}
+}
+
+// TestCensusKeepsWhatOnlyTheSurveyReads checks that the folders only the
+// survey for repositories reads (those inside ignored folders and
+// node_modules, which the walks for secrets skip) are kept too: a run
+// in an unchanged workspace reads none of them again.
+func TestCensusKeepsWhatOnlyTheSurveyReads(t *testing.T) {
+	if _, ok := markOf(mustLstat(t, t.TempDir())); !ok {
+		t.Skip("no change times or identities here: no census is kept")
+	}
+	base := t.TempDir()
+	root := filepath.Join(base, "ws")
+	writeFiles(t, root, map[string]string{
+		".gitignore":              "build/\n",
+		"build/out/a.o":           "x",
+		"node_modules/m/index.js": "x",
+		"src/main.go":             "package main",
+	})
+	file := filepath.Join(base, "census")
+	command := func() int {
+		ws, err := NewWorkspace(root)
+		must(t, err)
+		ws.KeepCensus(file)
+		ws.census.settle = 0
+		mustHidden(t, ws)
+		gitdir.SnapWith(ws.root, ws.surveys)
+		ws.surveyed()
+		return ws.census.reads
+	}
+	if first := command(); first == 0 {
+		t.Fatal("the first run read no folder")
+	}
+	if again := command(); again != 0 {
+		t.Errorf("a run in an unchanged workspace read %d folders; want none", again)
+	}
+}
