@@ -397,7 +397,8 @@ func gitChanged(res sandbox.Result, out *spool, changes []gitdir.Change, restore
 
 // commandPaths tells the guard which paths a command may use: those inside
 // the workspace, but none in .git or the git directory wherever it is
-// (Workspace.InGit), no secret that exists, and nothing with a secret's
+// (Workspace.InGit), no secret that exists, no file with more than one
+// name (a hard link made before the run), and nothing with a secret's
 // name to write. It is the guard's one way to ask whether a path is the
 // git directory.
 type commandPaths struct {
@@ -420,6 +421,9 @@ func (p commandPaths) CheckPath(path string, write bool) error {
 		if why := secretName(name); why != "" {
 			return fail(ErrSecret, "%s is %s: %s", name, ErrSecret, why)
 		}
+		if fi, err := os.Lstat(abs); err == nil {
+			return checkLinks(fi, name)
+		}
 		return nil
 	}
 	if err := p.ws.checkOwn(abs, name); err != nil {
@@ -434,6 +438,16 @@ func (p commandPaths) CheckPath(path string, write bool) error {
 	}
 	if why := p.ws.secret(p.ig, abs, fi.IsDir()); why != "" {
 		return fail(ErrSecret, "%s is %s: %s; use read_file, which can ask the user", name, ErrSecret, why)
+	}
+	return checkLinks(fi, name)
+}
+
+// checkLinks refuses a file with more than one name, as read_file does:
+// another name may be .git/config or a file outside the workspace, whose
+// text a command would print or change.
+func checkLinks(fi fs.FileInfo, name string) error {
+	if n := links(fi); !fi.IsDir() && n > 1 {
+		return fail(ErrProtected, "%s has %d names (hard links), and the others may be files outside the workspace or in .git, which cannot be told from here, so it is %s and no command may use it; ask the user for what you need from it", name, n, ErrProtected)
 	}
 	return nil
 }
