@@ -1,0 +1,243 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"harness/fence"
+	"harness/sandbox"
+)
+
+// homeWhy says why the home folder's settings (fence.HomeSetting) are
+// not written.
+const homeWhy = "it is one of the home folder's settings (an entry whose name starts with a dot, ~/bin, or the system's folder of user settings), which programs read and act on when they start: the user's next go, cargo, python, shell or login would run what was written, outside any sandbox"
+
+// homePlaces returns the places that run later (see place) when root, a
+// real path, holds home, the home folder: home itself, whose settings
+// (fence.HomeSetting) are written by no tool, whether they exist or not;
+// the folders of path, the folders of PATH, that lie in home, but for
+// home itself; and where a setting of home, or an entry of one of its
+// setting folders (~/.config/nvim), links to, when that is elsewhere in
+// root (a dotfiles folder).
+func homePlaces(root, home string, path []string) []place {
+	if !filepath.IsAbs(home) {
+		return nil
+	}
+	real, err := realPath(home, 0)
+	if err != nil || !fence.Within(root, real) {
+		return nil
+	}
+	out := []place{{real, homeWhy, homeFolder}}
+	add := func(p, why string) {
+		if !fence.Within(root, p) || fence.HomeSetting(real, p) || slices.ContainsFunc(out[1:], func(x place) bool { return fence.Within(x.path, p) }) {
+			return
+		}
+		out = append(out, place{p, why, runsLater})
+	}
+	for _, d := range path {
+		if !filepath.IsAbs(d) {
+			continue
+		}
+		if r, err := realPath(d, 0); err == nil && r != real && fence.Within(real, r) {
+			add(r, "it is a folder of PATH: the user's shell runs the programs in it by name, outside any sandbox")
+		}
+	}
+	for _, link := range homeLinks(real) {
+		add(link, "one of the home folder's settings links to it, so programs read and act on what is there when they start, outside any sandbox")
+	}
+	return out
+}
+
+// homeLinks returns where the symlinks among the settings of home (a
+// real path) lead, and those among the entries of its setting folders,
+// resolved: one level deeper than home's entries, since tools and
+// dotfile managers link ~/.config/nvim to a folder of their own.
+func homeLinks(home string) []string {
+	var out []string
+	follow := func(p string) {
+		if r, err := realPath(p, 0); err == nil && !slices.Contains(out, r) {
+			out = append(out, r)
+		}
+	}
+	for _, name := range homeEntries(home) {
+		p := filepath.Join(home, name)
+		fi, err := os.Lstat(p)
+		switch {
+		case err != nil:
+		case fi.Mode()&os.ModeSymlink != 0:
+			follow(p)
+		case fi.IsDir():
+			entries, _ := os.ReadDir(p)
+			for _, e := range entries {
+				if e.Type()&os.ModeSymlink != 0 {
+					follow(filepath.Join(p, e.Name()))
+				}
+			}
+		}
+	}
+	return out
+}
+
+// homeEntries returns the names of the entries of home that are among
+// its settings (fence.HomeSetting), as they are now.
+func homeEntries(home string) []string {
+	entries, err := os.ReadDir(home)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range entries {
+		if fence.HomeSetting(home, filepath.Join(home, e.Name())) {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}
+
+// laterPlace returns why abs, a path inside the workspace with its
+// symlinks resolved, is or lies in a place that runs later (see
+// placeKind), or "". Only writes are refused there: reading the home
+// folder's settings is decided as reading any file is.
+func (w *Workspace) laterPlace(abs string) string {
+	for _, p := range w.places {
+		switch {
+		case p.kind == homeFolder && fence.HomeSetting(p.path, abs):
+			return p.why
+		case p.kind == runsLater && fence.Within(p.path, abs):
+			return p.why
+		}
+	}
+	return ""
+}
+
+// checkLater refuses to write abs, shown to the model as name, when it is
+// or lies in a place that runs later (laterPlace).
+func (w *Workspace) checkLater(abs, name string) error {
+	if why := w.laterPlace(abs); why != "" {
+		return fail(ErrProtected, "%s is %s, since the workspace holds the home folder: %s. Nothing was written; leave it to the user", name, ErrProtected, why)
+	}
+	return nil
+}
+
+// homeSnap is what a command found of the places that run later before
+// it ran, for undo to take out what it made there.
+type homeSnap struct {
+	w       *Workspace
+	home    string   // the home folder, or "" when the workspace does not hold it
+	before  []string // the names of its settings that existed (homeEntries)
+	missing []string // the places that run later that did not exist
+}
+
+// snapHome returns what the places that run later hold before a command.
+// Commands see those that exist read-only (ownPaths); what undo looks
+// for is what a command could still make: a new setting in the home
+// folder (~/.cargo where there was none), or a folder of PATH that was
+// not there.
+func (w *Workspace) snapHome() homeSnap {
+	s := homeSnap{w: w}
+	for _, p := range w.places {
+		switch p.kind {
+		case homeFolder:
+			s.home, s.before = p.path, homeEntries(p.path)
+		case runsLater:
+			if _, err := os.Lstat(p.path); err != nil {
+				s.missing = append(s.missing, p.path)
+			}
+		}
+	}
+	return s
+}
+
+// undo takes out what a command made, since s was taken, among the home
+// folder's settings and where a place that runs later was missing,
+// whatever the sandbox let it do: none of it existed before the command,
+// so nothing of the user's is lost, but the folders that lead to the
+// harness's own places (kept), which the harness may have made meanwhile,
+// stay. It returns what it took out, as paths from the root, and tells
+// the user (note) and the turn's report (changedAlso).
+func (s homeSnap) undo(ctx context.Context) ([]string, error) {
+	if s.home == "" {
+		return nil, nil
+	}
+	var made []string
+	for _, name := range homeEntries(s.home) {
+		if !slices.Contains(s.before, name) {
+			made = append(made, filepath.Join(s.home, name))
+		}
+	}
+	for _, p := range s.missing {
+		if _, err := os.Lstat(p); err == nil && !slices.ContainsFunc(made, func(m string) bool { return fence.Within(m, p) }) {
+			made = append(made, p)
+		}
+	}
+	var names []string
+	var errs []error
+	for _, p := range made {
+		errs = append(errs, s.w.prune(p))
+		names = append(names, s.w.Rel(p))
+	}
+	if len(names) == 0 {
+		return nil, nil
+	}
+	err := errors.Join(errs...)
+	changedAlso(ctx, names...)
+	if err != nil {
+		note(ctx, "the command made %s, among the home folder's settings, which run later outside any sandbox; not all of it could be taken out (%v): look at it before running anything", strings.Join(names, ", "), err)
+	} else {
+		note(ctx, "the command made %s, among the home folder's settings, which run later outside any sandbox; it was taken out", strings.Join(names, ", "))
+	}
+	return names, err
+}
+
+// prune removes p, and all that is in it, but for the folders that lead
+// to a kept place (see placeKind) that exists and what is in that place.
+func (w *Workspace) prune(p string) error {
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return nil // gone already
+	}
+	holds := false
+	for _, q := range w.places {
+		if q.kind != kept {
+			continue
+		}
+		if fence.Within(q.path, p) {
+			return nil
+		}
+		if !holds && fence.Within(p, q.path) {
+			_, err := os.Lstat(q.path)
+			holds = err == nil
+		}
+	}
+	if !holds || !fi.IsDir() {
+		return os.RemoveAll(p)
+	}
+	entries, err := os.ReadDir(p)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, e := range entries {
+		errs = append(errs, w.prune(filepath.Join(p, e.Name())))
+	}
+	return errors.Join(errs...)
+}
+
+// homeMade is the error of a command that made one of the home folder's
+// settings (homeSnap.undo): what it printed, what it made, and that it
+// was taken out.
+func homeMade(res sandbox.Result, out *spool, made []string, undoErr error) error {
+	text, _ := bashText(res, out)
+	msg := fmt.Sprintf("%s\nThe command made %s in the home folder, among its settings (entries whose names start with a dot, ~/bin, the system's folder of user settings, the folders of PATH), which programs read and act on when they start, outside any sandbox; no command may make them while the workspace holds the home folder.", text, strings.Join(made, ", "))
+	if undoErr != nil {
+		msg += fmt.Sprintf(" Not all of it could be taken out (%v): tell the user to look at it.", undoErr)
+	} else {
+		msg += " It was taken out; do not try again."
+	}
+	return fail(errors.Join(ErrMayHaveChanged, ErrProtected), "%s", msg)
+}
