@@ -21,7 +21,9 @@ const homeWhy = "it is one of the home folder's settings (an entry whose name st
 // real path, holds home, the home folder: home itself, whose settings
 // (fence.HomeSetting) are written by no tool, whether they exist or not;
 // the folders of path, the folders of PATH, that lie in home, but for
-// home itself; and where a setting of home, or an entry of one of its
+// home itself, and the folder a bin among them lies in, unless that is
+// home (~/go for ~/go/bin, whose pkg/mod Go's builds compile, a conda's
+// lib for its bin); and where a setting of home, or an entry of one of its
 // setting folders (~/.config/nvim), links to, when that is elsewhere in
 // root (a dotfiles folder).
 func homePlaces(root, home string, path []string) []place {
@@ -43,9 +45,14 @@ func homePlaces(root, home string, path []string) []place {
 		if !filepath.IsAbs(d) {
 			continue
 		}
-		if r, err := realPath(d, 0); err == nil && r != real && fence.Within(real, r) {
-			add(r, "it is a folder of PATH: the user's shell runs the programs in it by name, outside any sandbox")
+		r, err := realPath(d, 0)
+		if err != nil || r == real || !fence.Within(real, r) {
+			continue
 		}
+		if prefix := filepath.Dir(r); filepath.Base(r) == "bin" && prefix != real {
+			add(prefix, "it holds a folder of PATH, and what its programs load when they run (a toolchain's libraries, Go's module cache in ~/go), outside any sandbox")
+		}
+		add(r, "it is a folder of PATH: the user's shell runs the programs in it by name, outside any sandbox")
 	}
 	for _, link := range homeLinks(real) {
 		add(link, "one of the home folder's settings links to it, so programs read and act on what is there when they start, outside any sandbox")

@@ -72,6 +72,7 @@ func TestHomeSettingsRefused(t *testing.T) {
 		{home, "dotfiles/nvim/init.lua", ErrProtected},             // where .config/nvim leads
 		{home, "dotfiles/vimrc", ErrProtected},                     // where .vimrc leads
 		{home, "tools/bin/git", ErrProtected},                      // a folder of PATH
+		{home, "tools/lib/python3/site.py", ErrProtected},          // and the toolchain of its bin
 		{home, "project/.config/settings.json", nil},               // a project's own settings
 		{home, "project/main.go", nil},
 		{home, "dotfiles/README", nil},
@@ -159,7 +160,7 @@ func TestHomeSettingsReadOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := ws.ownPaths()
-	for _, p := range []string{".config", ".vimrc", ".vimrc-old", "dotfiles/nvim", "dotfiles/vimrc", "tools/bin"} {
+	for _, p := range []string{".config", ".vimrc", ".vimrc-old", "dotfiles/nvim", "dotfiles/vimrc", "tools"} {
 		if !slices.Contains(got, filepath.Join(home, p)) {
 			t.Errorf("%s is not read-only to commands: %q", p, got)
 		}
@@ -186,7 +187,7 @@ func TestHomeSettingsReadOnly(t *testing.T) {
 // meanwhile stay.
 func TestHomeSettingsUndo(t *testing.T) {
 	_, home := homeTree(t)
-	t.Setenv("PATH", os.Getenv("PATH")+string(filepath.ListSeparator)+filepath.Join(home, "go", "bin"))
+	t.Setenv("PATH", os.Getenv("PATH")+string(filepath.ListSeparator)+filepath.Join(home, "go", "bin")+string(filepath.ListSeparator)+filepath.Join(home, "scripts"))
 	ws, err := NewWorkspace(home)
 	if err != nil {
 		t.Fatal(err)
@@ -198,7 +199,8 @@ func TestHomeSettingsUndo(t *testing.T) {
 		".local/lib/python3/usercustomize.py": "print()\n",
 		".local/state/harness/undo/1":         "kept\n", // the harness's own, made meanwhile
 		"bin/git":                             "#!/bin/sh\n",
-		"go/bin/gopls":                        "#!/bin/sh\n",
+		"go/pkg/mod/x.com/y@v1/y.go":          "package y\n",
+		"scripts/tool":                        "#!/bin/sh\n",
 		".config/go/env":                      "GOFLAGS=\n", // in a setting that was there
 		"project/new.go":                      "package main\n",
 		"notes.txt":                           "mine\n",
@@ -210,15 +212,15 @@ func TestHomeSettingsUndo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{".bin", ".cargo", ".local", "bin", "go/bin"}; !slices.Equal(made, want) {
+	if want := []string{".bin", ".cargo", ".local", "bin", "go", "scripts"}; !slices.Equal(made, want) {
 		t.Errorf("undo took out %q, want %q", made, want)
 	}
-	for _, p := range []string{".cargo", ".local/lib", "bin", "go/bin", ".bin"} {
+	for _, p := range []string{".cargo", ".local/lib", "bin", "go", "scripts", ".bin"} {
 		if _, err := os.Lstat(filepath.Join(home, p)); err == nil {
 			t.Errorf("%s is still there", p)
 		}
 	}
-	for _, p := range []string{".local/state/harness/undo/1", ".config/go/env", "project/new.go", "notes.txt", "go"} {
+	for _, p := range []string{".local/state/harness/undo/1", ".config/go/env", "project/new.go", "notes.txt"} {
 		if _, err := os.Lstat(filepath.Join(home, p)); err != nil {
 			t.Errorf("%s was taken out: %v", p, err)
 		}
