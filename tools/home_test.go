@@ -34,6 +34,7 @@ func homeTree(t *testing.T) (base, home string) {
 		".vimrc":         "dotfiles/vimrc",   // a setting that is a link
 		"link-to-config": ".config",          // a plain name leading into a setting
 		"project/cfg":    "../.cargo",        // a link into a setting not there yet
+		".dangling":      "nowhere",          // a setting that leads nowhere yet
 	} {
 		if err := os.Symlink(to, filepath.Join(home, link)); err != nil {
 			t.Fatal(err)
@@ -71,6 +72,7 @@ func TestHomeSettingsRefused(t *testing.T) {
 		{home, "project/cfg/config.toml", ErrProtected},            // a link into a setting not there
 		{home, "dotfiles/nvim/init.lua", ErrProtected},             // where .config/nvim leads
 		{home, "dotfiles/vimrc", ErrProtected},                     // where .vimrc leads
+		{home, "nowhere", ErrProtected},                            // where .dangling leads
 		{home, "tools/bin/git", ErrProtected},                      // a folder of PATH
 		{home, "tools/lib/python3/site.py", ErrProtected},          // and the toolchain of its bin
 		{home, "project/.config/settings.json", nil},               // a project's own settings
@@ -166,7 +168,7 @@ func TestHomeSettingsReadOnly(t *testing.T) {
 		}
 	}
 	for _, p := range got {
-		for _, free := range []string{"project", "dotfiles/README", "link-to-config"} {
+		for _, free := range []string{"project", "dotfiles/README", "link-to-config", ".dangling", "nowhere"} {
 			if p == filepath.Join(home, free) {
 				t.Errorf("%s is read-only to commands", free)
 			}
@@ -204,6 +206,7 @@ func TestHomeSettingsUndo(t *testing.T) {
 		".config/go/env":                      "GOFLAGS=\n", // in a setting that was there
 		"project/new.go":                      "package main\n",
 		"notes.txt":                           "mine\n",
+		"nowhere":                             "through .dangling\n",
 	})
 	if err := os.Symlink("/usr/bin", filepath.Join(home, ".bin")); err != nil {
 		t.Fatal(err)
@@ -212,10 +215,10 @@ func TestHomeSettingsUndo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{".bin", ".cargo", ".local", "bin", "go", "scripts"}; !slices.Equal(made, want) {
+	if want := []string{".bin", ".cargo", ".local", "bin", "go", "scripts", "nowhere"}; !slices.Equal(made, want) {
 		t.Errorf("undo took out %q, want %q", made, want)
 	}
-	for _, p := range []string{".cargo", ".local/lib", "bin", "go", "scripts", ".bin"} {
+	for _, p := range []string{".cargo", ".local/lib", "bin", "go", "scripts", ".bin", "nowhere"} {
 		if _, err := os.Lstat(filepath.Join(home, p)); err == nil {
 			t.Errorf("%s is still there", p)
 		}

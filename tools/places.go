@@ -96,17 +96,26 @@ func (w *Workspace) checkOwn(abs, name string) error {
 
 // ownPaths returns the paths of the workspace's own places (see place)
 // that exist, for commands to see read-only: the home folder's settings
-// among them, as they are now (homeEntries).
+// among them, as they are now (homeEntries). A link that leads nowhere is
+// left out, since a sandbox cannot show it read-only: where it leads is a
+// place of its own (homeLinks), and what a command makes there is taken
+// out after it (homeSnap).
 func (w *Workspace) ownPaths() []string {
 	var out []string
+	exists := func(p string) bool {
+		_, err := os.Stat(p)
+		return err == nil
+	}
 	for _, p := range w.places {
 		if p.kind == homeFolder {
 			for _, name := range homeEntries(p.path) {
-				out = append(out, filepath.Join(p.path, name))
+				if q := filepath.Join(p.path, name); exists(q) {
+					out = append(out, q)
+				}
 			}
 			continue
 		}
-		if _, err := os.Lstat(p.path); err == nil {
+		if exists(p.path) {
 			out = append(out, p.path)
 		}
 	}
