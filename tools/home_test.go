@@ -35,6 +35,8 @@ func homeTree(t *testing.T) (base, home string) {
 		"link-to-config": ".config",          // a plain name leading into a setting
 		"project/cfg":    "../.cargo",        // a link into a setting not there yet
 		".dangling":      "nowhere",          // a setting that leads nowhere yet
+		".config/up":     "..",               // a link to the home folder itself
+		".root":          "/",
 	} {
 		if err := os.Symlink(to, filepath.Join(home, link)); err != nil {
 			t.Fatal(err)
@@ -168,7 +170,7 @@ func TestHomeSettingsReadOnly(t *testing.T) {
 		}
 	}
 	for _, p := range got {
-		for _, free := range []string{"project", "dotfiles/README", "link-to-config", ".dangling", "nowhere"} {
+		for _, free := range []string{"project", "dotfiles/README", "link-to-config", ".dangling", "nowhere", ".root"} {
 			if p == filepath.Join(home, free) {
 				t.Errorf("%s is read-only to commands", free)
 			}
@@ -207,6 +209,7 @@ func TestHomeSettingsUndo(t *testing.T) {
 		"project/new.go":                      "package main\n",
 		"notes.txt":                           "mine\n",
 		"nowhere":                             "through .dangling\n",
+		".profile":                            "id\n", // a start-up file that was not there
 	})
 	if err := os.Symlink("/usr/bin", filepath.Join(home, ".bin")); err != nil {
 		t.Fatal(err)
@@ -215,10 +218,10 @@ func TestHomeSettingsUndo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{".bin", ".cargo", ".local", "bin", "go", "scripts", "nowhere"}; !slices.Equal(made, want) {
+	if want := []string{".bin", ".cargo", ".local", ".profile", "bin", "go", "scripts", "nowhere"}; !slices.Equal(made, want) {
 		t.Errorf("undo took out %q, want %q", made, want)
 	}
-	for _, p := range []string{".cargo", ".local/lib", "bin", "go", "scripts", ".bin", "nowhere"} {
+	for _, p := range []string{".cargo", ".local/lib", ".profile", "bin", "go", "scripts", ".bin", "nowhere"} {
 		if _, err := os.Lstat(filepath.Join(home, p)); err == nil {
 			t.Errorf("%s is still there", p)
 		}
@@ -236,5 +239,51 @@ func TestHomeSettingsUndo(t *testing.T) {
 	}
 	if made, _ := ws.snapHome().undo(ctx); made != nil {
 		t.Errorf("nothing new, yet undo took out %q", made)
+	}
+}
+
+// A command that replaces a setting that is a link (a dotfile manager's),
+// takes one away, or moves an entry of the home folder to a setting's
+// name, has it put back as it was, nothing of the user's lost.
+func TestHomeSettingsUndoLinks(t *testing.T) {
+	_, home := homeTree(t)
+	ws, err := NewWorkspace(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := ws.snapHome()
+	at := func(p string) string { return filepath.Join(home, p) }
+	for _, step := range []error{
+		os.Remove(at(".vimrc")),
+		os.WriteFile(at(".vimrc"), []byte("planted\n"), 0o644),
+		os.Remove(at(".dangling")),
+		os.Rename(at("project"), at(".project")),
+		os.Rename(at(".vimrc-old"), at(".vimrc-new")),
+	} {
+		if step != nil {
+			t.Fatal(step)
+		}
+	}
+	made, err := snap.undo(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{".dangling", ".project", ".vimrc", ".vimrc-new"}; !slices.Equal(made, want) {
+		t.Errorf("undo put back %q, want %q", made, want)
+	}
+	for link, to := range map[string]string{".vimrc": "dotfiles/vimrc", ".dangling": "nowhere"} {
+		if got, err := os.Readlink(at(link)); err != nil || got != to {
+			t.Errorf("%s links to %q (%v), want %q", link, got, err, to)
+		}
+	}
+	for p, want := range map[string]string{".vimrc": "set nu\n", ".vimrc-old": "set nu\n", "project/main.go": "package main\n"} {
+		if got := readString(t, at(p)); got != want {
+			t.Errorf("%s = %q, want %q", p, got, want)
+		}
+	}
+	for _, p := range []string{".project", ".vimrc-new"} {
+		if _, err := os.Lstat(at(p)); err == nil {
+			t.Errorf("%s is still there", p)
+		}
 	}
 }

@@ -16,6 +16,9 @@ type place struct {
 	path string // absolute, symlinks resolved
 	why  string
 	kind placeKind
+	// harness is set for the harness's own settings and state, which the
+	// harness itself writes, during a command too.
+	harness bool
 }
 
 // placeKind says what a place keeps the tools from.
@@ -41,7 +44,7 @@ const (
 // root holds the home folder, the home folder's settings (homePlaces).
 func ownPlaces(root string) []place {
 	var out []place
-	add := func(p, why string) {
+	add := func(p, why string, harness bool) {
 		if p == "" || !filepath.IsAbs(p) {
 			return
 		}
@@ -55,20 +58,20 @@ func ownPlaces(root string) []place {
 		}
 		for _, q := range paths {
 			if fence.Within(root, q) && !slices.ContainsFunc(out, func(x place) bool { return x.path == q }) {
-				out = append(out, place{q, why, kept})
+				out = append(out, place{q, why, kept, harness})
 			}
 		}
 	}
 	dirs := xdg.OS()
 	if p, err := dirs.Config(); err == nil {
-		add(p, "it is the harness's own settings, which decide what later runs may do")
+		add(p, "it is the harness's own settings, which decide what later runs may do", true)
 	}
 	if p, err := dirs.State(); err == nil {
-		add(p, "it is the harness's own state: saved sessions and copies of files")
+		add(p, "it is the harness's own state: saved sessions and copies of files", true)
 	}
 	home, _ := os.UserHomeDir()
 	for _, p := range fence.StartupPlaces(home, os.Getenv("XDG_CONFIG_HOME")) {
-		add(p, "git or the shell reads it when it starts, and runs what it says, outside any sandbox")
+		add(p, "git or the shell reads it when it starts, and runs what it says, outside any sandbox", false)
 	}
 	return append(out, homePlaces(root, home, filepath.SplitList(os.Getenv("PATH")))...)
 }
@@ -99,7 +102,8 @@ func (w *Workspace) checkOwn(abs, name string) error {
 // among them, as they are now (homeEntries). A link that leads nowhere is
 // left out, since a sandbox cannot show it read-only: where it leads is a
 // place of its own (homeLinks), and what a command makes there is taken
-// out after it (homeSnap).
+// out after it (homeSnap); so is a link to the home folder or a folder
+// it lies in, which would show the whole workspace read-only.
 func (w *Workspace) ownPaths() []string {
 	var out []string
 	exists := func(p string) bool {
@@ -109,7 +113,8 @@ func (w *Workspace) ownPaths() []string {
 	for _, p := range w.places {
 		if p.kind == homeFolder {
 			for _, name := range homeEntries(p.path) {
-				if q := filepath.Join(p.path, name); exists(q) {
+				q := filepath.Join(p.path, name)
+				if real, err := filepath.EvalSymlinks(q); err == nil && !fence.Within(real, p.path) {
 					out = append(out, q)
 				}
 			}
