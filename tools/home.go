@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -72,14 +73,12 @@ func homeLinks(home string) []string {
 			out = append(out, r)
 		}
 	}
-	for _, name := range homeEntries(home) {
-		p := filepath.Join(home, name)
-		fi, err := os.Lstat(p)
+	for _, e := range homeEntries(home) {
+		p := filepath.Join(home, e.Name())
 		switch {
-		case err != nil:
-		case fi.Mode()&os.ModeSymlink != 0:
+		case e.Type()&fs.ModeSymlink != 0:
 			follow(p)
-		case fi.IsDir():
+		case e.IsDir():
 			entries, _ := os.ReadDir(p)
 			for _, e := range entries {
 				if e.Type()&os.ModeSymlink != 0 {
@@ -91,20 +90,14 @@ func homeLinks(home string) []string {
 	return out
 }
 
-// homeEntries returns the names of the entries of home that are among
-// its settings (fence.HomeSetting), as they are now.
-func homeEntries(home string) []string {
+// homeEntries returns the entries of home that are among its settings
+// (fence.HomeSetting), as they are now.
+func homeEntries(home string) []fs.DirEntry {
 	entries, err := os.ReadDir(home)
 	if err != nil {
 		return nil
 	}
-	var out []string
-	for _, e := range entries {
-		if fence.HomeSetting(home, filepath.Join(home, e.Name())) {
-			out = append(out, e.Name())
-		}
-	}
-	return out
+	return slices.DeleteFunc(entries, func(e fs.DirEntry) bool { return !fence.HomeSetting(home, filepath.Join(home, e.Name())) })
 }
 
 // laterPlace returns why abs, a path inside the workspace with its

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -284,6 +285,44 @@ func TestHomeSettingsUndoLinks(t *testing.T) {
 	for _, p := range []string{".project", ".vimrc-new"} {
 		if _, err := os.Lstat(at(p)); err == nil {
 			t.Errorf("%s is still there", p)
+		}
+	}
+}
+
+// BenchmarkHomeCommand is what a command pays, with the home folder as the
+// workspace, for its settings: the paths shown read-only, and the
+// snapshot and the check after it (homeSnap), in a home of 60 settings
+// and 20 other entries.
+func BenchmarkHomeCommand(b *testing.B) {
+	home := b.TempDir()
+	files := map[string]string{}
+	for i := range 60 {
+		files[fmt.Sprintf(".setting%d/config", i)] = "x\n"
+	}
+	for i := range 20 {
+		files[fmt.Sprintf("folder%d/file", i)] = "x\n"
+	}
+	for name, content := range files {
+		p := filepath.Join(home, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Setenv("HOME", home)
+	ws, err := NewWorkspace(home)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	for b.Loop() {
+		if len(ws.ownPaths()) < 60 {
+			b.Fatal("settings missing")
+		}
+		if made, err := ws.snapHome().undo(ctx); made != nil || err != nil {
+			b.Fatal(made, err)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -112,9 +113,11 @@ func (w *Workspace) ownPaths() []string {
 	}
 	for _, p := range w.places {
 		if p.kind == homeFolder {
-			for _, name := range homeEntries(p.path) {
-				q := filepath.Join(p.path, name)
-				if real, err := filepath.EvalSymlinks(q); err == nil && !fence.Within(real, p.path) {
+			for _, e := range homeEntries(p.path) {
+				q := filepath.Join(p.path, e.Name())
+				if e.Type()&fs.ModeSymlink == 0 {
+					out = append(out, q)
+				} else if real, err := filepath.EvalSymlinks(q); err == nil && !fence.Within(real, p.path) {
 					out = append(out, q)
 				}
 			}
