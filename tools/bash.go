@@ -87,8 +87,10 @@ func Bash(ws *Workspace, policy *guard.Policy, sh Shell) Tool {
 		if out != nil {
 			c.Output = out // the output streams to where long outputs are kept
 		}
+		planted := ws.snapHome()
 		res, err := sh.Run(ctx, c)
 		changes, restoreErr := snap.Restore()
+		made, undoErr := planted.undo(ctx)
 		if files := ws.ignoreFilesChanged(ignoreFiles); len(files) > 0 {
 			changedAlso(ctx, files...)
 			note(ctx, "the command changed %s: what the ignore rules protected when the run started stays protected for the run, but the next run reads them as they are now; look at the change (git diff)", strings.Join(files, ", "))
@@ -100,6 +102,8 @@ func Bash(ws *Workspace, policy *guard.Policy, sh Shell) Tool {
 			return "", fmt.Errorf("the command could not be started: %w", err)
 		case len(changes) > 0:
 			return "", gitChanged(res, out, changes, restoreErr)
+		case len(made) > 0:
+			return "", homeMade(res, out, made, undoErr)
 		}
 		return bashResult(res, out)
 	})

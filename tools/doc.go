@@ -65,6 +65,15 @@
 // the user approved the read. Nothing is ever written into .git or the git
 // directory (ErrProtected).
 //
+// Whatever the workspace holds, the harness's own settings and state and
+// what git and the shells run at start (fence.StartupPlaces) are neither
+// read nor written. When it holds the home folder, the places there that
+// programs act on when they start are not written either, existing or
+// not: the home folder's settings (fence.HomeSetting), the folders of
+// PATH in it and the toolchain a bin of them lies in, and where its
+// settings link to. Commands see those that exist read-only, and what a
+// command makes there anew is taken out after it and reported.
+//
 // Each tool says what a call of it would do before it runs (Set.Inspect,
 // an approve.Inspector): what it acts on, the files it reads (for bash,
 // those whose contents its command reads, as guard.Policy.CheckReads finds

@@ -149,6 +149,9 @@ func (w *Workspace) checkWrite(abs, name string) error {
 	if err := w.checkOwn(abs, name); err != nil {
 		return err
 	}
+	if err := w.checkLater(abs, name); err != nil {
+		return err
+	}
 	if dir, ok := gitdir.Planted(w.root, abs); ok {
 		return fail(ErrProtected, "writing %s would leave %s shaped like a git directory (a HEAD beside objects, refs or commondir), or writes into one: git would take it for a repository and use it, with whatever configuration is in it, when anyone runs git there, so that is %s. Nothing was written; keep git's files in .git", name, w.Rel(dir), ErrProtected)
 	}
