@@ -1,6 +1,7 @@
 package fence
 
 import (
+	"bytes"
 	"regexp"
 	"strings"
 	"sync"
@@ -62,21 +63,120 @@ func re(expr string) func(string) bool {
 // tokens of well-known services, JSON web tokens, a value of eight
 // characters or more assigned to a name SecretVar would flag
 // (DB_PASSWORD=hunter2hunter2), and URLs with a password.
-func Leak(text string) string {
-	lower := ""
+func Leak(text string) string { return leakIn(text) }
+
+// leakIn is Leak of text held as a string or as bytes, so that a reader's
+// buffer is checked where it lies: the text is copied into a string only
+// for a shape whose hints it holds.
+func leakIn[T string | []byte](text T) string {
+	folds := -1 // whether text has a rune whose case folds to ASCII; -1 before it is asked
 	for _, l := range leaks {
-		in := text
-		if l.fold {
-			if lower == "" {
-				lower = strings.ToLower(text)
+		hinted := false
+		for _, h := range l.hints {
+			if l.fold {
+				hinted = indexFold(text, h) >= 0
+			} else {
+				hinted = index(text, h) >= 0
 			}
-			in = lower
+			if hinted {
+				break
+			}
 		}
-		if containsAny(in, l.hints) && l.match(text) {
+		if !hinted && l.fold {
+			// (?i) lets K (the Kelvin sign) stand for k, and ſ (long s)
+			// for s, in a name the expression matches; text with either
+			// is checked as if it held a hint.
+			if folds < 0 {
+				folds = 0
+				if index(text, "\u212a") >= 0 || index(text, "\u017f") >= 0 {
+					folds = 1
+				}
+			}
+			hinted = folds == 1
+		}
+		if hinted && l.match(string(text)) {
 			return l.what
 		}
 	}
 	return ""
+}
+
+// index is strings.Index or bytes.Index, as text is held.
+func index[T string | []byte](text T, sub string) int {
+	switch t := any(text).(type) {
+	case string:
+		return strings.Index(t, sub)
+	case []byte:
+		return bytes.Index(t, []byte(sub))
+	}
+	return -1
+}
+
+// indexByte is strings.IndexByte or bytes.IndexByte, as text is held.
+func indexByte[T string | []byte](text T, c byte) int {
+	switch t := any(text).(type) {
+	case string:
+		return strings.IndexByte(t, c)
+	case []byte:
+		return bytes.IndexByte(t, c)
+	}
+	return -1
+}
+
+// indexFold returns the index of the first place text holds lower, a
+// lower-case ASCII word, in any case of its ASCII letters, or -1. It
+// makes no lower-case copy of text: it looks for each case of lower's
+// first letter, then compares the rest in place.
+func indexFold[T string | []byte](text T, lower string) int {
+	first := -1
+	for _, c := range caseOf(lower[0]) {
+		for from := 0; ; {
+			i := indexByte(text[from:], c)
+			if i < 0 {
+				break
+			}
+			at := from + i
+			if first >= 0 && at >= first {
+				break
+			}
+			if equalFoldASCII(text[at+1:], lower[1:]) {
+				first = at
+				break
+			}
+			from = at + 1
+		}
+	}
+	return first
+}
+
+// caseOf returns the cases of the ASCII byte c: both for a letter, c
+// alone for anything else.
+func caseOf(c byte) []byte {
+	switch {
+	case 'a' <= c && c <= 'z':
+		return []byte{c, c - 'a' + 'A'}
+	case 'A' <= c && c <= 'Z':
+		return []byte{c - 'A' + 'a', c}
+	}
+	return []byte{c}
+}
+
+// equalFoldASCII reports whether text starts with lower, a lower-case
+// ASCII word, in any case of its letters.
+func equalFoldASCII[T string | []byte](text T, lower string) bool {
+	if len(text) < len(lower) {
+		return false
+	}
+	for i := 0; i < len(lower); i++ {
+		c := text[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != lower[i] {
+			return false
+		}
+	}
+	return true
 }
 
 func containsAny(s string, subs []string) bool {

@@ -39,3 +39,52 @@ func TestLeak(t *testing.T) {
 		}
 	}
 }
+
+// The hints are looked for in any case of their letters, and a name the
+// expression matches only through Unicode case folding is checked too.
+func TestLeakFoldedHints(t *testing.T) {
+	tests := []struct {
+		text string
+		want string
+	}{
+		{"Db_PassWord = hunter2hunter2", "a password or token assignment"},
+		{"AUTH_HEADER: abcdefgh1234", "a password or token assignment"},
+		{"api_\u212aey=abcdefgh12", "a password or token assignment"}, // the Kelvin sign K
+		{"pa\u017f\u017fword=abcdefgh12", "a password or token assignment"},
+		{"Tok: abcdefgh12", ""},
+		{"the keyboard is here", ""},
+	}
+	for _, tt := range tests {
+		if got := Leak(tt.text); got != tt.want {
+			t.Errorf("Leak(%q) = %q, want %q", tt.text, got, tt.want)
+		}
+		if got := leakIn([]byte(tt.text)); got != tt.want {
+			t.Errorf("leakIn of the bytes of %q = %q, want %q", tt.text, got, tt.want)
+		}
+	}
+}
+
+func TestIndexFold(t *testing.T) {
+	tests := []struct {
+		text, lower string
+		want        int
+	}{
+		{"a Secret here", "secret", 2},
+		{"SECRET", "secret", 0},
+		{"sEcReT and secret", "secret", 0},
+		{"sec secret", "secret", 4},
+		{"Sec sEcret", "secret", 4},
+		{"secre", "secret", -1},
+		{"", "key", -1},
+		{"monkey", "key", 3},
+		{"x-----BEGIN ", "-----begin ", 1},
+	}
+	for _, tt := range tests {
+		if got := indexFold(tt.text, tt.lower); got != tt.want {
+			t.Errorf("indexFold(%q, %q) = %d, want %d", tt.text, tt.lower, got, tt.want)
+		}
+		if got := indexFold([]byte(tt.text), tt.lower); got != tt.want {
+			t.Errorf("indexFold of the bytes of %q, %q = %d, want %d", tt.text, tt.lower, got, tt.want)
+		}
+	}
+}

@@ -44,7 +44,7 @@ func leakChunks(r io.Reader, chunk, span int) (string, error) {
 				end = end - span + i + 1
 			}
 		}
-		if what := Leak(string(buf[:end])); what != "" {
+		if what := leakIn(buf[:end]); what != "" {
 			return what, nil
 		}
 		if last {
