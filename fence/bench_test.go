@@ -40,3 +40,15 @@ func BenchmarkLeakReaderProse(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkLeakReaderSmall is the check of a file of 2 KB, the size of
+// most a session reads.
+func BenchmarkLeakReaderSmall(b *testing.B) {
+	text := bytes.Repeat([]byte("line 01 of a file used to time the loop. xxxx\n"), 40)
+	b.ReportAllocs()
+	for b.Loop() {
+		if what, err := LeakReader(bytes.NewReader(text)); what != "" || err != nil {
+			b.Fatal(what, err)
+		}
+	}
+}
