@@ -69,47 +69,92 @@ func Leak(text string) string { return leakIn(text) }
 // buffer is checked where it lies: the text is copied into a string only
 // for a shape whose hints it holds.
 func leakIn[T string | []byte](text T) string {
-	folds := -1 // whether text has a rune whose case folds to ASCII; -1 before it is asked
-	for _, l := range leaks {
-		hinted := false
-		for _, h := range l.hints {
-			if l.fold {
-				hinted = indexFold(text, h) >= 0
-			} else {
-				hinted = index(text, h) >= 0
-			}
-			if hinted {
-				break
-			}
-		}
-		if !hinted && l.fold {
-			// (?i) lets K (the Kelvin sign) stand for k, and ſ (long s)
-			// for s, in a name the expression matches; text with either
-			// is checked as if it held a hint.
-			if folds < 0 {
-				folds = 0
-				if index(text, "\u212a") >= 0 || index(text, "\u017f") >= 0 {
-					folds = 1
-				}
-			}
-			hinted = folds == 1
-		}
-		if hinted && l.match(string(text)) {
+	found := hinted(text)
+	for i, l := range leaks {
+		if found&(1<<i) != 0 && l.match(string(text)) {
 			return l.what
 		}
 	}
 	return ""
 }
 
-// index is strings.Index or bytes.Index, as text is held.
-func index[T string | []byte](text T, sub string) int {
-	switch t := any(text).(type) {
-	case string:
-		return strings.Index(t, sub)
-	case []byte:
-		return bytes.Index(t, []byte(sub))
+// anchor is one hint of leaks[leak], looked for through the byte at off
+// in it.
+type anchor struct {
+	leak int
+	hint string // lower case when fold is set
+	off  int
+	fold bool
+}
+
+// anchorBytes are the bytes hints are looked for through, where a hint
+// has one: few bytes, each looked for once in the whole text, find every
+// hint (the fold hints through e and a, in both cases). A hint without one
+// is looked for through its first byte.
+const anchorBytes = "-:AaEegx"
+
+// anchors lists, for each byte looked for, the hints found through it.
+var anchors = sync.OnceValue(func() map[byte][]anchor {
+	at := map[byte][]anchor{}
+	add := func(a anchor) {
+		c := a.hint[a.off]
+		if !a.fold {
+			at[c] = append(at[c], a)
+			return
+		}
+		for _, c := range []byte{c, upper(c)} {
+			at[c] = append(at[c], a)
+		}
 	}
-	return -1
+	for i, l := range leaks {
+		for _, h := range l.hints {
+			off := max(strings.IndexAny(h, anchorBytes), 0)
+			add(anchor{i, h, off, l.fold})
+		}
+		if l.fold {
+			// (?i) lets K (the Kelvin sign) stand for k, and ſ (long s)
+			// for s, in a name the expression matches: text with either
+			// is checked as if it held a hint.
+			add(anchor{i, "\u212a", 0, false})
+			add(anchor{i, "\u017f", 0, false})
+		}
+	}
+	return at
+})
+
+// upper is the upper case of the ASCII letter c, or c.
+func upper(c byte) byte {
+	if 'a' <= c && c <= 'z' {
+		return c - 'a' + 'A'
+	}
+	return c
+}
+
+// hinted returns the set of leaks (bit i for leaks[i]) one of whose hints
+// text holds. It looks for each byte of anchors once, and no longer once
+// the hints found through it are all found.
+func hinted[T string | []byte](text T) uint64 {
+	var found uint64
+	for c, as := range anchors() {
+		var want uint64
+		for _, a := range as {
+			want |= 1 << a.leak
+		}
+		for from := 0; found&want != want; {
+			i := indexByte(text[from:], c)
+			if i < 0 {
+				break
+			}
+			at := from + i
+			for _, a := range as {
+				if found&(1<<a.leak) == 0 && at >= a.off && hasHint(text[at-a.off:], a.hint, a.fold) {
+					found |= 1 << a.leak
+				}
+			}
+			from = at + 1
+		}
+	}
+	return found
 }
 
 // indexByte is strings.IndexByte or bytes.IndexByte, as text is held.
@@ -123,56 +168,18 @@ func indexByte[T string | []byte](text T, c byte) int {
 	return -1
 }
 
-// indexFold returns the index of the first place text holds lower, a
-// lower-case ASCII word, in any case of its ASCII letters, or -1. It
-// makes no lower-case copy of text: it looks for each case of lower's
-// first letter, then compares the rest in place.
-func indexFold[T string | []byte](text T, lower string) int {
-	first := -1
-	for _, c := range caseOf(lower[0]) {
-		for from := 0; ; {
-			i := indexByte(text[from:], c)
-			if i < 0 {
-				break
-			}
-			at := from + i
-			if first >= 0 && at >= first {
-				break
-			}
-			if equalFoldASCII(text[at+1:], lower[1:]) {
-				first = at
-				break
-			}
-			from = at + 1
-		}
-	}
-	return first
-}
-
-// caseOf returns the cases of the ASCII byte c: both for a letter, c
-// alone for anything else.
-func caseOf(c byte) []byte {
-	switch {
-	case 'a' <= c && c <= 'z':
-		return []byte{c, c - 'a' + 'A'}
-	case 'A' <= c && c <= 'Z':
-		return []byte{c - 'A' + 'a', c}
-	}
-	return []byte{c}
-}
-
-// equalFoldASCII reports whether text starts with lower, a lower-case
-// ASCII word, in any case of its letters.
-func equalFoldASCII[T string | []byte](text T, lower string) bool {
-	if len(text) < len(lower) {
+// hasHint reports whether text starts with hint, in any case of its ASCII
+// letters when fold is set (hint is then lower case).
+func hasHint[T string | []byte](text T, hint string, fold bool) bool {
+	if len(text) < len(hint) {
 		return false
 	}
-	for i := 0; i < len(lower); i++ {
+	for i := 0; i < len(hint); i++ {
 		c := text[i]
-		if 'A' <= c && c <= 'Z' {
+		if fold && 'A' <= c && c <= 'Z' {
 			c += 'a' - 'A'
 		}
-		if c != lower[i] {
+		if c != hint[i] {
 			return false
 		}
 	}

@@ -1,6 +1,7 @@
 package fence
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -64,27 +65,55 @@ func TestLeakFoldedHints(t *testing.T) {
 	}
 }
 
-func TestIndexFold(t *testing.T) {
-	tests := []struct {
-		text, lower string
-		want        int
-	}{
-		{"a Secret here", "secret", 2},
-		{"SECRET", "secret", 0},
-		{"sEcReT and secret", "secret", 0},
-		{"sec secret", "secret", 4},
-		{"Sec sEcret", "secret", 4},
-		{"secre", "secret", -1},
-		{"", "key", -1},
-		{"monkey", "key", 3},
-		{"x-----BEGIN ", "-----begin ", 1},
+// hinted finds what looking for each hint in the whole text finds.
+func TestHinted(t *testing.T) {
+	if len(leaks) > 64 {
+		t.Fatalf("%d leaks do not fit the set hinted returns", len(leaks))
 	}
-	for _, tt := range tests {
-		if got := indexFold(tt.text, tt.lower); got != tt.want {
-			t.Errorf("indexFold(%q, %q) = %d, want %d", tt.text, tt.lower, got, tt.want)
+	naive := func(text string) uint64 {
+		lower := []byte(text)
+		for i, c := range lower {
+			if 'A' <= c && c <= 'Z' {
+				lower[i] = c + 'a' - 'A'
+			}
 		}
-		if got := indexFold([]byte(tt.text), tt.lower); got != tt.want {
-			t.Errorf("indexFold of the bytes of %q, %q = %d, want %d", tt.text, tt.lower, got, tt.want)
+		var found uint64
+		for i, l := range leaks {
+			for _, h := range l.hints {
+				if !l.fold && strings.Contains(text, h) || l.fold && strings.Contains(string(lower), h) {
+					found |= 1 << i
+				}
+			}
+			if l.fold && (strings.Contains(text, "\u212a") || strings.Contains(text, "\u017f")) {
+				found |= 1 << i
+			}
+		}
+		return found
+	}
+	texts := []string{
+		"", "a", "-----BEGIN ", "x-----BEGIN", "AKIA", "ASIA", "AIza", "gh", "github_pat_", "glpat-",
+		"xox", "sk-", "rk-", "eyJ", "://", "PassWord", "SECRET", "tOkEn", "Credential", "AUTH", "cookie",
+		"Session", "KEY", "ke", "passw", "pass w", "\u212aEY", "\u017fecret", "monkey business", "the Auth key://x",
+		"-k-", "rk", "s-k-", "e", "E", "aAaA", "autH", "-----BEGIN-----BEGIN ",
+	}
+	// And texts made of the bytes the hints are found through, and their
+	// neighbours.
+	alphabet := "-:AaEegxyJksrhutoKIZ \n"
+	rnd := rand.New(rand.NewPCG(1, 2))
+	for range 2000 {
+		b := make([]byte, rnd.IntN(12))
+		for i := range b {
+			b[i] = alphabet[rnd.IntN(len(alphabet))]
+		}
+		texts = append(texts, string(b))
+	}
+	for _, text := range texts {
+		want := naive(text)
+		if got := hinted(text); got != want {
+			t.Errorf("hinted(%q) = %b, want %b", text, got, want)
+		}
+		if got := hinted([]byte(text)); got != want {
+			t.Errorf("hinted of the bytes of %q = %b, want %b", text, got, want)
 		}
 	}
 }
