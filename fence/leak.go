@@ -18,19 +18,22 @@ type leak struct {
 	match func(string) bool
 }
 
-// leaks are the shapes of secrets in text.
-var leaks = []leak{
-	{"a private key", []string{"-----BEGIN "}, false, re(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----`)},
-	{"an AWS access key", []string{"AKIA", "ASIA"}, false, re(`\b(AKIA|ASIA)[0-9A-Z]{16}\b`)},
-	{"a GitHub token", []string{"gh", "github_pat_"}, false, re(`\b(gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})`)},
-	{"a GitLab token", []string{"glpat-"}, false, re(`\bglpat-[A-Za-z0-9_-]{20,}`)},
-	{"a Slack token", []string{"xox"}, false, re(`\bxox[abposr]-[A-Za-z0-9-]{10,}`)},
-	{"an API key", []string{"sk-", "rk-"}, false, re(`\b(sk|rk)-(live-|test-|proj-|ant-)?[A-Za-z0-9_-]{20,}`)},
-	{"a Google API key", []string{"AIza"}, false, re(`\bAIza[0-9A-Za-z_-]{35}\b`)},
-	{"a JSON web token", []string{"eyJ"}, false, re(`\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}`)},
-	{"a password or token assignment", assignHints, true, assignment(secretWords)},
-	{"a URL with a password", []string{"://"}, false, func(s string) bool { _, password := URLUserinfo(s); return password }},
-}
+// leaks are the shapes of secrets in text, made when first needed: a run
+// that checks no text (harness --version) never makes them.
+var leaks = sync.OnceValue(func() []leak {
+	return []leak{
+		{"a private key", []string{"-----BEGIN "}, false, re(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----`)},
+		{"an AWS access key", []string{"AKIA", "ASIA"}, false, re(`\b(AKIA|ASIA)[0-9A-Z]{16}\b`)},
+		{"a GitHub token", []string{"gh", "github_pat_"}, false, re(`\b(gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})`)},
+		{"a GitLab token", []string{"glpat-"}, false, re(`\bglpat-[A-Za-z0-9_-]{20,}`)},
+		{"a Slack token", []string{"xox"}, false, re(`\bxox[abposr]-[A-Za-z0-9-]{10,}`)},
+		{"an API key", []string{"sk-", "rk-"}, false, re(`\b(sk|rk)-(live-|test-|proj-|ant-)?[A-Za-z0-9_-]{20,}`)},
+		{"a Google API key", []string{"AIza"}, false, re(`\bAIza[0-9A-Za-z_-]{35}\b`)},
+		{"a JSON web token", []string{"eyJ"}, false, re(`\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}`)},
+		{"a password or token assignment", assignHints, true, assignment(secretWords)},
+		{"a URL with a password", []string{"://"}, false, func(s string) bool { _, password := URLUserinfo(s); return password }},
+	}
+})
 
 // assignHints are in every word of secretWords, lower case, and so in
 // every assignment; fewer and shorter than the words, they check text
@@ -70,7 +73,7 @@ func Leak(text string) string { return leakIn(text) }
 // for a shape whose hints it holds.
 func leakIn[T string | []byte](text T) string {
 	found := hinted(text)
-	for i, l := range leaks {
+	for i, l := range leaks() {
 		if found&(1<<i) != 0 && l.match(string(text)) {
 			return l.what
 		}
@@ -106,7 +109,7 @@ var anchors = sync.OnceValue(func() map[byte][]anchor {
 			at[c] = append(at[c], a)
 		}
 	}
-	for i, l := range leaks {
+	for i, l := range leaks() {
 		for _, h := range l.hints {
 			off := max(strings.IndexAny(h, anchorBytes), 0)
 			add(anchor{i, h, off, l.fold})
