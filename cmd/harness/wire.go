@@ -53,7 +53,9 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string, dirs xdg.
 	// The server is asked for the model's context length now, and the
 	// answer waited for where the window is sized: the question's round
 	// trip overlaps the set-up of the servers and tools.
-	window := askWindow(ctx, model, &c.modelFlags)
+	askCtx, stopAsking := context.WithCancel(ctx) // stopped when the answer is in, or the set-up fails first
+	defer stopAsking()
+	window := askWindow(askCtx, model, &c.modelFlags)
 	var file *config.File // nil: the MCP servers' own reading of it
 	if provs != nil {
 		file = provs.file
@@ -121,6 +123,7 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string, dirs xdg.
 		return nil, err
 	}
 	size, err := window(std.err)
+	stopAsking()
 	if err != nil {
 		return nil, &exitCodeError{code: exitUsage, err: err}
 	}
@@ -298,7 +301,7 @@ func askWindow(ctx context.Context, m chat.Backend, flags *modelFlags) func(warn
 		err     error
 		warning bytes.Buffer
 	}
-	done := make(chan *answer, 1) // the answer is never waited for when the set-up fails first
+	done := make(chan *answer, 1) // never waited for when the set-up fails first
 	go func() {
 		a := &answer{}
 		a.size, a.err = windowSize(ctx, &a.warning, m, flags)
