@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/pelletier/go-toml/v2"
 	"github.com/pelletier/go-toml/v2/unstable"
@@ -188,7 +189,7 @@ func (ts Types) Parse(path string, data []byte) (*File, error) {
 			}
 			// The value is not quoted: it may be a key written in the
 			// wrong place.
-			if !envName.MatchString(*p.APIKeyEnv) {
+			if !envName().MatchString(*p.APIKeyEnv) {
 				return nil, fail(key+".api_key_env", fmt.Errorf("%w: api_key_env must name an environment variable (letters, digits and _), not hold the key", ErrInvalid))
 			}
 			out.APIKeyEnv = *p.APIKeyEnv
@@ -211,7 +212,9 @@ func (ts Types) Parse(path string, data []byte) (*File, error) {
 	return f, nil
 }
 
-var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+// envName is compiled when first needed, not before main: only a
+// settings file that names variables needs it.
+var envName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
 
 // decodeError turns an error of the TOML library into an *Error wrapping
 // kind, or ErrUnknownKey for keys the harness does not know. A value of

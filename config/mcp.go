@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"regexp"
 	"slices"
+	"sync"
 	"time"
 
 	"harness/fence"
@@ -46,14 +47,14 @@ type rawMCP struct {
 // mcpName is what a server's name may hold: no dot, since the model
 // calls its tools NAME.TOOL, nor anything a shell or a terminal treats
 // specially.
-var mcpName = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+var mcpName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]+$`) })
 
 // parseMCP checks the [mcp.NAME] table of server name; fail makes the
 // error of a key under it.
 func parseMCP(name string, r rawMCP, fail func(key string, err error) error) (MCPServer, error) {
 	key := "mcp." + name
 	s := MCPServer{Name: name, Command: r.Command, Args: r.Args, URL: r.URL, Enabled: r.Enabled == nil || *r.Enabled, Tools: r.Tools}
-	if !mcpName.MatchString(name) {
+	if !mcpName().MatchString(name) {
 		return s, fail(key, fmt.Errorf("%w: a server's name is made of letters, digits, - and _ (its tools are called NAME.TOOL)", ErrInvalid))
 	}
 	switch {
@@ -89,7 +90,7 @@ func parseMCP(name string, r rawMCP, fail func(key string, err error) error) (MC
 	for _, v := range sortedKeys(r.Env) {
 		value := r.Env[v]
 		switch {
-		case !envName.MatchString(v):
+		case !envName().MatchString(v):
 			return s, fail(key+".env", fmt.Errorf("%w: %q is not the name of an environment variable (letters, digits and _)", ErrInvalid, v))
 		case fence.SecretVar(v):
 			return s, fail(key+".env."+v, fmt.Errorf("%w: the file holds no secrets, and %s is named like one", ErrInvalid, v))

@@ -1,6 +1,7 @@
 package fence
 
 import (
+	"bytes"
 	"regexp"
 	"strings"
 	"sync"
@@ -17,19 +18,22 @@ type leak struct {
 	match func(string) bool
 }
 
-// leaks are the shapes of secrets in text.
-var leaks = []leak{
-	{"a private key", []string{"-----BEGIN "}, false, re(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----`)},
-	{"an AWS access key", []string{"AKIA", "ASIA"}, false, re(`\b(AKIA|ASIA)[0-9A-Z]{16}\b`)},
-	{"a GitHub token", []string{"gh", "github_pat_"}, false, re(`\b(gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})`)},
-	{"a GitLab token", []string{"glpat-"}, false, re(`\bglpat-[A-Za-z0-9_-]{20,}`)},
-	{"a Slack token", []string{"xox"}, false, re(`\bxox[abposr]-[A-Za-z0-9-]{10,}`)},
-	{"an API key", []string{"sk-", "rk-"}, false, re(`\b(sk|rk)-(live-|test-|proj-|ant-)?[A-Za-z0-9_-]{20,}`)},
-	{"a Google API key", []string{"AIza"}, false, re(`\bAIza[0-9A-Za-z_-]{35}\b`)},
-	{"a JSON web token", []string{"eyJ"}, false, re(`\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}`)},
-	{"a password or token assignment", assignHints, true, assignment(secretWords)},
-	{"a URL with a password", []string{"://"}, false, func(s string) bool { _, password := URLUserinfo(s); return password }},
-}
+// leaks are the shapes of secrets in text, made when first needed: a run
+// that checks no text (harness --version) never makes them.
+var leaks = sync.OnceValue(func() []leak {
+	return []leak{
+		{"a private key", []string{"-----BEGIN "}, false, re(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----`)},
+		{"an AWS access key", []string{"AKIA", "ASIA"}, false, re(`\b(AKIA|ASIA)[0-9A-Z]{16}\b`)},
+		{"a GitHub token", []string{"gh", "github_pat_"}, false, re(`\b(gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})`)},
+		{"a GitLab token", []string{"glpat-"}, false, re(`\bglpat-[A-Za-z0-9_-]{20,}`)},
+		{"a Slack token", []string{"xox"}, false, re(`\bxox[abposr]-[A-Za-z0-9-]{10,}`)},
+		{"an API key", []string{"sk-", "rk-"}, false, re(`\b(sk|rk)-(live-|test-|proj-|ant-)?[A-Za-z0-9_-]{20,}`)},
+		{"a Google API key", []string{"AIza"}, false, re(`\bAIza[0-9A-Za-z_-]{35}\b`)},
+		{"a JSON web token", []string{"eyJ"}, false, re(`\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}`)},
+		{"a password or token assignment", assignHints, true, assignment(secretWords)},
+		{"a URL with a password", []string{"://"}, false, func(s string) bool { _, password := URLUserinfo(s); return password }},
+	}
+})
 
 // assignHints are in every word of secretWords, lower case, and so in
 // every assignment; fewer and shorter than the words, they check text
@@ -62,21 +66,127 @@ func re(expr string) func(string) bool {
 // tokens of well-known services, JSON web tokens, a value of eight
 // characters or more assigned to a name SecretVar would flag
 // (DB_PASSWORD=hunter2hunter2), and URLs with a password.
-func Leak(text string) string {
-	lower := ""
-	for _, l := range leaks {
-		in := text
-		if l.fold {
-			if lower == "" {
-				lower = strings.ToLower(text)
-			}
-			in = lower
-		}
-		if containsAny(in, l.hints) && l.match(text) {
+func Leak(text string) string { return leakIn(text) }
+
+// leakIn is Leak of text held as a string or as bytes, so that a reader's
+// buffer is checked where it lies: the text is copied into a string only
+// for a shape whose hints it holds.
+func leakIn[T string | []byte](text T) string {
+	found := hinted(text)
+	for i, l := range leaks() {
+		if found&(1<<i) != 0 && l.match(string(text)) {
 			return l.what
 		}
 	}
 	return ""
+}
+
+// anchor is one hint of leaks[leak], looked for through the byte at off
+// in it.
+type anchor struct {
+	leak int
+	hint string // lower case when fold is set
+	off  int
+	fold bool
+}
+
+// anchorBytes are the bytes hints are looked for through, where a hint
+// has one: few bytes, each looked for once in the whole text, find every
+// hint (the fold hints through e and a, in both cases). A hint without one
+// is looked for through its first byte.
+const anchorBytes = "-:AaEegx"
+
+// anchors lists, for each byte looked for, the hints found through it.
+var anchors = sync.OnceValue(func() map[byte][]anchor {
+	at := map[byte][]anchor{}
+	add := func(a anchor) {
+		c := a.hint[a.off]
+		if !a.fold {
+			at[c] = append(at[c], a)
+			return
+		}
+		for _, c := range []byte{c, upper(c)} {
+			at[c] = append(at[c], a)
+		}
+	}
+	for i, l := range leaks() {
+		for _, h := range l.hints {
+			off := max(strings.IndexAny(h, anchorBytes), 0)
+			add(anchor{i, h, off, l.fold})
+		}
+		if l.fold {
+			// (?i) lets K (the Kelvin sign) stand for k, and ſ (long s)
+			// for s, in a name the expression matches: text with either
+			// is checked as if it held a hint.
+			add(anchor{i, "\u212a", 0, false})
+			add(anchor{i, "\u017f", 0, false})
+		}
+	}
+	return at
+})
+
+// upper is the upper case of the ASCII letter c, or c.
+func upper(c byte) byte {
+	if 'a' <= c && c <= 'z' {
+		return c - 'a' + 'A'
+	}
+	return c
+}
+
+// hinted returns the set of leaks (bit i for leaks[i]) one of whose hints
+// text holds. It looks for each byte of anchors once, and no longer once
+// the hints found through it are all found.
+func hinted[T string | []byte](text T) uint64 {
+	var found uint64
+	for c, as := range anchors() {
+		var want uint64
+		for _, a := range as {
+			want |= 1 << a.leak
+		}
+		for from := 0; found&want != want; {
+			i := indexByte(text[from:], c)
+			if i < 0 {
+				break
+			}
+			at := from + i
+			for _, a := range as {
+				if found&(1<<a.leak) == 0 && at >= a.off && hasHint(text[at-a.off:], a.hint, a.fold) {
+					found |= 1 << a.leak
+				}
+			}
+			from = at + 1
+		}
+	}
+	return found
+}
+
+// indexByte is strings.IndexByte or bytes.IndexByte, as text is held.
+func indexByte[T string | []byte](text T, c byte) int {
+	switch t := any(text).(type) {
+	case string:
+		return strings.IndexByte(t, c)
+	case []byte:
+		return bytes.IndexByte(t, c)
+	}
+	return -1
+}
+
+// hasHint reports whether text starts with hint, in any case of its ASCII
+// letters when fold is set (hint is then lower case).
+func hasHint[T string | []byte](text T, hint string, fold bool) bool {
+	if len(text) < len(hint) {
+		return false
+	}
+	for i := 0; i < len(hint); i++ {
+		c := text[i]
+		if fold && 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != hint[i] {
+			return false
+		}
+	}
+	return true
 }
 
 func containsAny(s string, subs []string) bool {

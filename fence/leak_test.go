@@ -1,6 +1,7 @@
 package fence
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -36,6 +37,83 @@ func TestLeak(t *testing.T) {
 	for _, tt := range tests {
 		if got := Leak(tt.text); got != tt.want {
 			t.Errorf("Leak(%q) = %q, want %q", tt.text, got, tt.want)
+		}
+	}
+}
+
+// The hints are looked for in any case of their letters, and a name the
+// expression matches only through Unicode case folding is checked too.
+func TestLeakFoldedHints(t *testing.T) {
+	tests := []struct {
+		text string
+		want string
+	}{
+		{"Db_PassWord = hunter2hunter2", "a password or token assignment"},
+		{"AUTH_HEADER: abcdefgh1234", "a password or token assignment"},
+		{"api_\u212aey=abcdefgh12", "a password or token assignment"}, // the Kelvin sign K
+		{"pa\u017f\u017fword=abcdefgh12", "a password or token assignment"},
+		{"Tok: abcdefgh12", ""},
+		{"the keyboard is here", ""},
+	}
+	for _, tt := range tests {
+		if got := Leak(tt.text); got != tt.want {
+			t.Errorf("Leak(%q) = %q, want %q", tt.text, got, tt.want)
+		}
+		if got := leakIn([]byte(tt.text)); got != tt.want {
+			t.Errorf("leakIn of the bytes of %q = %q, want %q", tt.text, got, tt.want)
+		}
+	}
+}
+
+// hinted finds what looking for each hint in the whole text finds.
+func TestHinted(t *testing.T) {
+	if len(leaks()) > 64 {
+		t.Fatalf("%d leaks do not fit the set hinted returns", len(leaks()))
+	}
+	naive := func(text string) uint64 {
+		lower := []byte(text)
+		for i, c := range lower {
+			if 'A' <= c && c <= 'Z' {
+				lower[i] = c + 'a' - 'A'
+			}
+		}
+		var found uint64
+		for i, l := range leaks() {
+			for _, h := range l.hints {
+				if !l.fold && strings.Contains(text, h) || l.fold && strings.Contains(string(lower), h) {
+					found |= 1 << i
+				}
+			}
+			if l.fold && (strings.Contains(text, "\u212a") || strings.Contains(text, "\u017f")) {
+				found |= 1 << i
+			}
+		}
+		return found
+	}
+	texts := []string{
+		"", "a", "-----BEGIN ", "x-----BEGIN", "AKIA", "ASIA", "AIza", "gh", "github_pat_", "glpat-",
+		"xox", "sk-", "rk-", "eyJ", "://", "PassWord", "SECRET", "tOkEn", "Credential", "AUTH", "cookie",
+		"Session", "KEY", "ke", "passw", "pass w", "\u212aEY", "\u017fecret", "monkey business", "the Auth key://x",
+		"-k-", "rk", "s-k-", "e", "E", "aAaA", "autH", "-----BEGIN-----BEGIN ",
+	}
+	// And texts made of the bytes the hints are found through, and their
+	// neighbours.
+	alphabet := "-:AaEegxyJksrhutoKIZ \n"
+	rnd := rand.New(rand.NewPCG(1, 2))
+	for range 2000 {
+		b := make([]byte, rnd.IntN(12))
+		for i := range b {
+			b[i] = alphabet[rnd.IntN(len(alphabet))]
+		}
+		texts = append(texts, string(b))
+	}
+	for _, text := range texts {
+		want := naive(text)
+		if got := hinted(text); got != want {
+			t.Errorf("hinted(%q) = %b, want %b", text, got, want)
+		}
+		if got := hinted([]byte(text)); got != want {
+			t.Errorf("hinted of the bytes of %q = %b, want %b", text, got, want)
 		}
 	}
 }

@@ -13,6 +13,11 @@ const (
 	// one before. It is far longer than any key, token or assignment of
 	// the shapes Leak knows.
 	leakSpan = 64 << 10
+	// leakFirst is the most LeakReader reads before it knows the text
+	// is longer; its buffer then doubles up to a chunk. Most texts are
+	// files of a few kilobytes, and a buffer of a whole chunk for each
+	// would cost more to clear than to check.
+	leakFirst = 4 << 10
 )
 
 // LeakReader returns what the text r yields seems to hold, as Leak says of
@@ -29,13 +34,19 @@ func LeakReader(r io.Reader) (string, error) {
 // leakChunks is LeakReader with chunks of chunk bytes overlapping by span
 // bytes or more (up to 2*span, to start at white space).
 func leakChunks(r io.Reader, chunk, span int) (string, error) {
-	buf := make([]byte, 0, chunk+3*span)
+	size := chunk + 3*span
+	buf := make([]byte, 0, min(size, leakFirst))
 	for {
 		n, err := io.ReadFull(r, buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
 		last := err == io.EOF || err == io.ErrUnexpectedEOF
 		if err != nil && !last {
 			return "", fmt.Errorf("checking text for secrets: %w", err)
+		}
+		if !last && cap(buf) < size {
+			// Longer than the buffer: read on into one twice as long.
+			buf = append(make([]byte, 0, min(2*cap(buf), size)), buf...)
+			continue
 		}
 		end := len(buf)
 		if !last {
@@ -44,7 +55,7 @@ func leakChunks(r io.Reader, chunk, span int) (string, error) {
 				end = end - span + i + 1
 			}
 		}
-		if what := Leak(string(buf[:end])); what != "" {
+		if what := leakIn(buf[:end]); what != "" {
 			return what, nil
 		}
 		if last {

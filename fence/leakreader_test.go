@@ -50,6 +50,7 @@ func TestLeakReaderLong(t *testing.T) {
 		{rows, ""},
 		{rows + "-----BEGIN RSA PRIVATE KEY-----\n", "a private key"},
 		{rows + "AKIAABCDEFGHIJKLMNOP\n" + rows, "an AWS access key"},
+		{rows[:leakFirst-10] + " AKIAABCDEFGHIJKLMNOP\n" + rows, "an AWS access key"}, // across the first read's end
 	} {
 		got, err := LeakReader(strings.NewReader(tt.text))
 		if err != nil || got != tt.want {

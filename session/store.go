@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -46,11 +47,13 @@ func (s *Store) Dir() string { return s.dir }
 // Path is the file of the session id.
 func (s *Store) Path(id string) string { return filepath.Join(s.dir, id+".jsonl") }
 
-var idPattern = regexp.MustCompile(`^[0-9]{8}-[0-9]{6}-[0-9a-f]{4}$`)
+// idPattern is compiled when first needed, not before main: most runs
+// never ask.
+var idPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9]{8}-[0-9]{6}-[0-9a-f]{4}$`) })
 
 // IsID reports whether ref has the form of a session id, as opposed to a
 // name given with Save.
-func IsID(ref string) bool { return idPattern.MatchString(ref) }
+func IsID(ref string) bool { return idPattern().MatchString(ref) }
 
 // MaxName is the most bytes a session's name may have.
 const MaxName = 64

@@ -124,3 +124,16 @@ func longReply(n int) string {
 	}
 	return reply.String()
 }
+
+// BenchmarkVersion is `harness --version` in process: building the command
+// line's parser, the part of every run's start that the program itself
+// does after its packages are initialized.
+func BenchmarkVersion(b *testing.B) {
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if code := execute(ctx, []string{"--version"}, nil, io.Discard, io.Discard); code != exitOK {
+			b.Fatalf("exit code %d", code)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -49,6 +50,12 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string, dirs xdg.
 	if err != nil {
 		return nil, &exitCodeError{code: exitUsage, err: err}
 	}
+	// The server is asked for the model's context length now, and the
+	// answer waited for where the window is sized: the question's round
+	// trip overlaps the set-up of the servers and tools.
+	askCtx, stopAsking := context.WithCancel(ctx) // stopped when the answer is in, or the set-up fails first
+	defer stopAsking()
+	window := askWindow(askCtx, model, &c.modelFlags)
 	var file *config.File // nil: the MCP servers' own reading of it
 	if provs != nil {
 		file = provs.file
@@ -120,7 +127,8 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string, dirs xdg.
 	if err := c.startSandbox(ctx, tb.box, fb); err != nil {
 		return nil, err
 	}
-	size, err := windowSize(ctx, std.err, model, &c.modelFlags)
+	size, err := window(std.err)
+	stopAsking()
 	if err != nil {
 		return nil, &exitCodeError{code: exitUsage, err: err}
 	}
@@ -286,4 +294,27 @@ func openRecord(path string, start record.Start) (*record.Recorder, func(), erro
 		return nil, nil, fmt.Errorf("--record: %w", err)
 	}
 	return rec, func() { f.Close() }, nil
+}
+
+// askWindow starts windowSize for m in the background and returns what
+// waits for its answer, writing then to warn what windowSize would have
+// written: the question goes to the server at once, and what it makes the
+// harness say comes where it always did.
+func askWindow(ctx context.Context, m chat.Backend, flags *modelFlags) func(warn io.Writer) (int, error) {
+	type answer struct {
+		size    int
+		err     error
+		warning bytes.Buffer
+	}
+	done := make(chan *answer, 1) // never waited for when the set-up fails first
+	go func() {
+		a := &answer{}
+		a.size, a.err = windowSize(ctx, &a.warning, m, flags)
+		done <- a
+	}()
+	return func(warn io.Writer) (int, error) {
+		a := <-done
+		warn.Write(a.warning.Bytes())
+		return a.size, a.err
+	}
 }
