@@ -38,13 +38,6 @@ func execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 // executeIn runs the command line args, the harness's settings and state
 // in the folders that dirs finds.
 func executeIn(ctx context.Context, dirs xdg.Dirs, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) == 1 && args[0] == "--version" {
-		// What the parser's version flag prints, without building the
-		// parser: that is most of the work of the program's start, and
-		// a version is asked for by scripts that want nothing else.
-		fmt.Fprintln(stdout, version())
-		return exitOK
-	}
 	var c cli
 	exited, code := false, 0
 	parser, err := kong.New(&c,

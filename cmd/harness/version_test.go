@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"runtime/debug"
 	"testing"
 )
@@ -33,21 +31,5 @@ func TestVersionOf(t *testing.T) {
 		if got := versionOf(tt.info); got != tt.want {
 			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
 		}
-	}
-}
-
-// `harness --version` alone, answered before the parser is built, prints
-// what the parser's version flag prints when other words come with it.
-func TestVersionAlone(t *testing.T) {
-	ctx := context.Background()
-	var alone, parsed, stderr bytes.Buffer
-	if code := execute(ctx, []string{"--version"}, nil, &alone, &stderr); code != exitOK || stderr.Len() > 0 {
-		t.Fatalf("--version: exit %d, stderr %q", code, stderr.String())
-	}
-	if code := execute(ctx, []string{"-w", t.TempDir(), "--version"}, nil, &parsed, &stderr); code != exitOK || stderr.Len() > 0 {
-		t.Fatalf("-w DIR --version: exit %d, stderr %q", code, stderr.String())
-	}
-	if alone.String() != parsed.String() || alone.String() != version()+"\n" {
-		t.Errorf("--version printed %q; with -w it printed %q; want both %q", alone.String(), parsed.String(), version()+"\n")
 	}
 }
