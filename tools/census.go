@@ -35,6 +35,9 @@ import (
 // workspace's: a census that cannot be trusted costs a walk, never a
 // protection. Its methods do nothing on nil, and read from the disk.
 type census struct {
+	// loaded reads the file when the census is first used: a run that
+	// walks nothing never pays for it.
+	loaded  sync.Once
 	mu      sync.Mutex
 	file    string // where it is kept; "" keeps it in memory only
 	root    string
@@ -90,19 +93,27 @@ func (e *keptEntry) Info() (fs.FileInfo, error) { return os.Lstat(join(e.dir, e.
 
 // loadCensus returns the census of the workspace at root kept in file,
 // or an empty one when there is none to trust (see census).
+// It reads file when first used.
 func loadCensus(file, root string) *census {
-	c := &census{file: file, root: root, folders: make(map[string]*censusFolder), settle: racy}
-	if file == "" {
-		return c
-	}
-	data, ok := readOwnFile(file)
-	if !ok {
-		return c
-	}
-	if folders, err := decodeCensus(data, root); err == nil {
-		c.folders = folders
-	}
-	return c
+	return &census{file: file, root: root, folders: make(map[string]*censusFolder), settle: racy}
+}
+
+// load reads the census's file, once.
+func (c *census) load() {
+	c.loaded.Do(func() {
+		if c.file == "" {
+			return
+		}
+		data, ok := readOwnFile(c.file)
+		if !ok {
+			return
+		}
+		if folders, err := decodeCensus(data, c.root); err == nil {
+			c.mu.Lock()
+			c.folders = folders
+			c.mu.Unlock()
+		}
+	})
 }
 
 // readOwnFile returns what file holds, when it is a regular file, not a
@@ -147,6 +158,7 @@ func (c *census) readAs(dir string, fi fs.FileInfo) ([]fs.DirEntry, error) {
 	if c == nil || fi == nil {
 		return c.read(dir)
 	}
+	c.load()
 	mark, ok := markOf(fi)
 	c.mu.Lock()
 	kept := c.folders[dir]
@@ -190,6 +202,7 @@ func (c *census) save(prune bool) error {
 	if c == nil || c.file == "" {
 		return nil
 	}
+	c.load() // or an empty census would replace the file
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for dir, f := range c.folders {
