@@ -73,7 +73,9 @@ func TestOrphanOfRunningCommandKept(t *testing.T) {
 	s := newSandbox(t, Config{Mode: None, Dir: ws})
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		run(t, s, "(setsid sh -c 'sleep 0.3; echo kept > kept.txt' </dev/null >/dev/null 2>&1 &); sleep 1")
+		// It waits for what it left (up to 10 s, so that a busy machine
+		// does not end it first, sweeping its own).
+		run(t, s, "(setsid sh -c 'sleep 0.3; echo kept > kept.txt' </dev/null >/dev/null 2>&1 &); i=0; while [ ! -s kept.txt ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done")
 	})
 	time.Sleep(100 * time.Millisecond)
 	run(t, s, "true") // ends, and sweeps, while the first runs
