@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"runtime"
@@ -28,7 +29,7 @@ func (*bwrap) auto() bool { return runtime.GOOS == "linux" }
 
 // installed reports whether the bwrap program is on the PATH.
 func (*bwrap) installed(s *Sandbox) bool {
-	_, err := exec.LookPath(s.cfg.Bwrap)
+	_, err := fence.LookPath(s.cfg.Bwrap, s.cfg.Dir)
 	return err == nil
 }
 
@@ -39,7 +40,7 @@ func (b *bwrap) probe(ctx context.Context, s *Sandbox) string {
 	if runtime.GOOS != "linux" {
 		return "bubblewrap runs only on Linux"
 	}
-	path, err := exec.LookPath(s.cfg.Bwrap)
+	path, err := fence.LookPath(s.cfg.Bwrap, s.cfg.Dir)
 	if err != nil {
 		return "bwrap is not installed (Debian and Ubuntu: apt-get install bubblewrap)"
 	}
@@ -80,7 +81,12 @@ func (b *bwrap) command(ctx context.Context, s *Sandbox, c Command) (*exec.Cmd, 
 	if err != nil {
 		return nil, nil, err
 	}
-	cmd := exec.CommandContext(ctx, s.cfg.Bwrap, args...)
+	path, err := fence.LookPath(s.cfg.Bwrap, s.cfg.Dir)
+	if err != nil {
+		closeAll(files)
+		return nil, nil, fmt.Errorf("sandbox: %w", err)
+	}
+	cmd := exec.CommandContext(ctx, path, args...)
 	cmd.Dir = s.cfg.Dir
 	cmd.Env = s.env("/tmp")
 	cmd.ExtraFiles = files

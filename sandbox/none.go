@@ -2,6 +2,8 @@ package sandbox
 
 import (
 	"context"
+	"fmt"
+	"harness/fence"
 	"os/exec"
 )
 
@@ -20,7 +22,13 @@ func (none) probe(context.Context, *Sandbox) string { return "" }
 
 func (none) command(ctx context.Context, s *Sandbox, c Command) (*exec.Cmd, func(), error) {
 	args := s.shellArgs(c.Script, false)
-	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
+	// Never a shell a folder of the workspace on the PATH holds: it
+	// would run whatever the model put there, unchecked.
+	shell, err := fence.LookPath(args[0], s.cfg.Dir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("sandbox: %w", err)
+	}
+	cmd := exec.CommandContext(ctx, shell, args[1:]...)
 	cmd.Dir = s.cfg.Dir
 	cmd.Env = s.env("")
 	return cmd, func() {}, nil

@@ -170,7 +170,7 @@ func (w *Workspace) historyObjects(ctx context.Context) (*gitRun, error) {
 		}
 		prefix = filepath.ToSlash(rel) + "/"
 	}
-	git, err := exec.LookPath("git")
+	git, err := fence.LookPath("git", w.root) // never a git the workspace holds: it would run outside the sandbox
 	if err != nil {
 		return nil, nil // no git, no command that prints its history
 	}
