@@ -56,7 +56,8 @@ func namesOnlyDiff(opts []string) bool {
 // of a revision or of the index (--cached), cat-file of an object's
 // contents (-p, --batch, a type), blame, status and commit -v, and the
 // interactive -p of add, reset, restore, stash and commit, which print
-// the hunks they offer. A REV:path argument is a read of that path,
+// the hunks they offer, and for-each-ref, tag and branch with a format
+// of %(raw), which prints the object a ref names. A REV:path argument is a read of that path,
 // noted where it is checked; a command whose objects are all named so
 // reads nothing more. Without "--", operands that name something in the
 // working tree are git's pathspecs, and those that do not its
@@ -138,6 +139,13 @@ func historyReads(sub string, args []string, text map[int]bool, exists func(stri
 			return nil
 		}
 		return []string{everything}
+	case "for-each-ref", "tag", "branch":
+		// A format's %(raw) prints the object a ref names, which may be
+		// any file's blob: git tag t BLOB, then git tag --format=%(raw).
+		if slices.ContainsFunc(args, func(a string) bool { return strings.Contains(a, "%(") && strings.Contains(a, "raw") }) {
+			return []string{everything}
+		}
+		return nil
 	case "commit", "add", "reset", "restore":
 		if !has("-p", "--patch", "-i", "--interactive", "-e", "--edit") && !(sub == "commit" && has("-v", "--verbose")) {
 			return nil
