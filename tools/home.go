@@ -223,10 +223,12 @@ func (s homeSnap) undo(ctx context.Context) ([]string, error) {
 			if from := s.movedFrom(now, e); from != "" {
 				errs = append(errs, os.Rename(p, filepath.Join(s.home, from)))
 				now[from] = e
-				continue
+			} else {
+				errs = append(errs, s.w.prune(p))
 			}
-			errs = append(errs, s.w.prune(p))
 		}
+		// A link moved over or taken away is made again, whatever took
+		// its place went back.
 		if old, ok := s.before[name]; ok && old.link != "" {
 			errs = append(errs, os.Symlink(old.link, p))
 		}

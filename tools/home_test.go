@@ -326,3 +326,27 @@ func BenchmarkHomeCommand(b *testing.B) {
 		}
 	}
 }
+
+// An entry moved over a setting that was a link goes back where it came
+// from, and the link is made again: neither is lost.
+func TestHomeSettingsUndoMoveOverLink(t *testing.T) {
+	_, home := homeTree(t)
+	ws, err := NewWorkspace(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := ws.snapHome()
+	at := func(p string) string { return filepath.Join(home, p) }
+	if err := os.Rename(at(".vimrc-old"), at(".vimrc")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := snap.undo(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := os.Readlink(at(".vimrc")); err != nil || got != "dotfiles/vimrc" {
+		t.Errorf(".vimrc links to %q (%v), want dotfiles/vimrc", got, err)
+	}
+	if got := readString(t, at(".vimrc-old")); got != "set nu\n" {
+		t.Errorf(".vimrc-old = %q", got)
+	}
+}
