@@ -234,7 +234,7 @@ func (g gitRun) list(ctx context.Context, prefix string) ([]historyObject, error
 			return nil // a submodule's commit, or a file deleted
 		}
 		return add(h[3], tok)
-	}, "log", "--all", "--reflog", "-m", "--no-renames", "--no-ext-diff", "--no-textconv", "--no-show-signature", "--format=", "--raw", "--no-abbrev", "-z")
+	}, "log", "--all", "--reflog", "--root", "--diff-merges=separate", "--no-renames", "--no-ext-diff", "--no-textconv", "--no-show-signature", "--format=", "--raw", "--no-abbrev", "-z")
 	if err != nil {
 		if noCommits(g.layout) {
 			return nil, nil // no commit and no index: nothing to list
