@@ -373,8 +373,7 @@ func (g gitRun) scan(ctx context.Context, ids []string, limit int64, keep func(i
 		}
 		f := strings.Fields(header)
 		if len(f) == 2 && f[1] == "missing" {
-			keep(f[0], "")
-			continue
+			continue // git cannot print it now; not kept, so read if it comes back
 		}
 		var size int64
 		if len(f) != 3 {
