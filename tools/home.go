@@ -9,9 +9,11 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"harness/fence"
 	"harness/sandbox"
+	"harness/xdg"
 )
 
 // homeWhy says why the home folder's settings (fence.HomeSetting) are
@@ -216,6 +218,7 @@ func (s homeSnap) undo(ctx context.Context) ([]string, error) {
 	slices.Sort(fix)
 	var made []string
 	var errs []error
+	aside := "" // where what the command made goes (setAside)
 	for _, name := range fix {
 		p := filepath.Join(s.home, name)
 		made = append(made, p)
@@ -224,7 +227,7 @@ func (s homeSnap) undo(ctx context.Context) ([]string, error) {
 				errs = append(errs, os.Rename(p, filepath.Join(s.home, from)))
 				now[from] = e
 			} else {
-				errs = append(errs, s.w.prune(p))
+				errs = append(errs, s.w.prune(p, &aside))
 			}
 		}
 		// A link moved over or taken away is made again, whatever took
@@ -236,7 +239,7 @@ func (s homeSnap) undo(ctx context.Context) ([]string, error) {
 	for _, p := range s.missing {
 		if _, err := os.Lstat(p); err == nil && !slices.ContainsFunc(made, func(m string) bool { return fence.Within(m, p) }) {
 			made = append(made, p)
-			errs = append(errs, s.w.prune(p))
+			errs = append(errs, s.w.prune(p, &aside))
 		}
 	}
 	if len(made) == 0 {
@@ -253,6 +256,9 @@ func (s homeSnap) undo(ctx context.Context) ([]string, error) {
 	} else {
 		note(ctx, "the command made or replaced %s, among the home folder's settings, which run later outside any sandbox; it was put back as it was", strings.Join(names, ", "))
 	}
+	if aside != "" {
+		note(ctx, "what it made there is kept in %s, where nothing runs it, in case another program made some of it meanwhile", aside)
+	}
 	return names, err
 }
 
@@ -268,10 +274,10 @@ func (s homeSnap) movedFrom(now map[string]homeEntry, e homeEntry) string {
 	return ""
 }
 
-// prune removes p, and all that is in it, but for the folders that lead
-// to the harness's own settings or state (see place) when they exist, and
-// what is in them.
-func (w *Workspace) prune(p string) error {
+// prune takes p away, and all that is in it, but for the folders that
+// lead to the harness's own settings or state (see place) when they
+// exist, and what is in them. What it takes goes into *aside (setAside).
+func (w *Workspace) prune(p string, aside *string) error {
 	fi, err := os.Lstat(p)
 	if err != nil {
 		return nil // gone already
@@ -290,7 +296,7 @@ func (w *Workspace) prune(p string) error {
 		}
 	}
 	if !holds || !fi.IsDir() {
-		return os.RemoveAll(p)
+		return w.setAside(p, aside)
 	}
 	entries, err := os.ReadDir(p)
 	if err != nil {
@@ -298,7 +304,7 @@ func (w *Workspace) prune(p string) error {
 	}
 	var errs []error
 	for _, e := range entries {
-		errs = append(errs, w.prune(filepath.Join(p, e.Name())))
+		errs = append(errs, w.prune(filepath.Join(p, e.Name()), aside))
 	}
 	return errors.Join(errs...)
 }
@@ -315,4 +321,28 @@ func homeMade(res sandbox.Result, out *spool, made []string, undoErr error) erro
 		msg += " It was put back as it was; do not try again."
 	}
 	return fail(errors.Join(ErrMayHaveChanged, ErrProtected), "%s", msg)
+}
+
+// setAside moves p, which a command made among the home folder's
+// settings, under *aside, a new folder of the harness's state where
+// nothing runs it: another program may have made it meanwhile (an
+// ssh-keygen in another terminal makes ~/.ssh), and nothing of the
+// user's is lost. *aside is made at the first call. Where p cannot be
+// moved there (no state folder, another file system), it is removed.
+func (w *Workspace) setAside(p string, aside *string) error {
+	if *aside == "" {
+		if state, err := xdg.OS().State(); err == nil {
+			dir := filepath.Join(state, "set-aside", time.Now().UTC().Format("20060102-150405.000000000"))
+			if os.MkdirAll(dir, 0o700) == nil {
+				*aside = dir
+			}
+		}
+	}
+	if *aside != "" {
+		to := filepath.Join(*aside, filepath.FromSlash(w.Rel(p)))
+		if os.MkdirAll(filepath.Dir(to), 0o700) == nil && os.Rename(p, to) == nil {
+			return nil
+		}
+	}
+	return os.RemoveAll(p)
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -234,6 +235,15 @@ func TestHomeSettingsUndo(t *testing.T) {
 	}
 	if _, err := os.Stat("/usr/bin"); err != nil { // a link is taken out, not where it leads
 		t.Errorf("/usr/bin: %v", err)
+	}
+	// What was taken out is kept where nothing runs it: another program
+	// may have made it.
+	kept, _ := filepath.Glob(filepath.Join(home, ".local/state/harness/set-aside/*/.cargo/config.toml"))
+	if len(kept) != 1 || readString(t, kept[0]) != "[build]\n" {
+		t.Errorf("the .cargo the command made was not kept aside: %q", kept)
+	}
+	if !strings.Contains(n.String(), "is kept in "+filepath.Join(home, ".local/state/harness/set-aside")) {
+		t.Errorf("notes %q do not say where it was kept", n.String())
 	}
 	if n.String() == "" || !slices.Equal(n.Changed(), made) {
 		t.Errorf("notes %q, changed %q", n.String(), n.Changed())
