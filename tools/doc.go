@@ -72,7 +72,8 @@
 // not: the home folder's settings (fence.HomeSetting), the folders of
 // PATH in it and the toolchain a bin of them lies in, and where its
 // settings link to. Commands see those that exist read-only, and what a
-// command makes there anew is taken out after it and reported.
+// command makes there anew is moved into the state folder after it and
+// reported.
 //
 // Each tool says what a call of it would do before it runs (Set.Inspect,
 // an approve.Inspector): what it acts on, the files it reads (for bash,

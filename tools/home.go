@@ -188,9 +188,9 @@ func (w *Workspace) snapHome() homeSnap {
 // home folder's settings and where a place that runs later was missing,
 // whatever the sandbox let it do. A setting that was an entry of the
 // home folder under another name is renamed back (mv code .code); one
-// that is new is taken out, none of it the user's, but for the folders
-// that lead to the harness's own settings and state, which the harness
-// may have made meanwhile; a setting that was a symlink is made the same
+// that is new is taken out into the state folder (setAside), but for the
+// folders that lead to the harness's own settings and state, which the
+// harness may have made meanwhile; a setting that was a symlink is made the same
 // link again, what the command put in its place taken out (where it led
 // is untouched). A setting the command rewrote in place is left alone:
 // commands see those read-only, and outside a sandbox a program that
