@@ -12,14 +12,12 @@ import (
 	"harness/xdg"
 )
 
-// Hole 12 of the third security round: an AGENTS.md a run's tools wrote
-// becomes the instructions of every later run. Each run says when the
-// file is new or changed since the last run in the workspace, whose hash
-// is kept in the state folder, never in the workspace.
-func TestCheckAgents(t *testing.T) {
-	root := t.TempDir()
-	state := t.TempDir()
-	dirs := xdg.Dirs{
+// stateWorkspace returns a new workspace at root and folders whose state
+// folder is under state, apart from it.
+func stateWorkspace(t *testing.T) (root, state string, dirs xdg.Dirs, ws *tools.Workspace) {
+	t.Helper()
+	root, state = t.TempDir(), t.TempDir()
+	dirs = xdg.Dirs{
 		Getenv: func(v string) string {
 			if v == "XDG_STATE_HOME" {
 				return state
@@ -32,6 +30,15 @@ func TestCheckAgents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return root, state, dirs, ws
+}
+
+// Hole 12 of the third security round: an AGENTS.md a run's tools wrote
+// becomes the instructions of every later run. Each run says when the
+// file is new or changed since the last run in the workspace, whose hash
+// is kept in the state folder, never in the workspace.
+func TestCheckAgents(t *testing.T) {
+	root, state, dirs, ws := stateWorkspace(t)
 	write := func(text string) {
 		t.Helper()
 		if err := os.WriteFile(filepath.Join(root, "AGENTS.md"), []byte(text), 0o644); err != nil {
@@ -86,21 +93,7 @@ func TestCheckAgents(t *testing.T) {
 // weakened the root's ignore files leaves the next run protecting less;
 // that run says so at its start.
 func TestIgnoresChanged(t *testing.T) {
-	root := t.TempDir()
-	state := t.TempDir()
-	dirs := xdg.Dirs{
-		Getenv: func(v string) string {
-			if v == "XDG_STATE_HOME" {
-				return state
-			}
-			return ""
-		},
-		Home: func() (string, error) { return t.TempDir(), nil },
-	}
-	ws, err := tools.NewWorkspace(root)
-	if err != nil {
-		t.Fatal(err)
-	}
+	root, _, dirs, ws := stateWorkspace(t)
 	write := func(name, text string) {
 		t.Helper()
 		p := filepath.Join(root, filepath.FromSlash(name))

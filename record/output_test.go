@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"harness/loop"
 	"harness/protocol"
@@ -18,11 +17,7 @@ import (
 // escaped, and the output reads back as a record.
 func TestOutput(t *testing.T) {
 	var buf bytes.Buffer
-	r := NewOutput(&buf)
-	r.now = func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }
-	if err := r.Start(Start{Version: "v1", Model: "m", Backend: "ollama", Tools: []string{"read_file"}}); err != nil {
-		t.Fatal(err)
-	}
+	r := started(t, NewOutput(&buf))
 	events := []loop.Event{
 		{Kind: loop.TurnStarted, Turn: 2, Text: "hi"},
 		{Kind: loop.Replied, Turn: 2, Step: 1, Reply: protocol.Reply{Content: "\x1b[2Jgone"}},

@@ -13,13 +13,19 @@ import (
 	"harness/window"
 )
 
-func TestRecordRoundTrip(t *testing.T) {
-	var buf bytes.Buffer
-	r := New(&buf)
+// started sets r's clock to a fixed time and writes its start line.
+func started(t *testing.T, r *Recorder) *Recorder {
+	t.Helper()
 	r.now = func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }
 	if err := r.Start(Start{Version: "v1", Model: "m", Backend: "ollama", Tools: []string{"read_file"}}); err != nil {
 		t.Fatal(err)
 	}
+	return r
+}
+
+func TestRecordRoundTrip(t *testing.T) {
+	var buf bytes.Buffer
+	r := started(t, New(&buf))
 	events := []loop.Event{
 		{Kind: loop.TurnStarted, Turn: 1, Text: "hi"},
 		{Kind: loop.StepStarted, Turn: 1, Step: 1, Request: protocol.Request{Messages: []protocol.Message{{Content: "abc"}, {Content: "de"}}}},

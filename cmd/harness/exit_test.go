@@ -14,11 +14,7 @@ import (
 // produce it.
 func TestExitCodes(t *testing.T) {
 	f := writeFakes(t, "hi")
-	dir, answer, loops, slow, empty := f.dir, f.answer, f.loops, f.slow, f.empty
-	cancelled, cancel := context.WithCancel(context.Background())
-	cancel()
-	terminated, end := context.WithCancelCause(context.Background())
-	end(&signalled{sig: syscall.SIGTERM})
+	dir, answer, loops, slow, empty, cancelled, terminated := f.dir, f.answer, f.loops, f.slow, f.empty, f.cancelled, f.terminated
 	tests := []struct {
 		name string
 		ctx  context.Context
@@ -47,8 +43,12 @@ func TestExitCodes(t *testing.T) {
 
 // fakes are the fake-model scripts the exit tests run, written in dir,
 // which is also their workspace: one that answers, one whose calls go on
-// for ever, one that answers after 30 s, and one with no reply.
-type fakes struct{ dir, answer, loops, slow, empty string }
+// for ever, one that answers after 30 s, and one with no reply; and the
+// contexts of a run interrupted and of one SIGTERM ended.
+type fakes struct {
+	dir, answer, loops, slow, empty string
+	cancelled, terminated           context.Context
+}
 
 // writeFakes writes the fakes, the first one answering answer.
 func writeFakes(t *testing.T, answer string) fakes {
@@ -61,12 +61,18 @@ func writeFakes(t *testing.T, answer string) fakes {
 		}
 		return p
 	}
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	terminated, end := context.WithCancelCause(context.Background())
+	end(&signalled{sig: syscall.SIGTERM})
 	return fakes{
-		dir:    dir,
-		answer: script("answer.fake", ">>>\n"+answer+"\n"),
-		loops:  script("loop.fake", ">>>\nTOOL_CALL {\"name\":\"list_files\",\"arguments\":{}}\n>>>\nTOOL_CALL {\"name\":\"list_files\",\"arguments\":{\"path\":\"x\"}}\n"),
-		slow:   script("slow.fake", ">>> delay=30s\nhi\n"),
-		empty:  script("empty.fake", ""),
+		cancelled:  cancelled,
+		terminated: terminated,
+		dir:        dir,
+		answer:     script("answer.fake", ">>>\n"+answer+"\n"),
+		loops:      script("loop.fake", ">>>\nTOOL_CALL {\"name\":\"list_files\",\"arguments\":{}}\n>>>\nTOOL_CALL {\"name\":\"list_files\",\"arguments\":{\"path\":\"x\"}}\n"),
+		slow:       script("slow.fake", ">>> delay=30s\nhi\n"),
+		empty:      script("empty.fake", ""),
 	}
 }
 

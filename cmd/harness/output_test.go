@@ -54,11 +54,7 @@ func cmdJSONLines(ts *testscript.TestScript, neg bool, args []string) {
 // ends with, saying which limit ended the turn when one did.
 func TestOutputJSONEndsWithTheAnswer(t *testing.T) {
 	f := writeFakes(t, "hi\x1b[2J")
-	dir, answer, loops, slow, empty := f.dir, f.answer, f.loops, f.slow, f.empty
-	cancelled, cancel := context.WithCancel(context.Background())
-	cancel()
-	terminated, end := context.WithCancelCause(context.Background())
-	end(&signalled{sig: syscall.SIGTERM})
+	dir, answer, loops, slow, empty, cancelled, terminated := f.dir, f.answer, f.loops, f.slow, f.empty, f.cancelled, f.terminated
 	tests := []struct {
 		name   string
 		ctx    context.Context
