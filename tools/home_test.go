@@ -51,6 +51,17 @@ func homeTree(t *testing.T) (base, home string) {
 	return base, home
 }
 
+// homeWorkspace is a workspace of the home folder homeTree makes.
+func homeWorkspace(t *testing.T) (home string, ws *Workspace) {
+	t.Helper()
+	_, home = homeTree(t)
+	ws, err := NewWorkspace(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return home, ws
+}
+
 // A workspace that holds the home folder holds the settings programs act
 // on when they start: whatever their names, existing or not, the file
 // tools write none of them, nor the folders of PATH in it, nor what the
@@ -122,11 +133,7 @@ func TestHomeSettingsRefused(t *testing.T) {
 // The rule keeps writes out; reads of the settings are decided as they
 // were (secrets elsewhere), and so are commands' writes the guard sees.
 func TestHomeSettingsRead(t *testing.T) {
-	_, home := homeTree(t)
-	ws, err := NewWorkspace(home)
-	if err != nil {
-		t.Fatal(err)
-	}
+	home, ws := homeWorkspace(t)
 	ctx := context.Background()
 	for _, p := range []string{".vimrc", ".vimrc-old", "link-to-config/nvim/init.lua", "dotfiles/nvim/init.lua"} {
 		if _, err := ReadFile(ws).run(ctx, map[string]any{"path": p}); err != nil {
@@ -160,11 +167,7 @@ func TestHomeSettingsRead(t *testing.T) {
 // Commands see the settings that exist, what they link to and the
 // folders of PATH in the home folder read-only; nothing of a project.
 func TestHomeSettingsReadOnly(t *testing.T) {
-	_, home := homeTree(t)
-	ws, err := NewWorkspace(home)
-	if err != nil {
-		t.Fatal(err)
-	}
+	home, ws := homeWorkspace(t)
 	got := ws.ownPaths()
 	for _, p := range []string{".config", ".vimrc", ".vimrc-old", "dotfiles/nvim", "dotfiles/vimrc", "tools"} {
 		if !slices.Contains(got, filepath.Join(home, p)) {
@@ -178,7 +181,7 @@ func TestHomeSettingsReadOnly(t *testing.T) {
 			}
 		}
 	}
-	ws, err = NewWorkspace(filepath.Join(home, "project"))
+	ws, err := NewWorkspace(filepath.Join(home, "project"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,11 +260,7 @@ func TestHomeSettingsUndo(t *testing.T) {
 // takes one away, or moves an entry of the home folder to a setting's
 // name, has it put back as it was, nothing of the user's lost.
 func TestHomeSettingsUndoLinks(t *testing.T) {
-	_, home := homeTree(t)
-	ws, err := NewWorkspace(home)
-	if err != nil {
-		t.Fatal(err)
-	}
+	home, ws := homeWorkspace(t)
 	snap := ws.snapHome()
 	at := func(p string) string { return filepath.Join(home, p) }
 	for _, step := range []error{
@@ -340,11 +339,7 @@ func BenchmarkHomeCommand(b *testing.B) {
 // An entry moved over a setting that was a link goes back where it came
 // from, and the link is made again: neither is lost.
 func TestHomeSettingsUndoMoveOverLink(t *testing.T) {
-	_, home := homeTree(t)
-	ws, err := NewWorkspace(home)
-	if err != nil {
-		t.Fatal(err)
-	}
+	home, ws := homeWorkspace(t)
 	snap := ws.snapHome()
 	at := func(p string) string { return filepath.Join(home, p) }
 	if err := os.Rename(at(".vimrc-old"), at(".vimrc")); err != nil {
