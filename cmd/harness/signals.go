@@ -2,10 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
-	"sync/atomic"
 	"syscall"
 )
 
@@ -22,17 +22,16 @@ func stopOnSignal(parent context.Context) (context.Context, func(code int) int) 
 	ctx, cancel := context.WithCancelCause(parent)
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGHUP)
-	var got atomic.Int32
 	go func() {
 		sig := <-sigs
 		signal.Stop(sigs)
 		s, _ := sig.(syscall.Signal)
-		got.Store(int32(s))
 		cancel(&signalled{sig: s})
 	}()
 	return ctx, func(code int) int {
-		if s := got.Load(); s != 0 {
-			return 128 + int(s)
+		var s *signalled
+		if errors.As(context.Cause(ctx), &s) {
+			return s.code()
 		}
 		return code
 	}
