@@ -188,12 +188,3 @@ func hasHint[T string | []byte](text T, hint string, fold bool) bool {
 	}
 	return true
 }
-
-func containsAny(s string, subs []string) bool {
-	for _, sub := range subs {
-		if strings.Contains(s, sub) {
-			return true
-		}
-	}
-	return false
-}

@@ -117,3 +117,12 @@ func TestHinted(t *testing.T) {
 		}
 	}
 }
+
+func containsAny(s string, subs []string) bool {
+	for _, sub := range subs {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
+}
