@@ -74,9 +74,7 @@ func (r *Report) add(j *job, cfg Config) {
 		// What a test run was seen to change beside (test code that
 		// rewrote .gitignore) is listed, but is no edit its tests missed.
 		for _, c := range j.res.Changed {
-			if !slices.Contains(r.Changed, c) {
-				r.Changed = append(r.Changed, c)
-			}
+			r.Changed = appendNew(r.Changed, c)
 		}
 		return
 	}
@@ -88,13 +86,16 @@ func (r *Report) add(j *job, cfg Config) {
 		c = cfg.Target(j.call)
 	}
 	for _, c := range append([]string{c}, j.res.Changed...) {
-		if !slices.Contains(r.Changed, c) {
-			r.Changed = append(r.Changed, c)
-		}
-		if !slices.Contains(r.Unverified, c) {
-			r.Unverified = append(r.Unverified, c)
-		}
+		r.Changed, r.Unverified = appendNew(r.Changed, c), appendNew(r.Unverified, c)
 	}
+}
+
+// appendNew appends s to list unless list holds it.
+func appendNew(list []string, s string) []string {
+	if slices.Contains(list, s) {
+		return list
+	}
+	return append(list, s)
 }
 
 // Summary is the report in one line, e.g. "3 steps, 2 calls (2 succeeded,

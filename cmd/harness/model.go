@@ -8,6 +8,7 @@ import (
 
 	"harness/chat"
 	"harness/fakemodel"
+	"harness/ollama"
 	"harness/protocol"
 	"harness/xdg"
 )
@@ -20,7 +21,7 @@ const showTimeout = 5 * time.Second
 // defaultWindow is the context window, in tokens, of a run whose backend
 // sends none and whose flags give none: the num_ctx an Ollama request
 // asks for unless told otherwise.
-const defaultWindow = 16384
+const defaultWindow = ollama.DefaultNumCtx
 
 // numCtx is the context window the flags ask for: --num-ctx, else the
 // default. A backend that sends it (Ollama) has it from the settings,
