@@ -21,6 +21,8 @@ type bwrap struct {
 	// setuid bwrap where the kernel forbids them): its commands then run
 	// without one, and may make their own.
 	nouserns bool
+	// path is the bwrap program probe found, outside the workspace.
+	path string
 }
 
 func (*bwrap) name() string { return "bubblewrap" }
@@ -44,6 +46,7 @@ func (b *bwrap) probe(ctx context.Context, s *Sandbox) string {
 	if err != nil {
 		return "bwrap is not installed (Debian and Ubuntu: apt-get install bubblewrap)"
 	}
+	b.path = path
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	run := func() ([]byte, error) {
@@ -81,10 +84,12 @@ func (b *bwrap) command(ctx context.Context, s *Sandbox, c Command) (*exec.Cmd, 
 	if err != nil {
 		return nil, nil, err
 	}
-	path, err := fence.LookPath(s.cfg.Bwrap, s.cfg.Dir)
-	if err != nil {
-		closeAll(files)
-		return nil, nil, fmt.Errorf("sandbox: %w", err)
+	path := b.path
+	if path == "" { // not probed
+		if path, err = fence.LookPath(s.cfg.Bwrap, s.cfg.Dir); err != nil {
+			closeAll(files)
+			return nil, nil, fmt.Errorf("sandbox: %w", err)
+		}
 	}
 	cmd := exec.CommandContext(ctx, path, args...)
 	cmd.Dir = s.cfg.Dir
