@@ -2,11 +2,9 @@ package tools
 
 import (
 	"bytes"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"harness/gitdir"
 )
@@ -24,8 +22,8 @@ func globalExcludes(root string) []ignoreRule {
 	if name == "" {
 		return nil
 	}
-	data := readSmall(name, maxIgnoreFile)
-	if data == nil {
+	data, _, err := ReadHead(name, maxIgnoreFile)
+	if err != nil {
 		return nil
 	}
 	source := name
@@ -77,8 +75,8 @@ func excludesFile(root string) string {
 	}
 	configs = append(configs, l.Configs()...)
 	for _, c := range configs {
-		data := readSmall(c, maxConfig)
-		if data == nil {
+		data, _, err := ReadHead(c, maxConfig)
+		if err != nil {
 			continue
 		}
 		v, ok := gitdir.Value(string(data), "core", "excludesfile")
@@ -101,22 +99,4 @@ func excludesFile(root string) string {
 		}
 	}
 	return file
-}
-
-// readSmall reads the regular file at name, up to limit bytes, without
-// blocking on a named pipe; nil when it cannot.
-func readSmall(name string, limit int64) []byte {
-	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return nil
-	}
-	data, err := io.ReadAll(io.LimitReader(f, limit))
-	if err != nil {
-		return nil
-	}
-	return data
 }
