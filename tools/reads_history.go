@@ -45,6 +45,7 @@ type historyList struct {
 	leaks   map[string]string
 	lists   int   // how many times git listed them, for tests
 	scanMax int64 // the bytes one call reads, if not maxHistoryScan, for tests
+	git     string // the git program, once found
 }
 
 // historyObject is an object of history and the path, from the
@@ -170,11 +171,14 @@ func (w *Workspace) historyObjects(ctx context.Context) (*gitRun, error) {
 		}
 		prefix = filepath.ToSlash(rel) + "/"
 	}
-	git, err := fence.LookPath("git", w.root) // never a git the workspace holds: it would run outside the sandbox
-	if err != nil {
-		return nil, nil // no git, no command that prints its history
+	if w.history.git == "" {
+		git, err := fence.LookPath("git", w.root) // never a git the workspace holds: it would run outside the sandbox
+		if err != nil {
+			return nil, nil // no git, no command that prints its history
+		}
+		w.history.git = git
 	}
-	run := &gitRun{git: git, layout: l}
+	run := &gitRun{git: w.history.git, layout: l}
 	if run.partial() {
 		return nil, errPartialClone
 	}
