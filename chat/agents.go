@@ -2,13 +2,7 @@ package chat
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"slices"
 
 	"harness/protocol"
@@ -55,42 +49,29 @@ func CheckAgents(root string, ins []protocol.Instructions, dirs xdg.Dirs, record
 	used := i >= 0
 	var sum string
 	if used {
-		h := sha256.Sum256([]byte(ins[i].Text))
-		sum = hex.EncodeToString(h[:])
+		sum = hashOf([]byte(ins[i].Text))
 	}
-	path, err := dirs.ForWorkspace("instructions", root)
+	path, data, err := readKept(dirs, "instructions", root)
 	if err != nil {
-		if used {
-			return AgentsNew, nil
-		}
-		return AgentsSame, nil
-	}
-	kept, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return AgentsSame, fmt.Errorf("AGENTS.md's last hash: %w", err)
 	}
-	kept = bytes.TrimSpace(kept)
+	kept := string(bytes.TrimSpace(data))
 	change := AgentsSame
 	switch {
 	case !used:
-	case len(kept) == 0:
+	case kept == "":
 		change = AgentsNew
-	case string(kept) != sum:
+	case kept != sum:
 		change = AgentsChanged
 	}
-	if !record || string(kept) == sum {
+	if !record || path == "" {
 		return change, nil
 	}
-	if !used {
-		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return change, fmt.Errorf("AGENTS.md's hash: %w", err)
-		}
-		return change, nil
+	now := ""
+	if used {
+		now = sum + "\n"
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return change, fmt.Errorf("AGENTS.md's hash: %w", err)
-	}
-	if err := os.WriteFile(path, []byte(sum+"\n"), 0o600); err != nil {
+	if err := writeKept(path, data, []byte(now)); err != nil {
 		return change, fmt.Errorf("AGENTS.md's hash: %w", err)
 	}
 	return change, nil

@@ -1,12 +1,8 @@
 package chat
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -40,16 +36,14 @@ func IgnoresChanged(root string, dirs xdg.Dirs, record bool) ([]string, error) {
 		if err != nil {
 			continue
 		}
-		h := sha256.Sum256(data)
-		now[name] = hex.EncodeToString(h[:])
+		now[name] = hashOf(data)
 	}
-	path, err := dirs.ForWorkspace("ignores", root)
+	path, data, err := readKept(dirs, "ignores", root)
 	if err != nil {
-		return nil, nil
-	}
-	data, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("the ignore files' last hashes: %w", err)
+	}
+	if path == "" {
+		return nil, nil
 	}
 	var changed []string
 	kept := make(map[string]string)
@@ -73,13 +67,7 @@ func IgnoresChanged(root string, dirs xdg.Dirs, record bool) ([]string, error) {
 			fmt.Fprintf(&b, "%s %s\n", sum, name)
 		}
 	}
-	if b.String() == string(data) {
-		return changed, nil
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return changed, fmt.Errorf("the ignore files' hashes: %w", err)
-	}
-	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+	if err := writeKept(path, data, []byte(b.String())); err != nil {
 		return changed, fmt.Errorf("the ignore files' hashes: %w", err)
 	}
 	return changed, nil
