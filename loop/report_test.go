@@ -15,12 +15,27 @@ import (
 
 type pathArgs struct {
 	Path string `arg:"path" help:"a path"`
+	Also string `arg:"also,optional" help:"a path the call is seen to change beside (changing)"`
 }
 
 type passArgs struct {
-	Pass   bool `arg:"pass" help:"whether the tests pass"`
-	Refuse bool `arg:"refuse,optional" help:"refuse to run, as the guard or the user may"`
-	Empty  bool `arg:"empty,optional" help:"run, and find no test to run"`
+	Pass   bool   `arg:"pass" help:"whether the tests pass"`
+	Refuse bool   `arg:"refuse,optional" help:"refuse to run, as the guard or the user may"`
+	Empty  bool   `arg:"empty,optional" help:"run, and find no test to run"`
+	Also   string `arg:"also,optional" help:"a path the call is seen to change beside (changing)"`
+}
+
+// changing gives each result the path the call's "also" names as one it
+// was seen to change beside what it names, as the bash tool does for a
+// command that rewrote .gitignore.
+type changing struct{ loop.Tools }
+
+func (c changing) Run(ctx context.Context, call protocol.Call) protocol.Result {
+	res := c.Tools.Run(ctx, call)
+	if also, _ := call.Args["also"].(string); also != "" {
+		res.Changed = append(res.Changed, also)
+	}
+	return res
 }
 
 func TestReportVerdicts(t *testing.T) {
@@ -69,6 +84,10 @@ func TestReportVerdicts(t *testing.T) {
 		{name: "a test command that found no test verifies nothing", steps: []string{w("a.go"), empty}, verdict: "no tests ran (the test command found no test to run)", changed: []string{"a.go"}},
 		{name: "a real test run after an empty one verifies", steps: []string{w("a.go"), empty, pass}, verdict: "verified after last edit", changed: []string{"a.go"}},
 		{name: "an empty run after a real one changes nothing", steps: []string{w("a.go"), pass, empty}, verdict: "verified after last edit", changed: []string{"a.go"}},
+		// What a call was seen to change beside is listed; after a test
+		// run, it is no edit the tests missed; after a write, it is.
+		{name: "a test run's side changes are listed, not unverified", steps: []string{w("a.go"), `TOOL_CALL {"name":"test","arguments":{"pass":true,"also":".gitignore"}}`}, verdict: "verified after last edit", changed: []string{"a.go", ".gitignore"}},
+		{name: "a write's side changes are unverified", steps: []string{pass, `TOOL_CALL {"name":"write","arguments":{"path":"a.go","also":"b.go"}}`}, verdict: "edits after the last test run: a.go, b.go", changed: []string{"a.go", "b.go"}},
 		{name: "several calls in one reply", steps: []string{w("a.go") + "\n" + pass}, verdict: "verified after last edit", changed: []string{"a.go"}},
 	}
 	for _, tt := range tests {
@@ -86,7 +105,7 @@ func TestReportVerdicts(t *testing.T) {
 				IsTest: func(c protocol.Call) bool { return c.Name == "test" },
 				Target: func(c protocol.Call) string { return c.Args["path"].(string) },
 			}
-			agent := loop.New(fakemodel.New(s), set, cfg, loop.Observe(func(e loop.Event) {
+			agent := loop.New(fakemodel.New(s), changing{set}, cfg, loop.Observe(func(e loop.Event) {
 				if e.Kind == loop.TurnEnded {
 					report = e.Report
 				}
