@@ -43,8 +43,8 @@ type historyList struct {
 	state   string          // the state they were listed at; "" for none
 	objects []historyObject // by path from the workspace root, sorted
 	leaks   map[string]string
-	lists   int   // how many times git listed them, for tests
-	scanMax int64 // the bytes one call reads, if not maxHistoryScan, for tests
+	lists   int    // how many times git listed them, for tests
+	scanMax int64  // the bytes one call reads, if not maxHistoryScan, for tests
 	git     string // the git program, once found
 }
 
