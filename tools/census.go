@@ -52,7 +52,6 @@ type censusFolder struct {
 	mark    folderMark
 	entries []fs.DirEntry // sorted by name
 	used    bool          // looked at by this run
-	trusted bool          // its mark had settled when it was read
 }
 
 // folderMark is what tells that a folder's names did not change: its
@@ -162,7 +161,7 @@ func (c *census) readAs(dir string, fi fs.FileInfo) ([]fs.DirEntry, error) {
 	mark, ok := markOf(fi)
 	c.mu.Lock()
 	kept := c.folders[dir]
-	if ok && kept != nil && kept.trusted && kept.mark == mark {
+	if ok && kept != nil && kept.mark == mark {
 		kept.used = true
 		c.mu.Unlock()
 		return kept.entries, nil
@@ -176,8 +175,14 @@ func (c *census) readAs(dir string, fi fs.FileInfo) ([]fs.DirEntry, error) {
 	}
 	// The mark was taken before the names were read: a change while
 	// they are read shows next time.
+	// A folder whose mark had not settled may change again within the
+	// clock's tick, unseen: it is not kept.
 	c.mu.Lock()
-	c.folders[dir] = &censusFolder{mark: mark, entries: entries, used: true, trusted: mark.settledBy(now, c.settle)}
+	if mark.settledBy(now, c.settle) {
+		c.folders[dir] = &censusFolder{mark: mark, entries: entries, used: true}
+	} else {
+		delete(c.folders, dir)
+	}
 	c.dirty = true
 	c.mu.Unlock()
 	return entries, nil
@@ -206,7 +211,7 @@ func (c *census) save(prune bool) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for dir, f := range c.folders {
-		if !f.trusted || prune && !f.used {
+		if prune && !f.used {
 			delete(c.folders, dir)
 			c.dirty = true
 		}
@@ -337,7 +342,7 @@ func decodeCensus(data []byte, root string) (map[string]*censusFolder, error) {
 	var slab []keptEntry // the entries of many folders, in one allocation
 	for range count {
 		dir := str()
-		f := &censusFolder{trusted: true}
+		f := &censusFolder{}
 		f.mark.id.dev, f.mark.id.ino = uv(), uv()
 		f.mark.mod, f.mark.change = sv(), sv()
 		n := uv()
