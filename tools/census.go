@@ -41,10 +41,10 @@ type census struct {
 	mu      sync.Mutex
 	file    string // where it is kept; "" keeps it in memory only
 	root    string
-	folders map[string]*censusFolder // by absolute path
-	dirty   bool                     // a folder was read from the disk, or forgotten
-	reads   int                      // folders read from the disk, for tests
-	settle  time.Duration            // racy, but in tests
+	folders map[string]*censusFolder                        // by absolute path
+	dirty   bool                                            // a folder was read from the disk, or forgotten
+	reads   int                                             // folders read from the disk, for tests
+	settle  func(mod time.Time, change int64) time.Duration // racyFor, but in tests
 }
 
 // censusFolder is one folder as the census saw it.
@@ -73,9 +73,10 @@ func markOf(fi fs.FileInfo) (folderMark, bool) {
 	return folderMark{id: fid, mod: fi.ModTime().UnixNano(), change: ch}, true
 }
 
-// settledBy reports whether m had not changed for settle before t.
-func (m folderMark) settledBy(t time.Time, settle time.Duration) bool {
-	old := t.Add(-settle).UnixNano()
+// settledBy reports whether m had not changed for as long as settle
+// says of its times before t.
+func (m folderMark) settledBy(t time.Time, settle func(time.Time, int64) time.Duration) bool {
+	old := t.Add(-settle(time.Unix(0, m.mod), m.change)).UnixNano()
 	return m.mod < old && m.change < old
 }
 
@@ -94,7 +95,7 @@ func (e *keptEntry) Info() (fs.FileInfo, error) { return os.Lstat(join(e.dir, e.
 // or an empty one when there is none to trust (see census).
 // It reads file when first used.
 func loadCensus(file, root string) *census {
-	return &census{file: file, root: root, folders: make(map[string]*censusFolder), settle: racy}
+	return &census{file: file, root: root, folders: make(map[string]*censusFolder), settle: racyFor}
 }
 
 // load reads the census's file, once.

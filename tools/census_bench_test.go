@@ -22,7 +22,7 @@ func BenchmarkLargeCommandKept(b *testing.B) {
 		}
 		if keep {
 			ws.KeepCensus(file)
-			ws.census.settle = 0 // the tree was made just now
+			ws.census.settle = settleAfter(0) // the tree was made just now
 		}
 		mustHidden(b, ws)
 		stamps := ws.ignoreStamps()

@@ -341,7 +341,7 @@ func (ig *ignores) unmoved(dir string) bool {
 // settled reports whether st changed long enough before a walk began that
 // a later change must show in its times.
 func settled(st stamp, began time.Time) bool {
-	old := began.Add(-racy)
+	old := began.Add(-racyFor(st.mod, st.change))
 	return st.mod.Before(old) && time.Unix(0, st.change).Before(old)
 }
 
@@ -460,7 +460,7 @@ func (ig *ignores) parsed(name, dir string) []ignoreRule {
 	rules := parseIgnore(bytes.NewReader(ig.read(name)), dir, name)
 	// A file changed in the tick of the clock its time shows may change
 	// again and keep that time: it is kept only once that tick is past.
-	if time.Since(st.mod) > racy {
+	if settled(stamp{mod: st.mod, change: st.change}, time.Now()) {
 		ig.files.put(name, st, rules)
 	}
 	return rules

@@ -32,9 +32,27 @@ const (
 	maxHidden = 200
 	// racy is how close to a walk a folder may have changed for the walk
 	// to be trusted later: a change within the same tick of the file
-	// system's clock leaves its time as it was.
+	// system's clock leaves its time as it was. A file system whose times
+	// are whole seconds (FAT, HFS+, some network shares) ticks every one
+	// or two of them.
 	racy = 2 * time.Second
+	// fineRacy is racy on a file system whose times hold parts of a
+	// second: its clock ticks in at most a few milliseconds (a kernel's
+	// tick, exFAT's 10 ms).
+	fineRacy = 100 * time.Millisecond
 )
+
+// racyFor is racy for a version whose modification time is mod and
+// change time change (nanoseconds; 0 where the system gives none): a
+// time with a part of a second shows a file system that keeps such parts.
+// Two whole seconds could be chance, as they could be a coarse clock, so
+// they get the longer margin.
+func racyFor(mod time.Time, change int64) time.Duration {
+	if mod.Nanosecond() != 0 || change%int64(time.Second) != 0 {
+		return fineRacy
+	}
+	return racy
+}
 
 // stamp is what a folder or an ignore file looked like to a walk: its
 // change time too, which a file rewritten at its size with its time set
@@ -324,7 +342,7 @@ func (h *hiddenList) unwatch() (changed bool) {
 // began that a later change could leave its time as it was.
 func recent(stamps map[string]stamp, began time.Time) bool {
 	for _, st := range stamps {
-		if st.exists && st.mod.After(began.Add(-racy)) {
+		if st.exists && st.mod.After(began.Add(-racyFor(st.mod, st.change))) {
 			return true
 		}
 	}

@@ -24,12 +24,13 @@ type Sources struct {
 	ws    *Workspace
 	out   *Outputs
 	leaks leakCache // what files seemed to hold, by version
+	now   func() time.Time
 }
 
 // NewSources returns the Sources of the files of ws, and of the long
 // results out keeps (out may be nil).
 func NewSources(ws *Workspace, out *Outputs) *Sources {
-	return &Sources{ws: ws, out: out}
+	return &Sources{ws: ws, out: out, now: time.Now}
 }
 
 // Leak returns what the text of a name an inspection read gave seems to hold, as
@@ -64,7 +65,7 @@ func (s *Sources) Leak(name string) string {
 	if err != nil || !fi.Mode().IsRegular() {
 		return ""
 	}
-	v, settled := versionOf(fi, time.Now())
+	v, settled := versionOf(fi, s.now())
 	if what, ok := s.leaks.get(abs, v); ok {
 		return what
 	}
@@ -75,7 +76,7 @@ func (s *Sources) Leak(name string) string {
 		return ""
 	}
 	if now, err := f.Stat(); err == nil && settled {
-		if after, _ := versionOf(now, time.Now()); after == v {
+		if after, _ := versionOf(now, s.now()); after == v {
 			s.leaks.put(abs, v, what)
 		}
 	}

@@ -139,12 +139,15 @@ func TestSourcesLeakPerVersion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, settled := versionOf(fi, time.Now()); settled {
+	changed := time.Unix(0, changeTime(fi))
+	if _, settled := versionOf(fi, changed.Add(time.Millisecond)); settled {
 		t.Fatal("a file changed just now is settled")
 	}
 	if _, settled := versionOf(fi, time.Now().Add(time.Minute)); !settled {
 		t.Fatal("a file changed a minute ago is not settled")
 	}
+	// Leak sees the clock as it was just after the change.
+	src.now = func() time.Time { return changed.Add(time.Millisecond) }
 	if got := src.Leak("a.txt"); got != "" {
 		t.Fatalf("Leak = %q", got)
 	}
@@ -292,5 +295,38 @@ func TestInspectReadsLargeFolder(t *testing.T) {
 	in = ts.Inspect(t.Context(), protocol.Call{Name: bashName, Args: map[string]any{"command": "diff -r small small | rev"}})
 	if in.Secret != "" || !slices.Equal(in.Reads, []string{"small/a.txt"}) {
 		t.Errorf("a small folder: secret %q, reads %q", in.Secret, in.Reads)
+	}
+}
+
+// TestSettledByGrain checks how long a version must be old to be trusted:
+// a tenth of a second where its times hold parts of a second, two
+// seconds where they are whole seconds, which a coarse clock gives.
+func TestSettledByGrain(t *testing.T) {
+	fine := time.Date(2026, 3, 1, 12, 0, 0, 123456789, time.UTC)
+	whole := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name   string
+		mod    time.Time
+		change time.Time
+		after  time.Duration
+		want   bool
+	}{
+		{"fine, 50 ms", fine, fine, 50 * time.Millisecond, false},
+		{"fine, 150 ms", fine, fine, 150 * time.Millisecond, true},
+		{"fine change, whole modification, 150 ms", whole, fine, 150 * time.Millisecond, true},
+		{"modified just before now, changed long ago", fine.Add(time.Hour), fine, time.Hour, false},
+		{"whole, 150 ms", whole, whole, 150 * time.Millisecond, false},
+		{"whole, 1.5 s", whole, whole, 1500 * time.Millisecond, false},
+		{"whole, 2.5 s", whole, whole, 2500 * time.Millisecond, true},
+	} {
+		now := tc.change.Add(tc.after) // the change is the later time here
+		st := stamp{exists: true, mod: tc.mod, change: tc.change.UnixNano()}
+		if got := settled(st, now); got != tc.want {
+			t.Errorf("%s: settled = %v, want %v", tc.name, got, tc.want)
+		}
+		m := folderMark{mod: tc.mod.UnixNano(), change: tc.change.UnixNano()}
+		if got := m.settledBy(now, racyFor); got != tc.want {
+			t.Errorf("%s: settledBy = %v, want %v", tc.name, got, tc.want)
+		}
 	}
 }
