@@ -13,7 +13,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"harness/approve"
@@ -157,7 +156,7 @@ type client struct {
 	tools   []tools.Tool
 	// resolved holds the validator of each tool's input schema, by the
 	// tool's name as the model calls it; nil for a schema it cannot read.
-	resolved map[string]*jsonschema.Resolved
+	resolved map[string]*validator
 	stderr   *tail
 	cmd      *exec.Cmd
 	done     chan struct{} // closed when the session ends
@@ -224,7 +223,7 @@ func (c *client) connect(ctx context.Context) error {
 // deadline.
 func (c *client) list(ctx context.Context) error {
 	have := map[string]bool{}
-	c.resolved = map[string]*jsonschema.Resolved{}
+	c.resolved = map[string]*validator{}
 	for t, err := range c.session.Tools(ctx, nil) {
 		if err != nil {
 			return c.failure(ctx, "could not list its tools", err)
