@@ -142,7 +142,7 @@ func (c *httpConn) cancel(ctx context.Context, id int64) {
 
 // answer finds the response to the request id in resp's body: the body
 // itself, or one of the events of its stream. Requests of the server's
-// on the way are refused.
+// on the way are answered.
 func (c *httpConn) answer(ctx context.Context, resp *http.Response, id string) (*message, error) {
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch mt {
@@ -207,12 +207,12 @@ func (c *httpConn) answer(ctx context.Context, resp *http.Response, id string) (
 }
 
 // take returns m when it is the response to id; a request of the
-// server's gets its refusal.
+// server's gets its answer.
 func (c *httpConn) take(ctx context.Context, m *message, id string) *message {
 	switch {
 	case m.isRequest():
 		go func() {
-			resp, err := c.post(context.WithoutCancel(ctx), refusal(m))
+			resp, err := c.post(context.WithoutCancel(ctx), answer(m))
 			if err == nil {
 				resp.Body.Close()
 			}

@@ -13,8 +13,8 @@ import (
 // The harness speaks MCP with JSON-RPC 2.0 messages of its own making,
 // over one of two connections (stdio.go, http.go): requests it sends,
 // and the server's answers matched by id. What the server asks of the
-// harness gets a "method not found" error, and what it notifies is read
-// and dropped.
+// harness gets a "method not found" error (but a ping, which gets its
+// empty answer), and what it notifies is read and dropped.
 
 // protocolVersion is the version of MCP the harness asks for at
 // initialize; a server that speaks another answers with its own, which
@@ -63,7 +63,8 @@ type message struct {
 type reply struct {
 	JSONRPC string          `json:"jsonrpc"`
 	ID      json.RawMessage `json:"id"`
-	Error   rpcError        `json:"error"`
+	Result  *struct{}       `json:"result,omitempty"`
+	Error   *rpcError       `json:"error,omitempty"`
 }
 
 // rpcError is a JSON-RPC error.
@@ -81,10 +82,14 @@ const codeMethodNotFound = -32601
 // answer.
 func (m *message) isRequest() bool { return m.Method != "" && len(m.ID) > 0 && string(m.ID) != "null" }
 
-// refusal is the answer to a request of the server's: the harness offers
-// nothing a server may ask for.
-func refusal(m *message) reply {
-	return reply{JSONRPC: "2.0", ID: m.ID, Error: rpcError{Code: codeMethodNotFound, Message: "the client offers no method " + m.Method}}
+// answer is the answer to a request of the server's: a ping gets its
+// empty result, and anything else "method not found", as the harness
+// offers nothing a server may ask for (roots, sampling, elicitation).
+func answer(m *message) reply {
+	if m.Method == "ping" {
+		return reply{JSONRPC: "2.0", ID: m.ID, Result: &struct{}{}}
+	}
+	return reply{JSONRPC: "2.0", ID: m.ID, Error: &rpcError{Code: codeMethodNotFound, Message: "the client offers no method " + m.Method}}
 }
 
 // key is a message's id as the harness matches it with its request's.

@@ -126,7 +126,7 @@ func (c *stdioConn) readAll() {
 }
 
 // handle takes one message: a response goes to its call, a request gets
-// its refusal, anything else (a notification, a line that is no JSON) is
+// its answer, anything else (a notification, a line that is no JSON) is
 // dropped.
 func (c *stdioConn) handle(line []byte) {
 	var m message
@@ -135,7 +135,7 @@ func (c *stdioConn) handle(line []byte) {
 	}
 	switch {
 	case m.isRequest():
-		c.send(refusal(&m))
+		c.send(answer(&m))
 	case m.Method == "":
 		c.mu.Lock()
 		ch := c.pending[key(m.ID)]
