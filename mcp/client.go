@@ -192,6 +192,9 @@ func (c *client) connect(ctx context.Context) error {
 	err := c.initialize(ctx)
 	if err != nil {
 		c.conn.close()
+		if errors.Is(err, errEnded) {
+			err = fmt.Errorf("it stopped (%s)", fold(c.conn.why()))
+		}
 		c.conn = nil
 		return c.failure(ctx, "could not start", err)
 	}
@@ -213,11 +216,7 @@ func (c *client) initialize(ctx context.Context) error {
 	if !slices.Contains(versions, res.ProtocolVersion) {
 		return fmt.Errorf("the server speaks MCP %q, which the harness does not (it speaks %s)", res.ProtocolVersion, strings.Join(versions, ", "))
 	}
-	if h, ok := c.conn.(*httpConn); ok {
-		h.mu.Lock()
-		h.version = res.ProtocolVersion
-		h.mu.Unlock()
-	}
+	c.conn.agree(res.ProtocolVersion)
 	return c.conn.notify(ctx, "notifications/initialized", nil)
 }
 

@@ -212,7 +212,9 @@ func (c *httpConn) take(ctx context.Context, m *message, id string) *message {
 	switch {
 	case m.isRequest():
 		go func() {
-			resp, err := c.post(context.WithoutCancel(ctx), answer(m))
+			ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopWait)
+			defer cancel()
+			resp, err := c.post(ctx, answer(m))
 			if err == nil {
 				resp.Body.Close()
 			}
@@ -233,6 +235,14 @@ func (c *httpConn) notify(ctx context.Context, method string, params any) error 
 		return c.refused(resp)
 	}
 	return nil
+}
+
+// agree keeps the version for the Mcp-Protocol-Version header of every
+// later message.
+func (c *httpConn) agree(version string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.version = version
 }
 
 func (c *httpConn) ended() <-chan struct{} { return c.done }

@@ -33,6 +33,9 @@ type conn interface {
 	call(ctx context.Context, method string, params, result any) error
 	// notify sends a notification.
 	notify(ctx context.Context, method string, params any) error
+	// agree takes the protocol version the server answered initialize
+	// with, for the messages after it.
+	agree(version string)
 	// ended is closed when the connection ends by itself; why then says
 	// why, for the user.
 	ended() <-chan struct{}

@@ -28,6 +28,12 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
+	if os.Getenv("HARNESS_MCPTEST") == "stubborn" {
+		// A server that does not end when its input does.
+		mcptest.Serve(context.Background(), mcptest.Options{})
+		time.Sleep(time.Minute)
+		os.Exit(0)
+	}
 	if os.Getenv("HARNESS_MCPTEST") == "1" {
 		if err := mcptest.Serve(context.Background(), mcptest.Options{Process: true}); err != nil {
 			os.Stderr.WriteString(err.Error() + "\n")

@@ -206,6 +206,9 @@ func (c *stdioConn) notify(_ context.Context, method string, params any) error {
 	return c.send(request{JSONRPC: "2.0", Method: method, Params: params})
 }
 
+// agree does nothing: over stdio the version goes with no message.
+func (c *stdioConn) agree(string) {}
+
 func (c *stdioConn) ended() <-chan struct{} { return c.done }
 
 func (c *stdioConn) why() string {

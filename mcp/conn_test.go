@@ -1,0 +1,98 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"harness/protocol"
+	"harness/tools"
+)
+
+// testServer is the test binary as the test server (see TestMain in
+// mcp_test.go), as it runs when mode is the value of HARNESS_MCPTEST.
+func testServer(t *testing.T, mode string) Server {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Server{Name: "t", Command: exe, Env: map[string]string{"HARNESS_MCPTEST": mode}, Timeout: 10 * time.Second}
+}
+
+// Answers are matched with their calls by id, not by their order: a call
+// that waits does not hold up, or take, the answer of one made after it.
+func TestCallsMatchedByID(t *testing.T) {
+	ss := Start(t.Context(), []Server{testServer(t, "1")})
+	defer ss.Close()
+	if err := ss.Status()[0].Err; err != nil {
+		t.Fatal(err)
+	}
+	set, err := tools.NewSet(ss.Tools()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(name string, args map[string]any) (string, error) {
+		res := set.Run(t.Context(), protocol.Call{ID: "call_1", Name: name, Args: args})
+		if !res.OK {
+			return "", errors.New(res.Body)
+		}
+		return res.Body, nil
+	}
+	var wg sync.WaitGroup
+	var slow string
+	wg.Go(func() { slow, _ = run("t.wait", map[string]any{"seconds": 0.5}) })
+	time.Sleep(100 * time.Millisecond)
+	for i := range 5 {
+		want := strings.Repeat("x", i+1)
+		if got, err := run("t.echo", map[string]any{"text": want}); got != want || err != nil {
+			t.Errorf("echo %q = %q, %v", want, got, err)
+		}
+	}
+	wg.Wait()
+	if slow != "waited" {
+		t.Errorf("wait = %q", slow)
+	}
+}
+
+// Close closes the program's input, and kills a program that does not
+// end 2 seconds later.
+func TestCloseKillsStubbornServer(t *testing.T) {
+	ss := Start(t.Context(), []Server{testServer(t, "stubborn")})
+	if err := ss.Status()[0].Err; err != nil {
+		t.Fatal(err)
+	}
+	c := ss.clients[0].stdio
+	begin := time.Now()
+	if err := ss.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+	took := time.Since(begin)
+	select {
+	case <-c.exited:
+	default:
+		t.Fatal("the program runs on after Close")
+	}
+	if took < stopWait || took > stopWait+3*time.Second {
+		t.Errorf("Close took %s, want a little over %s", took, stopWait)
+	}
+	if !strings.Contains(c.why(), "killed") {
+		t.Errorf("the program ended so: %s", c.why())
+	}
+}
+
+// A program that quits before it answers did not start: the error says
+// how it ended.
+func TestQuitAtStart(t *testing.T) {
+	s := testServer(t, "0")
+	s.Args = []string{"-test.run=^$"}
+	ss := Start(context.Background(), []Server{s})
+	defer ss.Close()
+	err := ss.Status()[0].Err
+	if err == nil || !strings.Contains(err.Error(), "could not start: it stopped (exit status 0)") {
+		t.Errorf("start: %v", err)
+	}
+}
