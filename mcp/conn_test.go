@@ -1,8 +1,10 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"io"
 	"os"
 	"strings"
 	"sync"
@@ -94,5 +96,47 @@ func TestQuitAtStart(t *testing.T) {
 	err := ss.Status()[0].Err
 	if err == nil || !strings.Contains(err.Error(), "could not start: it stopped (exit status 0)") {
 		t.Errorf("start: %v", err)
+	}
+}
+
+type writeNopCloser struct{ io.Writer }
+
+func (writeNopCloser) Close() error { return nil }
+
+// What a program writes: answers go to their calls by id, whether alone
+// or in a batch; its requests are answered (ping) or refused; its
+// notifications, answers to no call and lines that are no JSON are
+// dropped.
+func TestStdioMessages(t *testing.T) {
+	var out bytes.Buffer
+	c := &stdioConn{in: writeNopCloser{&out}, pending: map[string]chan *message{}}
+	ch1, ch2 := make(chan *message, 1), make(chan *message, 1)
+	c.pending["1"], c.pending["2"] = ch1, ch2
+	for _, line := range []string{
+		`not json`,
+		``,
+		`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}`,
+		`{"jsonrpc":"2.0","id":"srv-1","method":"roots/list"}`,
+		`{"jsonrpc":"2.0","id":7,"method":"ping"}`,
+		`[{"jsonrpc":"2.0","id":2,"result":{"b":1}}, {"jsonrpc":"2.0","id":1,"result":{"a":1}}]`,
+		`{"jsonrpc":"2.0","id":3,"result":{}}`,
+	} {
+		c.handle([]byte(line))
+	}
+	for want, ch := range map[string]chan *message{`{"a":1}`: ch1, `{"b":1}`: ch2} {
+		select {
+		case m := <-ch:
+			if string(m.Result) != want {
+				t.Errorf("got %s, want %s", m.Result, want)
+			}
+		default:
+			t.Errorf("no answer %s", want)
+		}
+	}
+	want := `{"jsonrpc":"2.0","id":"srv-1","error":{"code":-32601,"message":"the client offers no method roots/list"}}
+{"jsonrpc":"2.0","id":7,"result":{}}
+`
+	if out.String() != want {
+		t.Errorf("written back:\n%s\nwant:\n%s", out.String(), want)
 	}
 }

@@ -48,6 +48,7 @@ func sdkServer(opts *sdk.ServerOptions) *sdk.Server {
 		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "pong"}}}, nil, nil
 	})
 	sdk.AddTool(s, &sdk.Tool{Name: "roots", Description: "Ask the client for its roots."}, func(ctx context.Context, req *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, any, error) {
+		//lint:ignore SA1019 roots is deprecated in MCP's next version, and still a request a server may make of its client today
 		_, err := req.Session.ListRoots(ctx, nil)
 		if err == nil {
 			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "the client has roots"}}}, nil, nil
@@ -56,7 +57,6 @@ func sdkServer(opts *sdk.ServerOptions) *sdk.Server {
 	})
 	sdk.AddTool(s, &sdk.Tool{Name: "note", Description: "Notify, then answer."}, func(ctx context.Context, req *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, any, error) {
 		req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: "t", Progress: 1, Message: "half way"})
-		req.Session.Log(ctx, &sdk.LoggingMessageParams{Level: "info", Data: "a log line"})
 		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "noted"}}, StructuredContent: map[string]any{"ignored": true}}, nil, nil
 	})
 	sdk.AddTool(s, &sdk.Tool{Name: "pick", Description: "Pick a color.", InputSchema: json.RawMessage(`{"type":"object","properties":{"color":{"type":"string","enum":["red","blue"]},"count":{"type":"integer","minimum":1}},"required":["color"],"additionalProperties":false}`)},

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -125,24 +126,39 @@ func (c *stdioConn) readAll() {
 	close(c.done)
 }
 
-// handle takes one message: a response goes to its call, a request gets
-// its answer, anything else (a notification, a line that is no JSON) is
-// dropped.
+// handle takes one line: a message, or a batch of them (a JSON array),
+// which protocol versions before 2025-06-18 allow.
 func (c *stdioConn) handle(line []byte) {
-	var m message
-	if len(line) == 0 || json.Unmarshal(line, &m) != nil {
+	line = bytes.TrimSpace(line)
+	if bytes.HasPrefix(line, []byte("[")) {
+		var batch []message
+		if json.Unmarshal(line, &batch) == nil {
+			for i := range batch {
+				c.take(&batch[i])
+			}
+		}
 		return
 	}
+	var m message
+	if json.Unmarshal(line, &m) == nil {
+		c.take(&m)
+	}
+}
+
+// take takes one message: a response goes to its call, a request gets
+// its answer, anything else (a notification, a line that is no JSON) is
+// dropped.
+func (c *stdioConn) take(m *message) {
 	switch {
 	case m.isRequest():
-		c.send(answer(&m))
+		c.send(answer(m))
 	case m.Method == "":
 		c.mu.Lock()
 		ch := c.pending[key(m.ID)]
 		delete(c.pending, key(m.ID))
 		c.mu.Unlock()
 		if ch != nil {
-			ch <- &m
+			ch <- m
 		}
 	}
 }
