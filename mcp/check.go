@@ -8,41 +8,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/google/jsonschema-go/jsonschema"
-
 	"harness/protocol"
 )
-
-// drafts are the versions of JSON Schema the validator reads, as a
-// schema's $schema names them; a schema that names none is read as the
-// latest.
-var drafts = []string{
-	"http://json-schema.org/draft-07/schema#",
-	"https://json-schema.org/draft-07/schema#",
-	"https://json-schema.org/draft/2020-12/schema",
-}
-
-// resolve makes the validator of an input schema, or nil when the schema
-// is one the validator cannot read, such as one of an older draft
-// (protocol.Validate then checks the arguments' types alone).
-func resolve(schema any) *jsonschema.Resolved {
-	data, err := json.Marshal(schema)
-	if err != nil {
-		return nil
-	}
-	var s jsonschema.Schema
-	if err := json.Unmarshal(data, &s); err != nil {
-		return nil
-	}
-	if s.Schema != "" && !slices.Contains(drafts, s.Schema) {
-		return nil
-	}
-	rs, err := s.Resolve(nil)
-	if err != nil {
-		return nil
-	}
-	return rs
-}
 
 // Check checks a call of a server's tool against the tool's whole input
 // schema, for the approval gate to run before anyone is asked: the error
@@ -54,22 +21,19 @@ func (ss *Servers) Check(_ context.Context, call protocol.Call) error {
 		return nil
 	}
 	for _, c := range ss.clients {
-		rs, ok := c.resolved[call.Name]
+		v, ok := c.resolved[call.Name]
 		if !ok {
 			continue
 		}
-		if rs == nil {
-			return nil
-		}
 		instance, err := normal(call.Args)
 		if err == nil {
-			err = rs.Validate(instance)
+			err = v.validate(instance)
 		}
 		if err == nil {
 			return nil
 		}
 		i := slices.IndexFunc(c.status.Tools, func(s protocol.ToolSpec) bool { return s.Name == call.Name })
-		reason := fmt.Sprintf("the arguments do not fit the input schema of %s: %s", call.Name, schemaError(err))
+		reason := fmt.Sprintf("the arguments do not fit the input schema of %s: %s", call.Name, fold(err.Error()))
 		ce := &protocol.CallError{Reason: reason, Hint: "Arguments of " + call.Name + ": " + c.status.Tools[i].Arguments()}
 		return errors.New(protocol.Rejected(call, ce).Body)
 	}
@@ -88,29 +52,6 @@ func normal(args map[string]any) (any, error) {
 	var v any
 	err = json.Unmarshal(data, &v)
 	return v, err
-}
-
-// schemaError is the validator's error as the model reads it: the place
-// of the fault inside the arguments, as words/items, and what is wrong
-// there, without the validator's trail of the schema's levels.
-func schemaError(err error) string {
-	msg := fold(err.Error())
-	where := ""
-	for {
-		rest, ok := strings.CutPrefix(msg, "validating ")
-		if !ok {
-			break
-		}
-		path, tail, ok := strings.Cut(rest, ": ")
-		if !ok {
-			break
-		}
-		where, msg = path, tail
-	}
-	if where = strings.Trim(strings.ReplaceAll(where, "/properties/", "/"), "/"); where != "" && where != "root" {
-		return "at " + where + ": " + msg
-	}
-	return msg
 }
 
 // Subject is what the approval question shows of a call of a server's

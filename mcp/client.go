@@ -5,16 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
-	"net/http"
-	"os/exec"
 	"slices"
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/google/jsonschema-go/jsonschema"
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"harness/approve"
 	"harness/protocol"
@@ -86,7 +80,7 @@ func Start(ctx context.Context, servers []Server) *Servers {
 	ss := &Servers{clients: make([]*client, len(servers))}
 	var wg sync.WaitGroup
 	for i, s := range servers {
-		c := &client{server: s, done: make(chan struct{})}
+		c := &client{server: s}
 		ss.clients[i] = c
 		wg.Go(func() { c.start(ctx) })
 	}
@@ -138,8 +132,8 @@ func (ss *Servers) Close() error {
 	ss.close.Do(func() {
 		var errs []error
 		for _, c := range ss.clients {
-			if c.session != nil {
-				if err := c.session.Close(); err != nil && !c.stopped() {
+			if c.conn != nil {
+				if err := c.conn.close(); err != nil {
 					errs = append(errs, fmt.Errorf("mcp server %s: %w", c.server.Name, err))
 				}
 			}
@@ -151,17 +145,15 @@ func (ss *Servers) Close() error {
 
 // client is the harness's side of one server.
 type client struct {
-	server  Server
-	status  Status
-	session *sdk.ClientSession
-	tools   []tools.Tool
+	server Server
+	status Status
+	conn   conn
+	tools  []tools.Tool
 	// resolved holds the validator of each tool's input schema, by the
 	// tool's name as the model calls it; nil for a schema it cannot read.
-	resolved map[string]*jsonschema.Resolved
+	resolved map[string]*validator
 	stderr   *tail
-	cmd      *exec.Cmd
-	done     chan struct{} // closed when the session ends
-	ended    error         // why it ended; read only once done is closed
+	stdio    *stdioConn // the program's connection; nil for a server over HTTP
 }
 
 // start connects to the server and lists its tools, within its timeout.
@@ -175,60 +167,104 @@ func (c *client) start(ctx context.Context) {
 		return
 	}
 	if err := c.list(ctx); err != nil {
-		c.session.Close()
-		c.session = nil // closed: Close must not close it again
+		c.conn.close()
+		c.conn = nil // closed: Close must not close it again
 		c.status.Err = err
 		c.tools, c.status.Tools, c.resolved = nil, nil, nil
 		c.status.Left, c.status.Missing = nil, nil
 	}
 }
 
-// connect starts the server, within ctx's deadline.
+// connect starts the server and initializes the session, within ctx's
+// deadline: the harness asks for protocolVersion, takes the server's
+// answer when it is one of versions, and says it is ready.
 func (c *client) connect(ctx context.Context) error {
-	var transport sdk.Transport
 	if c.server.URL != "" {
-		transport = &sdk.StreamableClientTransport{
-			Endpoint:             c.server.URL,
-			HTTPClient:           &http.Client{},
-			MaxRetries:           -1,
-			DisableStandaloneSSE: true,
-		}
+		c.conn = dialHTTP(c.server.URL)
 	} else {
-		cmd := exec.Command(c.server.Command, c.server.Args...)
-		cmd.Dir = c.server.Dir
-		cmd.SysProcAttr = procAttr()
-		cmd.Env = []string{} // not nil: nothing of the harness's environment
-		for _, k := range slices.Sorted(maps.Keys(c.server.Env)) {
-			cmd.Env = append(cmd.Env, k+"="+c.server.Env[k])
-		}
 		c.stderr = &tail{max: 2048}
-		cmd.Stderr = c.stderr
-		c.cmd = cmd
-		transport = &sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}
+		sc, err := startStdio(c.server, c.stderr)
+		if err != nil {
+			return fmt.Errorf("could not start: %w", err)
+		}
+		c.conn, c.stdio = sc, sc
 	}
-	client := sdk.NewClient(&sdk.Implementation{Name: "harness", Version: "1"}, nil)
-	session, err := client.Connect(ctx, transport, nil)
+	err := c.initialize(ctx)
 	if err != nil {
+		c.conn.close()
+		if errors.Is(err, errEnded) {
+			err = fmt.Errorf("it stopped (%s)", fold(c.conn.why()))
+		}
+		c.conn = nil
 		return c.failure(ctx, "could not start", err)
 	}
-	c.session = session
-	go func() {
-		err := session.Wait()
-		c.ended = err
-		close(c.done)
-	}()
 	return nil
+}
+
+func (c *client) initialize(ctx context.Context) error {
+	params := map[string]any{
+		"protocolVersion": protocolVersion,
+		"capabilities":    map[string]any{},
+		"clientInfo":      map[string]string{"name": "harness", "version": "1"},
+	}
+	var res struct {
+		ProtocolVersion string `json:"protocolVersion"`
+	}
+	if err := c.conn.call(ctx, "initialize", params, &res); err != nil {
+		return err
+	}
+	if !slices.Contains(versions, res.ProtocolVersion) {
+		return fmt.Errorf("the server speaks MCP %q, which the harness does not (it speaks %s)", res.ProtocolVersion, strings.Join(versions, ", "))
+	}
+	c.conn.agree(res.ProtocolVersion)
+	return c.conn.notify(ctx, "notifications/initialized", nil)
+}
+
+// tool is a tool as tools/list describes it.
+type tool struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	InputSchema any    `json:"inputSchema"`
+}
+
+// maxPages bounds the pages of tools/list the harness reads.
+const maxPages = 100
+
+// listTools lists the server's tools, page after page.
+func (c *client) listTools(ctx context.Context) ([]tool, error) {
+	var all []tool
+	cursor := ""
+	for range maxPages {
+		var params any
+		if cursor != "" {
+			params = map[string]string{"cursor": cursor}
+		}
+		var page struct {
+			Tools      []tool `json:"tools"`
+			NextCursor string `json:"nextCursor"`
+		}
+		if err := c.conn.call(ctx, "tools/list", params, &page); err != nil {
+			return nil, err
+		}
+		all = append(all, page.Tools...)
+		if page.NextCursor == "" || page.NextCursor == cursor {
+			return all, nil
+		}
+		cursor = page.NextCursor
+	}
+	return nil, fmt.Errorf("more than %d pages of tools", maxPages)
 }
 
 // list lists the server's tools and makes the ones offered, within ctx's
 // deadline.
 func (c *client) list(ctx context.Context) error {
 	have := map[string]bool{}
-	c.resolved = map[string]*jsonschema.Resolved{}
-	for t, err := range c.session.Tools(ctx, nil) {
-		if err != nil {
-			return c.failure(ctx, "could not list its tools", err)
-		}
+	c.resolved = map[string]*validator{}
+	list, err := c.listTools(ctx)
+	if err != nil {
+		return c.failure(ctx, "could not list its tools", err)
+	}
+	for _, t := range list {
 		if have[t.Name] || !nameOK(t.Name) || c.server.Tools != nil && !slices.Contains(c.server.Tools, t.Name) {
 			c.status.Left = append(c.status.Left, t.Name)
 			continue
@@ -273,7 +309,11 @@ func (c *client) caller(name string) func(context.Context, map[string]any) (stri
 		}
 		callCtx, cancel := context.WithTimeout(ctx, c.server.timeout())
 		defer cancel()
-		res, err := c.session.CallTool(callCtx, &sdk.CallToolParams{Name: name, Arguments: args})
+		if args == nil {
+			args = map[string]any{}
+		}
+		var res result
+		err := c.conn.call(callCtx, "tools/call", map[string]any{"name": name, "arguments": args}, &res)
 		// Once sent, a call may have acted whatever became of it: its
 		// errors say so (tools.ErrMayHaveChanged), but for one the server
 		// itself reports.
@@ -282,15 +322,12 @@ func (c *client) caller(name string) func(context.Context, map[string]any) (stri
 			return "", mayHaveActed{ctx.Err()}
 		case err != nil && callCtx.Err() != nil:
 			return "", mayHaveActed{fmt.Errorf("the MCP server %s did not answer within %s, so the call was given up; it may still have acted", c.server.Name, c.server.timeout())}
+		case errors.Is(err, errEnded):
+			return "", mayHaveActed{c.stoppedError()}
 		case err != nil:
-			select {
-			case <-c.done:
-				return "", mayHaveActed{c.stoppedError()}
-			case <-time.After(time.Second):
-			}
 			return "", mayHaveActed{fmt.Errorf("the MCP server %s failed: %v", c.server.Name, err)}
 		}
-		text := body(res)
+		text := res.body()
 		if res.IsError {
 			if strings.TrimSpace(text) == "" {
 				text = "the tool reported an error and said nothing more"
@@ -311,7 +348,7 @@ func (e mayHaveActed) Unwrap() []error { return []error{e.error, tools.ErrMayHav
 // the connection closed.
 func (c *client) stopped() bool {
 	select {
-	case <-c.done:
+	case <-c.conn.ended():
 		return true
 	default:
 		return false
@@ -323,11 +360,8 @@ var ErrStopped = errors.New("the MCP server stopped")
 
 func (c *client) stoppedError() error {
 	msg := fmt.Sprintf("the MCP server %s stopped", c.server.Name)
-	switch {
-	case c.cmd != nil && c.cmd.ProcessState != nil:
-		msg += " (" + c.cmd.ProcessState.String() + ")"
-	case c.ended != nil:
-		msg += " (" + fold(c.ended.Error()) + ")"
+	if why := fold(c.conn.why()); why != "" {
+		msg += " (" + why + ")"
 	}
 	if last := c.lastWords(); last != "" {
 		msg += "; its last words on stderr:\n" + last + "\n"

@@ -1,8 +1,31 @@
 // Package mcp gives the model the tools of MCP (Model Context Protocol)
 // servers through the harness's own text protocol, so that a model with no
-// tool-calling API can use them. It speaks MCP with the official Go SDK,
-// github.com/modelcontextprotocol/go-sdk, over a program's standard input
-// and output or over streamable HTTP.
+// tool-calling API can use them.
+//
+// # The protocol
+//
+// The package speaks MCP itself, in JSON-RPC 2.0 messages of its own
+// making, over one of two transports: a program's standard input and
+// output, one message a line each way, or streamable HTTP, where each
+// message is POSTed to the server's address and the answer to a request
+// comes back as the response's body, one JSON message or a stream of
+// server-sent events that carries it. The session id the server gives at
+// initialize (Mcp-Session-Id) goes with every later message, and a 404
+// then means the server ended the session; the harness opens no stream of
+// its own (GET), and does not resume a stream that breaks.
+//
+// It asks for MCP 2025-11-25 at initialize, and takes the server's answer
+// when it is that version or 2025-06-18, 2025-03-26 or 2024-11-05, then
+// sends notifications/initialized. After that it sends tools/list, page
+// after page while the server gives a nextCursor, and tools/call;
+// answers are matched with their requests by id. A request the server
+// makes of the harness (roots, sampling, elicitation) gets a JSON-RPC
+// error, "method not found", but for ping, which gets its empty answer;
+// a notification the server sends is read and dropped. A call the
+// harness gives up on is followed by notifications/cancelled. The
+// package's tests check both sides against the official Go SDK: this
+// client against a server it makes, and the test server (mcptest)
+// against its client.
 //
 // # Tools
 //
@@ -23,7 +46,20 @@
 // the JSON type of each argument, as every call is, and by [Servers.Check],
 // against the whole input schema (an enum, an array's items, a minimum),
 // before anyone is asked to approve it. A call that fails either is never
-// sent.
+// sent. Check knows the keywords tool schemas use: type (one or a list;
+// a whole number is an integer), enum, const, properties, required,
+// additionalProperties (false or a schema), items (one schema),
+// minItems, maxItems, minimum, maximum, exclusiveMinimum,
+// exclusiveMaximum (numbers), minLength, maxLength, pattern (as Go's
+// regexp reads it: a pattern it cannot compile is not checked), anyOf,
+// oneOf, allOf, and $ref to a place in the same schema ("#/$defs/NAME",
+// "#/definitions/NAME"), read as draft 2020-12 reads them whatever
+// draft the schema names (draft 4's boolean exclusiveMinimum and a list
+// of items are skipped). It ignores every other keyword: the server
+// checks the arguments again, so a keyword skipped only lets through a
+// call the server may then refuse. Its error names the keyword that says no and
+// where in the arguments ("at words/items: type: 2 has type "integer",
+// want "string"").
 //
 // # Results
 //
@@ -44,6 +80,8 @@
 // call's arguments in the question. A server's program runs outside the
 // harness's sandbox, started in the workspace with the environment its
 // settings name and nothing else, in a session of its own: the Ctrl-C
-// that stops a turn does not stop it. What a tool returns passes the
-// gate's secret check, as a command's output does.
+// that stops a turn does not stop it. [Servers.Close] closes the
+// program's standard input, which tells it to end, and kills it when it
+// has not ended 2 seconds later. What a tool returns passes the gate's
+// secret check, as a command's output does.
 package mcp

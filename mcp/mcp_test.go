@@ -21,6 +21,19 @@ import (
 // TestMain makes the test binary the test server when its environment
 // says so: the stdio tests start it as a program.
 func TestMain(m *testing.M) {
+	if os.Getenv("HARNESS_MCPTEST") == "sdk" {
+		if err := sdkServer(nil).Run(context.Background(), &sdk.StdioTransport{}); err != nil {
+			os.Stderr.WriteString(err.Error() + "\n")
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	if os.Getenv("HARNESS_MCPTEST") == "stubborn" {
+		// A server that does not end when its input does.
+		mcptest.Serve(context.Background(), mcptest.Options{})
+		time.Sleep(time.Minute)
+		os.Exit(0)
+	}
 	if os.Getenv("HARNESS_MCPTEST") == "1" {
 		if err := mcptest.Serve(context.Background(), mcptest.Options{Process: true}); err != nil {
 			os.Stderr.WriteString(err.Error() + "\n")
@@ -46,9 +59,7 @@ func stdio(t *testing.T, extra map[string]string) mcp.Server {
 
 // loopback serves the test server over streamable HTTP on loopback.
 func loopback(t *testing.T) mcp.Server {
-	srv := mcptest.New(mcptest.Options{})
-	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil)
-	ts := httptest.NewServer(h)
+	ts := httptest.NewServer(mcptest.New(mcptest.Options{}))
 	t.Cleanup(ts.Close)
 	return mcp.Server{Name: "web", URL: ts.URL}
 }
@@ -85,12 +96,20 @@ func TestTransports(t *testing.T) {
 	}{
 		{"stdio", func(t *testing.T) mcp.Server { return stdio(t, nil) }},
 		{"http", loopback},
+		{"http-stream-pages", func(t *testing.T) mcp.Server {
+			ts := httptest.NewServer(mcptest.New(mcptest.Options{Stream: true, PageSize: 2}))
+			t.Cleanup(ts.Close)
+			return mcp.Server{Name: "web", URL: ts.URL}
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := tc.server(t)
 			ss, set := start(t, s)
 			p := s.Name + "."
 			specs := set.Specs()
+			if n := len(ss.Status()[0].Tools); n != 6 && n != 8 {
+				t.Errorf("%d tools", n)
+			}
 			add := specs[0]
 			if add.Name != p+"add" || !add.Writes || len(add.Args) != 2 || add.Args[0] != (protocol.Arg{Name: "a", Type: protocol.Number, Required: true, Description: "the first number"}) {
 				t.Errorf("first spec %+v", add)
@@ -223,5 +242,34 @@ func TestEnvironmentIsOnlyTheSettings(t *testing.T) {
 	res := set.Run(context.Background(), call("t.env", `{}`))
 	if !res.OK || res.Body != "HARNESS_MCPTEST\nONLY" {
 		t.Errorf("the server's environment: %+v", res)
+	}
+}
+
+// A server over HTTP that forgets the session has stopped, for the rest
+// of the run.
+func TestSessionEnded(t *testing.T) {
+	srv := mcptest.New(mcptest.Options{})
+	var session string
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		srv.ServeHTTP(w, r)
+		if id := w.Header().Get("Mcp-Session-Id"); id != "" {
+			session = id
+		}
+	}))
+	t.Cleanup(ts.Close)
+	_, set := start(t, mcp.Server{Name: "web", URL: ts.URL})
+	req, _ := http.NewRequest(http.MethodDelete, ts.URL, nil)
+	req.Header.Set("Mcp-Session-Id", session)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("DELETE: %v %v", resp, err)
+	}
+	res := set.Run(t.Context(), call("web.echo", `{"text":"hi"}`))
+	if res.OK || !strings.Contains(res.Body, "the MCP server web stopped (it ended the session: 404 Not Found") || !res.Wrote {
+		t.Errorf("after the session ended: %+v", res)
+	}
+	res = set.Run(t.Context(), call("web.echo", `{"text":"hi"}`))
+	if res.OK || !strings.Contains(res.Body, "do not work for the rest of this run") || res.Wrote {
+		t.Errorf("later: %+v", res)
 	}
 }

@@ -4,17 +4,37 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
+
+// result is the result of tools/call.
+type result struct {
+	Content           []content `json:"content"`
+	StructuredContent any       `json:"structuredContent"`
+	IsError           bool      `json:"isError"`
+}
+
+// content is one part of a result: its type says which fields it has.
+type content struct {
+	Type     string `json:"type"`
+	Text     string `json:"text"`     // text
+	MIMEType string `json:"mimeType"` // image, audio
+	Data     string `json:"data"`     // image, audio: base64
+	URI      string `json:"uri"`      // resource_link
+	Resource *struct {
+		URI      string `json:"uri"`
+		MIMEType string `json:"mimeType"`
+		Text     string `json:"text"`
+		Blob     string `json:"blob"` // base64
+	} `json:"resource"` // resource
+}
 
 // body is the text of a tool's result as the model reads it: text content
 // as it is, every other content in one line, the parts one after another;
 // structured content as JSON when there is nothing else.
-func body(res *sdk.CallToolResult) string {
+func (res *result) body() string {
 	var parts []string
 	for _, c := range res.Content {
-		parts = append(parts, content(c))
+		parts = append(parts, c.String())
 	}
 	if len(parts) == 0 && res.StructuredContent != nil {
 		if b, err := json.Marshal(res.StructuredContent); err == nil {
@@ -24,18 +44,18 @@ func body(res *sdk.CallToolResult) string {
 	return strings.Join(parts, "\n")
 }
 
-// content is one part of a result.
-func content(c sdk.Content) string {
-	switch c := c.(type) {
-	case *sdk.TextContent:
+// String is one part of a result as the model reads it.
+func (c content) String() string {
+	switch c.Type {
+	case "text":
 		return c.Text
-	case *sdk.ImageContent:
-		return fmt.Sprintf("[image: %s, %d bytes]", orUnknown(c.MIMEType), len(c.Data))
-	case *sdk.AudioContent:
-		return fmt.Sprintf("[audio: %s, %d bytes]", orUnknown(c.MIMEType), len(c.Data))
-	case *sdk.ResourceLink:
+	case "image":
+		return fmt.Sprintf("[image: %s, %d bytes]", orUnknown(c.MIMEType), decodedLen(c.Data))
+	case "audio":
+		return fmt.Sprintf("[audio: %s, %d bytes]", orUnknown(c.MIMEType), decodedLen(c.Data))
+	case "resource_link":
 		return fmt.Sprintf("[resource link: %s]", fold(c.URI))
-	case *sdk.EmbeddedResource:
+	case "resource":
 		r := c.Resource
 		switch {
 		case r == nil:
@@ -43,10 +63,16 @@ func content(c sdk.Content) string {
 		case r.Text != "":
 			return r.Text
 		default:
-			return fmt.Sprintf("[resource: %s, %s, %d bytes]", fold(r.URI), orUnknown(r.MIMEType), len(r.Blob))
+			return fmt.Sprintf("[resource: %s, %s, %d bytes]", fold(r.URI), orUnknown(r.MIMEType), decodedLen(r.Blob))
 		}
 	}
-	return fmt.Sprintf("[content of type %T, not shown]", c)
+	return fmt.Sprintf("[content of type %q, not shown]", fold(c.Type))
+}
+
+// decodedLen is the length of the bytes that base64 text holds.
+func decodedLen(b64 string) int {
+	n := len(strings.TrimRight(b64, "="))
+	return n * 3 / 4
 }
 
 func orUnknown(mime string) string {

@@ -52,30 +52,3 @@ func TestCut(t *testing.T) {
 		t.Errorf("cut: %d bytes, %q...", len(got), got[:10])
 	}
 }
-
-func TestResolve(t *testing.T) {
-	for _, tt := range []struct {
-		schema string
-		ok     bool
-	}{
-		{`{"type":"object","properties":{"a":{"type":"number"}}}`, true},
-		{`{"$schema":"http://json-schema.org/draft-07/schema#","type":"object"}`, true},
-		{`{"$schema":"http://json-schema.org/draft-04/schema#","type":"object"}`, false},
-		{`{"type":"object","properties":{"a":{"$ref":"https://example.com/elsewhere.json"}}}`, false},
-	} {
-		var schema any
-		if err := json.Unmarshal([]byte(tt.schema), &schema); err != nil {
-			t.Fatal(err)
-		}
-		rs := resolve(schema)
-		if (rs != nil) != tt.ok {
-			t.Errorf("resolve(%s) = %v, want a validator: %v", tt.schema, rs, tt.ok)
-			continue
-		}
-		if rs != nil {
-			if err := rs.Validate(map[string]any{}); err != nil {
-				t.Errorf("%s: Validate({}) = %v", tt.schema, err)
-			}
-		}
-	}
-}

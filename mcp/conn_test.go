@@ -1,0 +1,142 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"harness/protocol"
+	"harness/tools"
+)
+
+// testServer is the test binary as the test server (see TestMain in
+// mcp_test.go), as it runs when mode is the value of HARNESS_MCPTEST.
+func testServer(t *testing.T, mode string) Server {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Server{Name: "t", Command: exe, Env: map[string]string{"HARNESS_MCPTEST": mode}, Timeout: 10 * time.Second}
+}
+
+// Answers are matched with their calls by id, not by their order: a call
+// that waits does not hold up, or take, the answer of one made after it.
+func TestCallsMatchedByID(t *testing.T) {
+	ss := Start(t.Context(), []Server{testServer(t, "1")})
+	defer ss.Close()
+	if err := ss.Status()[0].Err; err != nil {
+		t.Fatal(err)
+	}
+	set, err := tools.NewSet(ss.Tools()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(name string, args map[string]any) (string, error) {
+		res := set.Run(t.Context(), protocol.Call{ID: "call_1", Name: name, Args: args})
+		if !res.OK {
+			return "", errors.New(res.Body)
+		}
+		return res.Body, nil
+	}
+	var wg sync.WaitGroup
+	var slow string
+	wg.Go(func() { slow, _ = run("t.wait", map[string]any{"seconds": 0.5}) })
+	time.Sleep(100 * time.Millisecond)
+	for i := range 5 {
+		want := strings.Repeat("x", i+1)
+		if got, err := run("t.echo", map[string]any{"text": want}); got != want || err != nil {
+			t.Errorf("echo %q = %q, %v", want, got, err)
+		}
+	}
+	wg.Wait()
+	if slow != "waited" {
+		t.Errorf("wait = %q", slow)
+	}
+}
+
+// Close closes the program's input, and kills a program that does not
+// end 2 seconds later.
+func TestCloseKillsStubbornServer(t *testing.T) {
+	ss := Start(t.Context(), []Server{testServer(t, "stubborn")})
+	if err := ss.Status()[0].Err; err != nil {
+		t.Fatal(err)
+	}
+	c := ss.clients[0].stdio
+	begin := time.Now()
+	if err := ss.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+	took := time.Since(begin)
+	select {
+	case <-c.exited:
+	default:
+		t.Fatal("the program runs on after Close")
+	}
+	if took < stopWait || took > stopWait+3*time.Second {
+		t.Errorf("Close took %s, want a little over %s", took, stopWait)
+	}
+	if !strings.Contains(c.why(), "killed") {
+		t.Errorf("the program ended so: %s", c.why())
+	}
+}
+
+// A program that quits before it answers did not start: the error says
+// how it ended.
+func TestQuitAtStart(t *testing.T) {
+	s := testServer(t, "0")
+	s.Args = []string{"-test.run=^$"}
+	ss := Start(context.Background(), []Server{s})
+	defer ss.Close()
+	err := ss.Status()[0].Err
+	if err == nil || !strings.Contains(err.Error(), "could not start: it stopped (exit status 0)") {
+		t.Errorf("start: %v", err)
+	}
+}
+
+type writeNopCloser struct{ io.Writer }
+
+func (writeNopCloser) Close() error { return nil }
+
+// What a program writes: answers go to their calls by id, whether alone
+// or in a batch; its requests are answered (ping) or refused; its
+// notifications, answers to no call and lines that are no JSON are
+// dropped.
+func TestStdioMessages(t *testing.T) {
+	var out bytes.Buffer
+	c := &stdioConn{in: writeNopCloser{&out}, pending: map[string]chan *message{}}
+	ch1, ch2 := make(chan *message, 1), make(chan *message, 1)
+	c.pending["1"], c.pending["2"] = ch1, ch2
+	for _, line := range []string{
+		`not json`,
+		``,
+		`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}`,
+		`{"jsonrpc":"2.0","id":"srv-1","method":"roots/list"}`,
+		`{"jsonrpc":"2.0","id":7,"method":"ping"}`,
+		`[{"jsonrpc":"2.0","id":2,"result":{"b":1}}, {"jsonrpc":"2.0","id":1,"result":{"a":1}}]`,
+		`{"jsonrpc":"2.0","id":3,"result":{}}`,
+	} {
+		c.handle([]byte(line))
+	}
+	for want, ch := range map[string]chan *message{`{"a":1}`: ch1, `{"b":1}`: ch2} {
+		select {
+		case m := <-ch:
+			if string(m.Result) != want {
+				t.Errorf("got %s, want %s", m.Result, want)
+			}
+		default:
+			t.Errorf("no answer %s", want)
+		}
+	}
+	want := `{"jsonrpc":"2.0","id":"srv-1","error":{"code":-32601,"message":"the client offers no method roots/list"}}
+{"jsonrpc":"2.0","id":7,"result":{}}
+`
+	if out.String() != want {
+		t.Errorf("written back:\n%s\nwant:\n%s", out.String(), want)
+	}
+}

@@ -1,0 +1,278 @@
+package mcp
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// httpConn speaks streamable HTTP: each message is POSTed to the server's
+// address, and the answer to a request comes back as the response's body,
+// either one JSON message or a stream of server-sent events that carries
+// it. The harness asks for no stream of its own (GET): it has nothing to
+// hear from a server between its calls.
+type httpConn struct {
+	url    string
+	client *http.Client
+	next   atomic.Int64
+
+	mu      sync.Mutex
+	session string // the Mcp-Session-Id the server gave at initialize
+	version string // the protocol version agreed at initialize
+	reason  string // why the session ended, once it has
+
+	end  sync.Once
+	done chan struct{}
+}
+
+func dialHTTP(url string) *httpConn {
+	return &httpConn{url: url, client: &http.Client{}, done: make(chan struct{})}
+}
+
+// post sends one message, with the session's headers.
+func (c *httpConn) post(ctx context.Context, v any) (*http.Response, error) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(data))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	c.headers(req)
+	return c.client.Do(req)
+}
+
+func (c *httpConn) headers(req *http.Request) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.session != "" {
+		req.Header.Set("Mcp-Session-Id", c.session)
+	}
+	if c.version != "" {
+		req.Header.Set("Mcp-Protocol-Version", c.version)
+	}
+}
+
+// refused is the error of a response whose status is not a success,
+// with the start of what it says; a 404 in a session means the server
+// ended the session, and ends the connection.
+func (c *httpConn) refused(resp *http.Response) error {
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 300))
+	msg := resp.Status
+	if s := fold(string(body)); s != "" {
+		msg += ": " + s
+	}
+	c.mu.Lock()
+	inSession := c.session != ""
+	c.mu.Unlock()
+	if resp.StatusCode == http.StatusNotFound && inSession {
+		c.stop("it ended the session: " + msg)
+		return errEnded
+	}
+	return fmt.Errorf("HTTP %s", msg)
+}
+
+func (c *httpConn) stop(why string) {
+	c.end.Do(func() {
+		c.mu.Lock()
+		c.reason = why
+		c.mu.Unlock()
+		close(c.done)
+	})
+}
+
+func (c *httpConn) call(ctx context.Context, method string, params, result any) error {
+	select {
+	case <-c.done:
+		return errEnded
+	default:
+	}
+	id := c.next.Add(1)
+	resp, err := c.post(ctx, request{JSONRPC: "2.0", ID: &id, Method: method, Params: params})
+	if err != nil {
+		if ctx.Err() != nil {
+			c.cancel(ctx, id)
+			return ctx.Err()
+		}
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		return c.refused(resp)
+	}
+	if method == "initialize" {
+		c.mu.Lock()
+		c.session = resp.Header.Get("Mcp-Session-Id")
+		c.mu.Unlock()
+	}
+	m, err := c.answer(ctx, resp, strconv.FormatInt(id, 10))
+	if err != nil {
+		if ctx.Err() != nil {
+			c.cancel(ctx, id)
+			return ctx.Err()
+		}
+		return err
+	}
+	return m.decode(result)
+}
+
+// cancel tells the server that the harness gave up on request id, in the
+// background and without waiting long.
+func (c *httpConn) cancel(ctx context.Context, id int64) {
+	why := context.Cause(ctx).Error()
+	go func() {
+		ctx, stop := context.WithTimeout(context.Background(), stopWait)
+		defer stop()
+		c.notify(ctx, "notifications/cancelled", cancelled{RequestID: id, Reason: why})
+	}()
+}
+
+// answer finds the response to the request id in resp's body: the body
+// itself, or one of the events of its stream. Requests of the server's
+// on the way are answered.
+func (c *httpConn) answer(ctx context.Context, resp *http.Response, id string) (*message, error) {
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	switch mt {
+	case "application/json":
+		data, err := io.ReadAll(io.LimitReader(resp.Body, maxMessage+1))
+		if err != nil {
+			return nil, err
+		}
+		if len(data) > maxMessage {
+			return nil, errTooLong
+		}
+		var batch []message
+		if bytes.HasPrefix(bytes.TrimSpace(data), []byte("[")) {
+			err = json.Unmarshal(data, &batch)
+		} else {
+			batch = make([]message, 1)
+			err = json.Unmarshal(data, &batch[0])
+		}
+		if err != nil {
+			return nil, fmt.Errorf("an answer the harness cannot read: %w", err)
+		}
+		for i := range batch {
+			if m := c.take(ctx, &batch[i], id); m != nil {
+				return m, nil
+			}
+		}
+		return nil, errors.New("the server's answer holds no response to the request")
+	case "text/event-stream":
+		r := bufio.NewReaderSize(resp.Body, 64<<10)
+		var data []byte
+		for {
+			line, err := readLine(r)
+			if err != nil {
+				if err == io.EOF {
+					err = errors.New("the server's stream ended before it answered")
+				}
+				return nil, err
+			}
+			switch field, value, _ := strings.Cut(string(line), ":"); {
+			case len(line) == 0: // the end of an event
+				if len(data) > 0 {
+					var m message
+					if json.Unmarshal(data, &m) == nil {
+						if m := c.take(ctx, &m, id); m != nil {
+							return m, nil
+						}
+					}
+				}
+				data = data[:0]
+			case field == "data":
+				if len(data) > 0 {
+					data = append(data, '\n')
+				}
+				data = append(data, strings.TrimPrefix(value, " ")...)
+				if len(data) > maxMessage {
+					return nil, errTooLong
+				}
+			}
+		}
+	}
+	return nil, fmt.Errorf("an answer of type %q, neither JSON nor an event stream", resp.Header.Get("Content-Type"))
+}
+
+// take returns m when it is the response to id; a request of the
+// server's gets its answer.
+func (c *httpConn) take(ctx context.Context, m *message, id string) *message {
+	switch {
+	case m.isRequest():
+		go func() {
+			ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopWait)
+			defer cancel()
+			resp, err := c.post(ctx, answer(m))
+			if err == nil {
+				resp.Body.Close()
+			}
+		}()
+	case m.Method == "" && key(m.ID) == id:
+		return m
+	}
+	return nil
+}
+
+func (c *httpConn) notify(ctx context.Context, method string, params any) error {
+	resp, err := c.post(ctx, request{JSONRPC: "2.0", Method: method, Params: params})
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		return c.refused(resp)
+	}
+	return nil
+}
+
+// agree keeps the version for the Mcp-Protocol-Version header of every
+// later message.
+func (c *httpConn) agree(version string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.version = version
+}
+
+func (c *httpConn) ended() <-chan struct{} { return c.done }
+
+func (c *httpConn) why() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.reason
+}
+
+// close ends the session: the server is told with a DELETE, which it may
+// refuse.
+func (c *httpConn) close() error {
+	c.mu.Lock()
+	session := c.session
+	c.mu.Unlock()
+	c.stop("the harness closed it")
+	if session == "" {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), stopWait)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodDelete, c.url, nil)
+	if err != nil {
+		return nil
+	}
+	c.headers(req)
+	if resp, err := c.client.Do(req); err == nil {
+		resp.Body.Close()
+	}
+	c.client.CloseIdleConnections()
+	return nil
+}

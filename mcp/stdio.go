@@ -1,0 +1,256 @@
+package mcp
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// stopWait is how long a program has to end once its standard input is
+// closed, and to close its output once it ended, before it is killed or
+// given up on.
+const stopWait = 2 * time.Second
+
+// stdioConn speaks to a program over its standard input and output, one
+// JSON message a line each way.
+type stdioConn struct {
+	cmd  *exec.Cmd
+	in   io.WriteCloser
+	out  *os.File
+	wmu  sync.Mutex // one message at a time on in
+	next atomic.Int64
+
+	mu      sync.Mutex
+	pending map[string]chan *message
+	exit    string // how the program ended, once it has
+	reason  error  // why the connection ended, once it has
+
+	exited chan struct{} // closed when the program has ended
+	read   chan struct{} // closed when reading its output has stopped
+	done   chan struct{} // closed when the connection has ended
+}
+
+// startStdio starts the program of s, in its own session, with only the
+// environment s names; what it writes to stderr goes to stderr.
+func startStdio(s Server, stderr io.Writer) (*stdioConn, error) {
+	cmd := exec.Command(s.Command, s.Args...)
+	cmd.Dir = s.Dir
+	cmd.SysProcAttr = procAttr()
+	cmd.Env = []string{} // not nil: nothing of the harness's environment
+	for _, k := range slices.Sorted(maps.Keys(s.Env)) {
+		cmd.Env = append(cmd.Env, k+"="+s.Env[k])
+	}
+	cmd.Stderr = stderr
+	cmd.WaitDelay = stopWait
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	// The harness's own pipe, not StdoutPipe, so that Wait does not close
+	// it before the last message is read.
+	out, w, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	cmd.Stdout = w
+	err = cmd.Start()
+	w.Close()
+	if err != nil {
+		out.Close()
+		return nil, err
+	}
+	c := &stdioConn{
+		cmd: cmd, in: in, out: out,
+		pending: map[string]chan *message{},
+		exited:  make(chan struct{}), read: make(chan struct{}), done: make(chan struct{}),
+	}
+	go c.wait()
+	go c.readAll()
+	return c, nil
+}
+
+// wait waits for the program to end, then for its last messages to be
+// read; output that a child of its keeps open is given up on.
+func (c *stdioConn) wait() {
+	c.cmd.Wait()
+	c.mu.Lock()
+	c.exit = c.cmd.ProcessState.String()
+	c.mu.Unlock()
+	close(c.exited)
+	select {
+	case <-c.read:
+	case <-time.After(stopWait):
+		c.out.Close()
+	}
+}
+
+// readAll reads the program's messages until its output ends, then ends
+// the connection once the program has ended too (or stopWait after).
+func (c *stdioConn) readAll() {
+	r := bufio.NewReaderSize(c.out, 64<<10)
+	var err error
+	for {
+		var line []byte
+		if line, err = readLine(r); err != nil {
+			break
+		}
+		c.handle(line)
+	}
+	close(c.read)
+	select {
+	case <-c.exited:
+	case <-time.After(stopWait):
+	}
+	if err == io.EOF {
+		err = errors.New("it closed its output")
+	}
+	c.mu.Lock()
+	c.reason = err
+	for _, ch := range c.pending {
+		close(ch)
+	}
+	c.pending = nil
+	c.mu.Unlock()
+	close(c.done)
+}
+
+// handle takes one line: a message, or a batch of them (a JSON array),
+// which protocol versions before 2025-06-18 allow.
+func (c *stdioConn) handle(line []byte) {
+	line = bytes.TrimSpace(line)
+	if bytes.HasPrefix(line, []byte("[")) {
+		var batch []message
+		if json.Unmarshal(line, &batch) == nil {
+			for i := range batch {
+				c.take(&batch[i])
+			}
+		}
+		return
+	}
+	var m message
+	if json.Unmarshal(line, &m) == nil {
+		c.take(&m)
+	}
+}
+
+// take takes one message: a response goes to its call, a request gets
+// its answer, anything else (a notification, a line that is no JSON) is
+// dropped.
+func (c *stdioConn) take(m *message) {
+	switch {
+	case m.isRequest():
+		c.send(answer(m))
+	case m.Method == "":
+		c.mu.Lock()
+		ch := c.pending[key(m.ID)]
+		delete(c.pending, key(m.ID))
+		c.mu.Unlock()
+		if ch != nil {
+			ch <- m
+		}
+	}
+}
+
+// send writes one message to the program.
+func (c *stdioConn) send(v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	_, err = c.in.Write(append(data, '\n'))
+	return err
+}
+
+func (c *stdioConn) call(ctx context.Context, method string, params, result any) error {
+	id := c.next.Add(1)
+	ch := make(chan *message, 1)
+	k := strconv.FormatInt(id, 10)
+	c.mu.Lock()
+	if c.pending == nil {
+		c.mu.Unlock()
+		return errEnded
+	}
+	c.pending[k] = ch
+	c.mu.Unlock()
+	forget := func() {
+		c.mu.Lock()
+		delete(c.pending, k)
+		c.mu.Unlock()
+	}
+	if err := c.send(request{JSONRPC: "2.0", ID: &id, Method: method, Params: params}); err != nil {
+		forget()
+		return fmt.Errorf("sending %s: %w", method, err)
+	}
+	select {
+	case m, ok := <-ch:
+		if !ok {
+			return errEnded
+		}
+		return m.decode(result)
+	case <-ctx.Done():
+		forget()
+		c.send(request{JSONRPC: "2.0", Method: "notifications/cancelled", Params: cancelled{RequestID: id, Reason: context.Cause(ctx).Error()}})
+		return ctx.Err()
+	}
+}
+
+// cancelled are the params of notifications/cancelled, which tell a
+// server that the harness gave up on a request.
+type cancelled struct {
+	RequestID int64  `json:"requestId"`
+	Reason    string `json:"reason,omitempty"`
+}
+
+// errEnded is the error of a call on a connection that ended.
+var errEnded = errors.New("the connection ended")
+
+func (c *stdioConn) notify(_ context.Context, method string, params any) error {
+	return c.send(request{JSONRPC: "2.0", Method: method, Params: params})
+}
+
+// agree does nothing: over stdio the version goes with no message.
+func (c *stdioConn) agree(string) {}
+
+func (c *stdioConn) ended() <-chan struct{} { return c.done }
+
+func (c *stdioConn) why() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.exit != "" {
+		return c.exit
+	}
+	if c.reason != nil {
+		return c.reason.Error()
+	}
+	return ""
+}
+
+// close closes the program's input, which tells it to end, and kills it
+// when it has not ended stopWait later.
+func (c *stdioConn) close() error {
+	c.wmu.Lock()
+	c.in.Close()
+	c.wmu.Unlock()
+	select {
+	case <-c.exited:
+		return nil
+	case <-time.After(stopWait):
+	}
+	c.cmd.Process.Kill()
+	<-c.exited
+	return nil
+}
