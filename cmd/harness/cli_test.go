@@ -5,10 +5,12 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/alecthomas/kong"
 
+	"harness/config"
 	"harness/record"
 )
 
@@ -96,5 +98,71 @@ func TestRecordIsPrivate(t *testing.T) {
 		if fi.Mode().Perm() != want {
 			t.Errorf("%s: mode %v, want %v", filepath.Base(path), fi.Mode().Perm(), want)
 		}
+	}
+}
+
+// TestFlagNames: every flag and command of the command line is named by
+// flagName as kong names it by default.
+func TestFlagNames(t *testing.T) {
+	names := func(opts ...kong.Option) []string {
+		t.Helper()
+		parser, err := kong.New(&cli{}, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		kong.Visit(parser.Model, func(n kong.Visitable, next kong.Next) error {
+			switch n := n.(type) {
+			case *kong.Node:
+				out = append(out, "command "+n.Path())
+			case *kong.Flag:
+				out = append(out, "flag "+n.Name)
+			}
+			return next(nil)
+		})
+		return out
+	}
+	want, got := names(), names(kong.FlagNamer(flagName))
+	if len(want) < 80 {
+		t.Fatalf("only %d flags and commands: %q", len(want), want)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("flagName names them\n%q\nkong names them\n%q", got, want)
+	}
+	for _, tt := range []struct{ field, want string }{
+		{"MaxSteps", "max-steps"}, {"BaseURL", "base-url"}, {"URLPath", "url-path"},
+		{"NoMCP", "no-mcp"}, {"Sha256Sum", "sha-256-sum"}, {"ABc", "a-bc"}, {"X", "x"},
+	} {
+		if got := flagName(tt.field); got != tt.want {
+			t.Errorf("flagName(%q) = %q, want %q", tt.field, got, tt.want)
+		}
+	}
+}
+
+// TestFlagConstants: the flags' defaults and choices written into their
+// tags are those of the code they stand for.
+func TestFlagConstants(t *testing.T) {
+	parser, err := kong.New(&cli{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var chat *kong.Node
+	for _, n := range parser.Model.Children {
+		if n.Name == "chat" {
+			chat = n
+		}
+	}
+	if chat == nil {
+		t.Fatal("no chat command")
+	}
+	flags := map[string]*kong.Flag{}
+	for _, f := range chat.Flags {
+		flags[f.Name] = f
+	}
+	if f := flags["backend"]; f == nil || f.Enum != backendNames() || f.Default != backends[0].Name {
+		t.Errorf("--backend: enum %q default %q, want %q and %q", f.Enum, f.Default, backendNames(), backends[0].Name)
+	}
+	if f := flags["model"]; f == nil || !strings.Contains(f.Help, "else "+config.DefaultModel+").") {
+		t.Errorf("--model's help does not name the default model %s: %q", config.DefaultModel, f.Help)
 	}
 }
