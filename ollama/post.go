@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"sync"
 
 	"github.com/ollama/ollama/api"
 )
@@ -27,6 +28,10 @@ type chunk struct {
 	api.Metrics
 	Error string `json:"error"`
 }
+
+// readers are the buffers replies are read with: one for every reply
+// being read, not a new one for every step.
+var readers = sync.Pool{New: func() any { return bufio.NewReader(nil) }}
 
 // post sends a request to /api/chat and calls fn with each chunk of the streamed
 // reply, reading the stream with a buffer that grows only as long as its
@@ -48,7 +53,12 @@ func (m *Model) post(ctx context.Context, b body, fn func(*chunk) error) error {
 	defer resp.Body.Close()
 	failed := resp.StatusCode >= http.StatusBadRequest
 	done := false
-	r := bufio.NewReader(resp.Body)
+	r := readers.Get().(*bufio.Reader)
+	r.Reset(resp.Body)
+	defer func() {
+		r.Reset(nil)
+		readers.Put(r)
+	}()
 	for {
 		line, rerr := r.ReadBytes('\n')
 		if line = bytes.TrimSpace(line); len(line) > 0 {
