@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"strings"
 
 	"github.com/alecthomas/kong"
@@ -55,6 +56,7 @@ func executeIn(ctx context.Context, dirs xdg.Dirs, args []string, stdin io.Reade
 		fmt.Fprintf(stderr, "harness: %v\n", err)
 		return exitError
 	}
+	addHelp(parser.Model.Node)
 	kctx, err := parser.Parse(args)
 	if exited {
 		return code
@@ -151,4 +153,58 @@ func flagName(field string) string {
 		b.WriteByte(c)
 	}
 	return b.String()
+}
+
+// flagHelper is a struct of flags that holds their help in a method, by
+// field name, rather than in each field's tag. kong turns every tag into
+// runes and unquotes and interpolates each of its values at every start,
+// at a cost that grows with the tag's length: the help of the chat
+// command's flags was most of its tags, and a third of the memory the
+// parser took. addHelp gives the flags their help once the parser is
+// built.
+type flagHelper interface {
+	help(field string) string
+}
+
+// addHelp gives each flag of node and the commands under it that has no
+// help of its own the help its struct, or a struct embedded in it, holds.
+func addHelp(node *kong.Node) {
+	for _, child := range node.Children {
+		addHelp(child)
+	}
+	if len(node.Flags) == 0 || !node.Target.IsValid() {
+		return
+	}
+	for _, f := range node.Flags {
+		if f.Help == "" && f.Target.CanAddr() {
+			f.Help = fieldHelp(node.Target, f.Target.UnsafeAddr())
+			f.OrigHelp = f.Help
+		}
+	}
+}
+
+// fieldHelp returns the help that the struct s, or a struct embedded in
+// it, holds for its field at addr, or "".
+func fieldHelp(s reflect.Value, addr uintptr) string {
+	t := s.Type()
+	for i := range t.NumField() {
+		ft, fv := t.Field(i), s.Field(i)
+		if ft.Anonymous && ft.Type.Kind() == reflect.Struct {
+			if h := fieldHelp(fv, addr); h != "" {
+				return h
+			}
+			continue
+		}
+		if fv.UnsafeAddr() != addr || ft.Type.Size() == 0 {
+			continue
+		}
+		// A zero value of the struct's type: the help of a field does not
+		// depend on what the flags hold, and a struct embedded unexported
+		// gives no value to call it on.
+		if h, ok := reflect.New(t).Interface().(flagHelper); ok {
+			return h.help(ft.Name)
+		}
+		return ""
+	}
+	return ""
 }

@@ -146,6 +146,7 @@ func TestFlagConstants(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	addHelp(parser.Model.Node)
 	var chat *kong.Node
 	for _, n := range parser.Model.Children {
 		if n.Name == "chat" {
@@ -164,5 +165,49 @@ func TestFlagConstants(t *testing.T) {
 	}
 	if f := flags["model"]; f == nil || !strings.Contains(f.Help, "else "+config.DefaultModel+").") {
 		t.Errorf("--model's help does not name the default model %s: %q", config.DefaultModel, f.Help)
+	}
+}
+
+// TestFlagHelp: every flag of every command has help, whether its tag or
+// its struct's help method holds it, and the method's text is the flag's.
+func TestFlagHelp(t *testing.T) {
+	parser, err := kong.New(&cli{}, kong.FlagNamer(flagName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	addHelp(parser.Model.Node)
+	flags := 0
+	kong.Visit(parser.Model, func(n kong.Visitable, next kong.Next) error {
+		if node, ok := n.(*kong.Node); ok {
+			for _, f := range node.Flags {
+				flags++
+				if f.Help == "" || f.OrigHelp != f.Help {
+					t.Errorf("harness %s --%s: help %q (first %q)", node.Path(), f.Name, f.Help, f.OrigHelp)
+				}
+			}
+		}
+		return next(nil)
+	})
+	if flags < 60 {
+		t.Errorf("only %d flags", flags)
+	}
+	for _, tt := range []struct{ command, flag, want string }{
+		{"chat", "max-steps", budgetFlags{}.help("MaxSteps")},
+		{"chat", "workspace", workspaceFlags{}.help("Workspace")},
+		{"prompt", "workspace", workspaceFlags{}.help("Workspace")},
+		{"config", "num-ctx", providerFlags{}.help("NumCtx")},
+		{"context", "num-ctx", "Context window in tokens (default: the num_ctx the session sent, which only an ollama provider does, else 16384)."},
+	} {
+		var got string
+		for _, n := range parser.Model.Children {
+			for _, f := range n.Flags {
+				if n.Name == tt.command && f.Name == tt.flag {
+					got = f.Help
+				}
+			}
+		}
+		if got != tt.want || got == "" {
+			t.Errorf("harness %s --%s: help %q, want %q", tt.command, tt.flag, got, tt.want)
+		}
 	}
 }
