@@ -163,6 +163,17 @@ func TestFlagConstants(t *testing.T) {
 	if f := flags["backend"]; f == nil || f.Enum != backendNames() || f.Default != backends[0].Name {
 		t.Errorf("--backend: enum %q default %q, want %q and %q", f.Enum, f.Default, backendNames(), backends[0].Name)
 	}
+	for name, group := range map[string]string{"continue": "Sessions", "no-session": "Sessions", "max-steps": "Limits",
+		"sandbox": "Safety", "approve": "Safety", "bash-block": "Safety", "prompt": "", "workspace": ""} {
+		f := flags[name]
+		if f == nil {
+			t.Errorf("no --%s", name)
+			continue
+		}
+		if got := f.Group; got == nil && group != "" || got != nil && got.Title != group {
+			t.Errorf("--%s is in group %v, want %q", name, got, group)
+		}
+	}
 	if f := flags["model"]; f == nil || !strings.Contains(f.Help, "else "+config.DefaultModel+").") {
 		t.Errorf("--model's help does not name the default model %s: %q", config.DefaultModel, f.Help)
 	}

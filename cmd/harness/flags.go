@@ -55,9 +55,9 @@ func (modelFlags) help(field string) string {
 // sessionFlags say whether the conversation is saved, and which saved one
 // it continues.
 type sessionFlags struct {
-	Continue  bool   `short:"c" xor:"resume" group:"Sessions"`
-	Resume    string `placeholder:"ID" xor:"resume" group:"Sessions"`
-	NoSession bool   `group:"Sessions"`
+	Continue  bool   `short:"c" xor:"resume"`
+	Resume    string `placeholder:"ID" xor:"resume"`
+	NoSession bool
 }
 
 // help is the help of each flag of sessionFlags, by field (see flagHelper).
@@ -81,11 +81,11 @@ type chatCmd struct {
 	Compact        bool       `default:"true" negatable:""`
 	ShowWire       bool
 	Parser         string `default:"tolerant" enum:"tolerant,strict"`
-	sessionFlags   `embed:""`
+	sessionFlags   `embed:"" group:"Sessions"`
 	workspaceFlags `embed:""`
 	modelFlags     `embed:""`
 	budgetFlags    `embed:"" group:"Limits"`
-	safetyFlags    `embed:""`
+	safetyFlags    `embed:"" group:"Safety"`
 	mcpFlags       `embed:""`
 }
 

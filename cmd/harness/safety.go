@@ -24,15 +24,15 @@ import (
 // zero values mean the defaults, so a command that only shows the tools
 // (harness prompt) can build them without parsing any.
 type safetyFlags struct {
-	Sandbox         string        `default:"auto" enum:"auto,bwrap,landlock,seatbelt,none" env:"HARNESS_SANDBOX" group:"Safety"`
-	SandboxHide     []string      `placeholder:"PATH" sep:"none" group:"Safety"`
-	SandboxWrite    []string      `placeholder:"PATH" sep:"none" group:"Safety"`
-	SandboxRead     []string      `placeholder:"PATH" sep:"none" group:"Safety"`
-	BashTimeout     time.Duration `default:"2m" group:"Safety"`
-	BashMaxFileSize byteSize      `default:"1GiB" group:"Safety"`
-	BashAllow       []string      `placeholder:"NAME" group:"Safety"`
-	BashBlock       []string      `placeholder:"NAME" group:"Safety"`
-	Approve         string        `default:"auto" enum:"auto,edits,ask,deny,all" env:"HARNESS_APPROVE" group:"Safety"`
+	Sandbox         string        `default:"auto" enum:"auto,bwrap,landlock,seatbelt,none" env:"HARNESS_SANDBOX"`
+	SandboxHide     []string      `placeholder:"PATH" sep:"none"`
+	SandboxWrite    []string      `placeholder:"PATH" sep:"none"`
+	SandboxRead     []string      `placeholder:"PATH" sep:"none"`
+	BashTimeout     time.Duration `default:"2m"`
+	BashMaxFileSize byteSize      `default:"1GiB"`
+	BashAllow       []string      `placeholder:"NAME"`
+	BashBlock       []string      `placeholder:"NAME"`
+	Approve         string        `default:"auto" enum:"auto,edits,ask,deny,all" env:"HARNESS_APPROVE"`
 }
 
 // help is the help of each flag of safetyFlags, by field (see flagHelper).
