@@ -47,6 +47,8 @@ func executeIn(ctx context.Context, dirs xdg.Dirs, args []string, stdin io.Reade
 		kong.Writers(stdout, stderr),
 		kong.Exit(func(c int) { exited, code = true, c }),
 		kong.UsageOnError(),
+		kong.Help(withHelp(kong.DefaultHelpPrinter)),
+		kong.ShortHelp(withHelp(kong.DefaultShortHelpPrinter)),
 		kong.FlagNamer(flagName),
 		kong.BindTo(ctx, (*context.Context)(nil)),
 		kong.Bind(stdio{in: stdin, out: stdout, err: stderr}, dirs),
@@ -56,7 +58,6 @@ func executeIn(ctx context.Context, dirs xdg.Dirs, args []string, stdin io.Reade
 		fmt.Fprintf(stderr, "harness: %v\n", err)
 		return exitError
 	}
-	addHelp(parser.Model.Node)
 	kctx, err := parser.Parse(args)
 	if exited {
 		return code
@@ -160,10 +161,18 @@ func flagName(field string) string {
 // runes and unquotes and interpolates each of its values at every start,
 // at a cost that grows with the tag's length: the help of the chat
 // command's flags was most of its tags, and a third of the memory the
-// parser took. addHelp gives the flags their help once the parser is
-// built.
+// parser took. addHelp gives the flags their help when help is printed.
 type flagHelper interface {
 	help(field string) string
+}
+
+// withHelp returns print, which first gives the flags their help: a run
+// that prints no help never looks for it.
+func withHelp(print kong.HelpPrinter) kong.HelpPrinter {
+	return func(options kong.HelpOptions, ctx *kong.Context) error {
+		addHelp(ctx.Model.Node)
+		return print(options, ctx)
+	}
 }
 
 // addHelp gives each flag of node and the commands under it that has no
