@@ -60,7 +60,7 @@ func (m *Model) post(ctx context.Context, b body, fn func(*chunk) error) error {
 		readers.Put(r)
 	}()
 	for {
-		line, rerr := r.ReadBytes('\n')
+		line, rerr := readLine(r)
 		if line = bytes.TrimSpace(line); len(line) > 0 {
 			if failed {
 				return statusError(resp, line)
@@ -90,6 +90,22 @@ func (m *Model) post(ctx context.Context, b body, fn func(*chunk) error) error {
 			return rerr
 		}
 	}
+}
+
+// readLine returns the next line of r, with its newline: a slice of r's
+// buffer, good until the next read, when the line fits in it (as a
+// reply's chunks do), else a copy.
+func readLine(r *bufio.Reader) ([]byte, error) {
+	line, err := r.ReadSlice('\n')
+	if err != bufio.ErrBufferFull {
+		return line, err
+	}
+	long := append([]byte(nil), line...)
+	for err == bufio.ErrBufferFull {
+		line, err = r.ReadSlice('\n')
+		long = append(long, line...)
+	}
+	return long, err
 }
 
 // maxAnswer bounds how much of an answer other than a reply's stream is
