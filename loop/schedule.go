@@ -111,17 +111,24 @@ func (t *turn) runBatch(ctx context.Context, batch []*job) error {
 			break
 		}
 	}
+	run := func(j *job) {
+		begin := time.Now()
+		j.res = a.tools.Run(ctx, j.call)
+		j.res.CallID, j.res.Tool = j.call.ID, j.call.Name
+		j.took = time.Since(begin)
+	}
 	var wg sync.WaitGroup
-	for _, j := range batch[:started] {
+	for i, j := range batch[:started] {
 		if !j.run {
 			continue
 		}
-		wg.Go(func() {
-			begin := time.Now()
-			j.res = a.tools.Run(ctx, j.call)
-			j.res.CallID, j.res.Tool = j.call.ID, j.call.Name
-			j.took = time.Since(begin)
-		})
+		if !othersRun(batch[i+1 : started]) {
+			// The last call to run runs here, while the others run: a
+			// goroutine for it would only add a stack to grow.
+			run(j)
+			break
+		}
+		wg.Go(func() { run(j) })
 	}
 	wg.Wait()
 	for i, j := range batch {
@@ -136,6 +143,16 @@ func (t *turn) runBatch(ctx context.Context, batch []*job) error {
 		}
 	}
 	return stop
+}
+
+// othersRun reports whether any of jobs runs.
+func othersRun(jobs []*job) bool {
+	for _, j := range jobs {
+		if j.run {
+			return true
+		}
+	}
+	return false
 }
 
 // refuse gives each job a result saying it was not run because of why,

@@ -54,6 +54,12 @@ func TestSentBody(t *testing.T) {
 		if !bytes.Equal(got, want) || b.size() != int64(len(want)) {
 			t.Fatalf("conversation %d: body (%d bytes said)\n%s\nwant\n%s", i, b.size(), got, want)
 		}
+		// One Read takes all it has room for: net/http writes each to the
+		// connection.
+		room := make([]byte, len(want)+1)
+		if n, err := b.reader().Read(room); n != len(want) || err != nil {
+			t.Fatalf("conversation %d: one Read of %d bytes read %d (%v)", i, len(room), n, err)
+		}
 		var copied bytes.Buffer // through WriteTo
 		if n, err := io.Copy(&copied, b.reader()); err != nil || n != int64(len(want)) || !bytes.Equal(copied.Bytes(), want) {
 			t.Fatalf("conversation %d: body written %d bytes (%v):\n%s", i, n, err, copied.Bytes())

@@ -79,7 +79,7 @@ type Model struct {
 
 // New returns the model called name at host.
 func New(host *url.URL, name string, opts Options) *Model {
-	return &Model{http: http.DefaultClient, host: host, name: name, opts: opts}
+	return &Model{http: client(), host: host, name: name, opts: opts}
 }
 
 // ParseHost reads an address the way OLLAMA_HOST is written: host, host:port

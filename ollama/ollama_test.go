@@ -3,6 +3,7 @@ package ollama_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -263,5 +264,32 @@ func TestDescribe(t *testing.T) {
 		if len(b.Options) != len(sent)-1 {
 			t.Errorf("described %v, sent %v", b.Options, sent)
 		}
+	}
+}
+
+// TestChatLongChunks: a reply whose chunks are longer than the buffer
+// they are read with, or end without a newline, comes whole.
+func TestChatLongChunks(t *testing.T) {
+	long := strings.Repeat("0123456789", 10000)
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		enc := json.NewEncoder(w)
+		enc.Encode(api.ChatResponse{Message: api.Message{Role: "assistant", Content: long}})
+		enc.Encode(api.ChatResponse{Message: api.Message{Role: "assistant", Content: "short"}})
+		b, _ := json.Marshal(api.ChatResponse{Message: api.Message{Role: "assistant", Content: long}, Done: true, DoneReason: "stop"})
+		w.Write(b) // the last line without its newline
+	}))
+	defer hs.Close()
+	host, err := url.Parse(hs.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := ollama.New(host, "tiny", ollama.Options{NumCtx: 4096})
+	reply, err := m.Chat(context.Background(), protocol.Request{Messages: []protocol.Message{{Role: protocol.User, Content: "hi"}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := long + "short" + long; reply.Content != want || reply.DoneReason != protocol.DoneStop {
+		t.Errorf("reply of %d bytes (done %q), want %d", len(reply.Content), reply.DoneReason, len(want))
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"sync"
 
 	"github.com/ollama/ollama/api"
 )
@@ -27,6 +28,10 @@ type chunk struct {
 	api.Metrics
 	Error string `json:"error"`
 }
+
+// readers are the buffers replies are read with: one for every reply
+// being read, not a new one for every step.
+var readers = sync.Pool{New: func() any { return bufio.NewReader(nil) }}
 
 // post sends a request to /api/chat and calls fn with each chunk of the streamed
 // reply, reading the stream with a buffer that grows only as long as its
@@ -48,9 +53,14 @@ func (m *Model) post(ctx context.Context, b body, fn func(*chunk) error) error {
 	defer resp.Body.Close()
 	failed := resp.StatusCode >= http.StatusBadRequest
 	done := false
-	r := bufio.NewReader(resp.Body)
+	r := readers.Get().(*bufio.Reader)
+	r.Reset(resp.Body)
+	defer func() {
+		r.Reset(nil)
+		readers.Put(r)
+	}()
 	for {
-		line, rerr := r.ReadBytes('\n')
+		line, rerr := readLine(r)
 		if line = bytes.TrimSpace(line); len(line) > 0 {
 			if failed {
 				return statusError(resp, line)
@@ -80,6 +90,22 @@ func (m *Model) post(ctx context.Context, b body, fn func(*chunk) error) error {
 			return rerr
 		}
 	}
+}
+
+// readLine returns the next line of r, with its newline: a slice of r's
+// buffer, good until the next read, when the line fits in it (as a
+// reply's chunks do), else a copy.
+func readLine(r *bufio.Reader) ([]byte, error) {
+	line, err := r.ReadSlice('\n')
+	if err != bufio.ErrBufferFull {
+		return line, err
+	}
+	long := append([]byte(nil), line...)
+	for err == bufio.ErrBufferFull {
+		line, err = r.ReadSlice('\n')
+		long = append(long, line...)
+	}
+	return long, err
 }
 
 // maxAnswer bounds how much of an answer other than a reply's stream is

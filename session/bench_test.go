@@ -1,6 +1,7 @@
 package session
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -33,10 +34,16 @@ func BenchmarkWriteStep(b *testing.B) {
 	}
 	w := s.Create(start)
 	w.Follow(g)
-	if err := w.Event(loop.Event{Kind: loop.StepStarted, Turn: 1, Step: 1}); err != nil {
-		b.Fatal(err)
+	// The file is made once the first step has its reply.
+	for _, k := range []loop.Kind{loop.StepStarted, loop.Replied} {
+		if err := w.Event(loop.Event{Kind: k, Turn: 1, Step: 1}); err != nil {
+			b.Fatal(err)
+		}
 	}
 	defer w.Close()
+	if _, err := os.Stat(s.Path(w.ID())); err != nil {
+		b.Fatal(err)
+	}
 	b.ReportAllocs()
 	for b.Loop() {
 		b.StopTimer()

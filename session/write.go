@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -46,6 +47,11 @@ type Writer struct {
 	// request's line, once the reply has come.
 	first *loop.State
 	err   error
+	// buf holds the lines of a batch as enc encodes them, kept from one
+	// batch to the next (under mu) so that a step's lines cost no buffer
+	// of their own.
+	buf bytes.Buffer
+	enc *json.Encoder
 }
 
 // Create starts a new session for a conversation described by start (its
@@ -210,7 +216,7 @@ func (w *Writer) pending() error {
 		w.err = err
 		return err
 	}
-	if len(b.buf) == 0 {
+	if b.buf.Len() == 0 {
 		return nil
 	}
 	w.err = w.flush(b, st.Messages, false)
@@ -284,22 +290,34 @@ func (w *Writer) write(src Source, typ string, turn, step int, sync bool) error 
 // batch is lines to write together, with one time.
 type batch struct {
 	now time.Time
-	buf []byte
+	buf *bytes.Buffer
+	enc *json.Encoder
 }
 
-func (w *Writer) batch() *batch { return &batch{now: w.store.now().UTC()} }
+// batch starts a batch in w's buffer. The caller holds w.mu until the
+// batch is written.
+func (w *Writer) batch() batch {
+	if w.enc == nil {
+		w.enc = json.NewEncoder(&w.buf)
+	}
+	w.buf.Reset()
+	return batch{now: w.store.now().UTC(), buf: &w.buf, enc: w.enc}
+}
 
-func (b *batch) add(l *record.Line) error {
+// add encodes l as a line of b: what json.Marshal makes of it and a
+// newline, without a copy of its own.
+func (b batch) add(l *record.Line) error {
 	l.Time = b.now
-	j, err := json.Marshal(l)
-	b.buf = append(append(b.buf, j...), '\n')
-	return err
+	return b.enc.Encode(l)
 }
+
+// maxKept is the most a Writer keeps of the buffer of its last batch.
+const maxKept = 1 << 20
 
 // catchUp adds to b the lines that bring the file to the conversation st,
 // creating the file and its start line first if it does not exist yet,
 // and returns st.
-func (w *Writer) catchUp(b *batch, st loop.State, turn, step int) (loop.State, error) {
+func (w *Writer) catchUp(b batch, st loop.State, turn, step int) (loop.State, error) {
 	if w.f == nil {
 		if err := w.create(); err != nil {
 			return st, err
@@ -328,8 +346,12 @@ func (w *Writer) catchUp(b *batch, st loop.State, turn, step int) (loop.State, e
 }
 
 // flush writes b with one write call; the file then holds msgs.
-func (w *Writer) flush(b *batch, msgs []protocol.Message, sync bool) error {
-	if _, err := w.f.Write(b.buf); err != nil {
+func (w *Writer) flush(b batch, msgs []protocol.Message, sync bool) error {
+	_, err := w.f.Write(b.buf.Bytes())
+	if b.buf.Cap() > maxKept {
+		*b.buf = bytes.Buffer{}
+	}
+	if err != nil {
 		return fmt.Errorf("saving session %s: %w", w.id, err)
 	}
 	w.saved, w.dirty = msgs, true

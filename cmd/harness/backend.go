@@ -18,12 +18,31 @@ import (
 // when given on the command line: the environment and the settings file
 // are read by config.Resolve, which decides between all three.
 type providerFlags struct {
-	Model    string `short:"m" placeholder:"[PROVIDER/]MODEL" help:"Model to use, as MODEL or PROVIDER/MODEL (default: $HARNESS_MODEL, else the settings file's model, else ${default_model})."`
-	Provider string `placeholder:"NAME" help:"Provider of the model: ollama, openai, or one the settings file defines (-m PROVIDER/MODEL beats it)."`
-	Backend  string `default:"${default_backend}" enum:"${backends}" help:"Kind of server, when no provider is named: ollama (its native API) or openai (any OpenAI-compatible server: llama-server, LM Studio, vLLM, OpenAI); it picks the built-in provider of that name."`
-	BaseURL  string `placeholder:"URL" help:"Address of the provider's API; for openai its root, such as http://127.0.0.1:1234/v1 (default $OPENAI_BASE_URL, else https://api.openai.com/v1). $OPENAI_API_KEY goes only to api.openai.com or to $OPENAI_BASE_URL, never to another address given here; a provider's api_key_env names the key of its own server."`
-	Host     string `placeholder:"ADDR" help:"Ollama server address, for an ollama provider (default $OLLAMA_HOST, else 127.0.0.1:11434)."`
-	NumCtx   int    `placeholder:"N" help:"Context window in tokens, fixed for the run, for an ollama provider (default: the provider's num_ctx, else 16384; Ollama's small default silently drops old messages)."`
+	Model    string `short:"m" placeholder:"[PROVIDER/]MODEL"`
+	Provider string `placeholder:"NAME"`
+	Backend  string `default:"ollama" enum:"ollama,openai"`
+	BaseURL  string `placeholder:"URL"`
+	Host     string `placeholder:"ADDR"`
+	NumCtx   int    `placeholder:"N"`
+}
+
+// help is the help of each flag of providerFlags, by field (see flagHelper).
+func (providerFlags) help(field string) string {
+	switch field {
+	case "Model":
+		return "Model to use, as MODEL or PROVIDER/MODEL (default: $HARNESS_MODEL, else the settings file's model, else qwen2.5-coder:7b)."
+	case "Provider":
+		return "Provider of the model: ollama, openai, or one the settings file defines (-m PROVIDER/MODEL beats it)."
+	case "Backend":
+		return "Kind of server, when no provider is named: ollama (its native API) or openai (any OpenAI-compatible server: llama-server, LM Studio, vLLM, OpenAI); it picks the built-in provider of that name."
+	case "BaseURL":
+		return "Address of the provider's API; for openai its root, such as http://127.0.0.1:1234/v1 (default $OPENAI_BASE_URL, else https://api.openai.com/v1). $OPENAI_API_KEY goes only to api.openai.com or to $OPENAI_BASE_URL, never to another address given here; a provider's api_key_env names the key of its own server."
+	case "Host":
+		return "Ollama server address, for an ollama provider (default $OLLAMA_HOST, else 127.0.0.1:11434)."
+	case "NumCtx":
+		return "Context window in tokens, fixed for the run, for an ollama provider (default: the provider's num_ctx, else 16384; Ollama's small default silently drops old messages)."
+	}
+	return ""
 }
 
 // providers is what the run's model was chosen from: the settings file,

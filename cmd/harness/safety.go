@@ -24,15 +24,40 @@ import (
 // zero values mean the defaults, so a command that only shows the tools
 // (harness prompt) can build them without parsing any.
 type safetyFlags struct {
-	Sandbox         string        `default:"auto" enum:"auto,bwrap,landlock,seatbelt,none" env:"HARNESS_SANDBOX" group:"Safety" help:"How bash commands are sandboxed: auto uses, on Linux, bubblewrap (bwrap) where it works, else Landlock where the kernel has it; on macOS, Seatbelt (sandbox-exec); on Windows, none; and says so once when it falls back; bwrap, landlock and seatbelt require that one; none runs commands checked by the command guard only."`
-	SandboxHide     []string      `placeholder:"PATH" sep:"none" group:"Safety" help:"Hide PATH from commands, besides ~/.ssh, ~/.aws, ~/.gnupg and the other known secret places (in a sandbox). Repeatable."`
-	SandboxWrite    []string      `placeholder:"PATH" sep:"none" group:"Safety" help:"Let commands write PATH, such as a build cache (in a sandbox, where otherwise only the workspace and a private temporary folder are writable); an ignored folder of the workspace named so is no longer hidden. Repeatable."`
-	SandboxRead     []string      `placeholder:"PATH" sep:"none" group:"Safety" help:"Let commands read PATH, such as a toolchain in your home folder (in a sandbox, where the home folders are shut but for the usual toolchains and caches). Repeatable."`
-	BashTimeout     time.Duration `default:"2m" group:"Safety" help:"Most time one bash command may take; then it and everything it started are killed."`
-	BashMaxFileSize byteSize      `default:"1GiB" group:"Safety" help:"Largest file a bash command may write (such as 100MiB, 2GiB, or bytes); a program writing past it is stopped there."`
-	BashAllow       []string      `placeholder:"NAME" group:"Safety" help:"Add NAME to the commands bash may run (default: read-only tools and common build and test commands). Repeatable."`
-	BashBlock       []string      `placeholder:"NAME" group:"Safety" help:"Refuse the command NAME even when allowed. Repeatable."`
-	Approve         string        `default:"auto" enum:"auto,edits,ask,deny,all" env:"HARNESS_APPROVE" group:"Safety" help:"When to ask you: auto asks before writes and commands, edits before commands only (file edits run; for unattended runs), ask before every call, deny refuses every call, all never asks (for tests and throwaway sandboxes). Secrets are asked about in every mode but all, which refuses them. Without a terminal a question counts as no."`
+	Sandbox         string        `default:"auto" enum:"auto,bwrap,landlock,seatbelt,none" env:"HARNESS_SANDBOX"`
+	SandboxHide     []string      `placeholder:"PATH" sep:"none"`
+	SandboxWrite    []string      `placeholder:"PATH" sep:"none"`
+	SandboxRead     []string      `placeholder:"PATH" sep:"none"`
+	BashTimeout     time.Duration `default:"2m"`
+	BashMaxFileSize byteSize      `default:"1GiB"`
+	BashAllow       []string      `placeholder:"NAME"`
+	BashBlock       []string      `placeholder:"NAME"`
+	Approve         string        `default:"auto" enum:"auto,edits,ask,deny,all" env:"HARNESS_APPROVE"`
+}
+
+// help is the help of each flag of safetyFlags, by field (see flagHelper).
+func (safetyFlags) help(field string) string {
+	switch field {
+	case "Sandbox":
+		return "How bash commands are sandboxed: auto uses, on Linux, bubblewrap (bwrap) where it works, else Landlock where the kernel has it; on macOS, Seatbelt (sandbox-exec); on Windows, none; and says so once when it falls back; bwrap, landlock and seatbelt require that one; none runs commands checked by the command guard only."
+	case "SandboxHide":
+		return "Hide PATH from commands, besides ~/.ssh, ~/.aws, ~/.gnupg and the other known secret places (in a sandbox). Repeatable."
+	case "SandboxWrite":
+		return "Let commands write PATH, such as a build cache (in a sandbox, where otherwise only the workspace and a private temporary folder are writable); an ignored folder of the workspace named so is no longer hidden. Repeatable."
+	case "SandboxRead":
+		return "Let commands read PATH, such as a toolchain in your home folder (in a sandbox, where the home folders are shut but for the usual toolchains and caches). Repeatable."
+	case "BashTimeout":
+		return "Most time one bash command may take; then it and everything it started are killed."
+	case "BashMaxFileSize":
+		return "Largest file a bash command may write (such as 100MiB, 2GiB, or bytes); a program writing past it is stopped there."
+	case "BashAllow":
+		return "Add NAME to the commands bash may run (default: read-only tools and common build and test commands). Repeatable."
+	case "BashBlock":
+		return "Refuse the command NAME even when allowed. Repeatable."
+	case "Approve":
+		return "When to ask you: auto asks before writes and commands, edits before commands only (file edits run; for unattended runs), ask before every call, deny refuses every call, all never asks (for tests and throwaway sandboxes). Secrets are asked about in every mode but all, which refuses them. Without a terminal a question counts as no."
+	}
+	return ""
 }
 
 // commands builds what the bash tool of ws runs commands with: the command
