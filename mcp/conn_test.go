@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"io"
+	"fmt"
 	"os"
 	"strings"
 	"sync"
@@ -99,17 +99,12 @@ func TestQuitAtStart(t *testing.T) {
 	}
 }
 
-type writeNopCloser struct{ io.Writer }
-
-func (writeNopCloser) Close() error { return nil }
-
 // What a program writes: answers go to their calls by id, whether alone
 // or in a batch; its requests are answered (ping) or refused; its
 // notifications, answers to no call and lines that are no JSON are
 // dropped.
 func TestStdioMessages(t *testing.T) {
-	var out bytes.Buffer
-	c := &stdioConn{in: writeNopCloser{&out}, pending: map[string]chan *message{}}
+	c := &stdioConn{outbox: make(chan []byte, 16), pending: map[string]chan *message{}}
 	ch1, ch2 := make(chan *message, 1), make(chan *message, 1)
 	c.pending["1"], c.pending["2"] = ch1, ch2
 	for _, line := range []string{
@@ -136,7 +131,36 @@ func TestStdioMessages(t *testing.T) {
 	want := `{"jsonrpc":"2.0","id":"srv-1","error":{"code":-32601,"message":"the client offers no method roots/list"}}
 {"jsonrpc":"2.0","id":7,"result":{}}
 `
+	var out bytes.Buffer
+	for len(c.outbox) > 0 {
+		out.Write(<-c.outbox)
+	}
 	if out.String() != want {
 		t.Errorf("written back:\n%s\nwant:\n%s", out.String(), want)
+	}
+}
+
+// The reader answers a server's pings without waiting for a program that
+// reads none of them: an answer that finds the queue full is dropped, and
+// the answers to the harness's calls are still read.
+func TestPingsDoNotHoldUpReading(t *testing.T) {
+	c := &stdioConn{outbox: make(chan []byte, 16), pending: map[string]chan *message{}}
+	ch := make(chan *message, 1)
+	c.pending["1"] = ch
+	done := make(chan struct{})
+	go func() {
+		for i := range 100 {
+			c.handle(fmt.Appendf(nil, `{"jsonrpc":"2.0","id":"p%d","method":"ping"}`, i))
+		}
+		c.handle([]byte(`{"jsonrpc":"2.0","id":1,"result":{}}`))
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("reading stopped at the pings")
+	}
+	if len(ch) != 1 {
+		t.Error("the answer to the call was not read")
 	}
 }

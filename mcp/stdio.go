@@ -29,8 +29,13 @@ type stdioConn struct {
 	cmd  *exec.Cmd
 	in   io.WriteCloser
 	out  *os.File
-	wmu  sync.Mutex // one message at a time on in
 	next atomic.Int64
+
+	// outbox holds the lines for write, the one goroutine that writes
+	// to in: a program that stops reading blocks it, and nothing else.
+	outbox  chan []byte
+	closing chan struct{} // closed by close, which ends write
+	stop    sync.Once
 
 	mu      sync.Mutex
 	pending map[string]chan *message
@@ -74,10 +79,12 @@ func startStdio(s Server, stderr io.Writer) (*stdioConn, error) {
 	c := &stdioConn{
 		cmd: cmd, in: in, out: out,
 		pending: map[string]chan *message{},
-		exited:  make(chan struct{}), read: make(chan struct{}), done: make(chan struct{}),
+		outbox:  make(chan []byte, 16), closing: make(chan struct{}),
+		exited: make(chan struct{}), read: make(chan struct{}), done: make(chan struct{}),
 	}
 	go c.wait()
 	go c.readAll()
+	go c.write()
 	return c, nil
 }
 
@@ -151,7 +158,7 @@ func (c *stdioConn) handle(line []byte) {
 func (c *stdioConn) take(m *message) {
 	switch {
 	case m.isRequest():
-		c.send(answer(m))
+		c.post(answer(m))
 	case m.Method == "":
 		c.mu.Lock()
 		ch := c.pending[key(m.ID)]
@@ -163,16 +170,49 @@ func (c *stdioConn) take(m *message) {
 	}
 }
 
-// send writes one message to the program.
-func (c *stdioConn) send(v any) error {
+// write writes the lines of outbox to the program until close. A line
+// it cannot write is lost: the call it carries ends at its timeout, or
+// when the program does.
+func (c *stdioConn) write() {
+	for {
+		select {
+		case line := <-c.outbox:
+			c.in.Write(line)
+		case <-c.closing:
+			return
+		}
+	}
+}
+
+// send queues one message for the program, waiting while ctx lets it for
+// room in the queue.
+func (c *stdioConn) send(ctx context.Context, v any) error {
 	data, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	_, err = c.in.Write(append(data, '\n'))
-	return err
+	select {
+	case c.outbox <- append(data, '\n'):
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-c.closing:
+		return errEnded
+	}
+}
+
+// post queues one message for the program if there is room, and drops it
+// if there is none: the reader, which answers pings, must never wait for
+// a program that does not read.
+func (c *stdioConn) post(v any) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return
+	}
+	select {
+	case c.outbox <- append(data, '\n'):
+	default:
+	}
 }
 
 func (c *stdioConn) call(ctx context.Context, method string, params, result any) error {
@@ -191,8 +231,11 @@ func (c *stdioConn) call(ctx context.Context, method string, params, result any)
 		delete(c.pending, k)
 		c.mu.Unlock()
 	}
-	if err := c.send(request{JSONRPC: "2.0", ID: &id, Method: method, Params: params}); err != nil {
+	if err := c.send(ctx, request{JSONRPC: "2.0", ID: &id, Method: method, Params: params}); err != nil {
 		forget()
+		if errors.Is(err, errEnded) || ctx.Err() != nil {
+			return err
+		}
 		return fmt.Errorf("sending %s: %w", method, err)
 	}
 	select {
@@ -203,7 +246,7 @@ func (c *stdioConn) call(ctx context.Context, method string, params, result any)
 		return m.decode(result)
 	case <-ctx.Done():
 		forget()
-		c.send(request{JSONRPC: "2.0", Method: "notifications/cancelled", Params: cancelled{RequestID: id, Reason: context.Cause(ctx).Error()}})
+		c.post(request{JSONRPC: "2.0", Method: "notifications/cancelled", Params: cancelled{RequestID: id, Reason: context.Cause(ctx).Error()}})
 		return ctx.Err()
 	}
 }
@@ -218,8 +261,8 @@ type cancelled struct {
 // errEnded is the error of a call on a connection that ended.
 var errEnded = errors.New("the connection ended")
 
-func (c *stdioConn) notify(_ context.Context, method string, params any) error {
-	return c.send(request{JSONRPC: "2.0", Method: method, Params: params})
+func (c *stdioConn) notify(ctx context.Context, method string, params any) error {
+	return c.send(ctx, request{JSONRPC: "2.0", Method: method, Params: params})
 }
 
 // agree does nothing: over stdio the version goes with no message.
@@ -240,11 +283,11 @@ func (c *stdioConn) why() string {
 }
 
 // close closes the program's input, which tells it to end, and kills it
-// when it has not ended stopWait later.
+// when it has not ended stopWait later. Closing the input also ends a
+// write the program does not read.
 func (c *stdioConn) close() error {
-	c.wmu.Lock()
+	c.stop.Do(func() { close(c.closing) })
 	c.in.Close()
-	c.wmu.Unlock()
 	select {
 	case <-c.exited:
 		return nil

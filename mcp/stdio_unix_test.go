@@ -1,0 +1,56 @@
+//go:build unix
+
+package mcp
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+// shServer is a server written in sh: it answers initialize and
+// tools/list, with one tool, "big", then runs then, which reads nothing
+// more.
+func shServer(then string) Server {
+	script := `read -r line
+echo '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"sh","version":"1"}}}'
+read -r line
+read -r line
+echo '{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"big","inputSchema":{"type":"object"}}]}}'
+` + then
+	return Server{Name: "sh", Command: "/bin/sh", Args: []string{"-c", script}, Env: map[string]string{"PATH": os.Getenv("PATH")}, Timeout: time.Second}
+}
+
+// A program that stops reading its input holds up neither a call, which
+// ends at its timeout, nor Close, which kills it after its grace period.
+func TestServerStopsReading(t *testing.T) {
+	ss := Start(context.Background(), []Server{shServer("exec sleep 30")})
+	defer ss.Close()
+	if err := ss.Status()[0].Err; err != nil {
+		t.Fatal(err)
+	}
+	run := ss.clients[0].caller("big")
+	begin := time.Now()
+	done := make(chan error, 1)
+	go func() {
+		_, err := run(context.Background(), map[string]any{"data": strings.Repeat("x", 1<<20)})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "did not answer within 1s") {
+			t.Errorf("the call: %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Errorf("the call still runs %s after it began, with a timeout of 1s", time.Since(begin))
+	}
+	closed := make(chan struct{})
+	go func() { ss.Close(); close(closed) }()
+	select {
+	case <-closed:
+	case <-time.After(stopWait + 3*time.Second):
+		t.Fatalf("Close still runs after %s", stopWait+3*time.Second)
+	}
+}
