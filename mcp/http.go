@@ -31,12 +31,24 @@ type httpConn struct {
 	version string // the protocol version agreed at initialize
 	reason  string // why the session ended, once it has
 
-	end  sync.Once
-	done chan struct{}
+	// base is the context of every request, which close cancels, so
+	// that no call outlives the connection.
+	base       context.Context
+	cancelBase context.CancelFunc
+	end        sync.Once
+	done       chan struct{}
 }
 
 func dialHTTP(url string) *httpConn {
-	return &httpConn{url: url, client: &http.Client{}, done: make(chan struct{})}
+	base, cancel := context.WithCancel(context.Background())
+	return &httpConn{url: url, client: &http.Client{}, base: base, cancelBase: cancel, done: make(chan struct{})}
+}
+
+// within is ctx, ended also when the connection ends.
+func (c *httpConn) within(ctx context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(ctx)
+	unhook := context.AfterFunc(c.base, cancel)
+	return ctx, func() { unhook(); cancel() }
 }
 
 // post sends one message, with the session's headers.
@@ -91,6 +103,7 @@ func (c *httpConn) stop(why string) {
 		c.reason = why
 		c.mu.Unlock()
 		close(c.done)
+		c.cancelBase()
 	})
 }
 
@@ -101,13 +114,11 @@ func (c *httpConn) call(ctx context.Context, method string, params, result any) 
 	default:
 	}
 	id := c.next.Add(1)
-	resp, err := c.post(ctx, request{JSONRPC: "2.0", ID: &id, Method: method, Params: params})
+	rctx, stop := c.within(ctx)
+	defer stop()
+	resp, err := c.post(rctx, request{JSONRPC: "2.0", ID: &id, Method: method, Params: params})
 	if err != nil {
-		if ctx.Err() != nil {
-			c.cancel(ctx, id)
-			return ctx.Err()
-		}
-		return err
+		return c.failed(ctx, id, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode/100 != 2 {
@@ -118,15 +129,27 @@ func (c *httpConn) call(ctx context.Context, method string, params, result any) 
 		c.session = resp.Header.Get("Mcp-Session-Id")
 		c.mu.Unlock()
 	}
-	m, err := c.answer(ctx, resp, strconv.FormatInt(id, 10))
+	m, err := c.answer(rctx, resp, strconv.FormatInt(id, 10))
 	if err != nil {
-		if ctx.Err() != nil {
-			c.cancel(ctx, id)
-			return ctx.Err()
-		}
-		return err
+		return c.failed(ctx, id, err)
 	}
 	return m.decode(result)
+}
+
+// failed is the error of the call id, which got no answer: errEnded when
+// the connection ended, and ctx's error when ctx did, once the server is
+// told.
+func (c *httpConn) failed(ctx context.Context, id int64, err error) error {
+	select {
+	case <-c.done:
+		return errEnded
+	default:
+	}
+	if ctx.Err() != nil {
+		c.cancel(ctx, id)
+		return ctx.Err()
+	}
+	return err
 }
 
 // cancel tells the server that the harness gave up on request id, in the
@@ -226,6 +249,8 @@ func (c *httpConn) take(ctx context.Context, m *message, id string) *message {
 }
 
 func (c *httpConn) notify(ctx context.Context, method string, params any) error {
+	ctx, stop := c.within(ctx)
+	defer stop()
 	resp, err := c.post(ctx, request{JSONRPC: "2.0", Method: method, Params: params})
 	if err != nil {
 		return err
