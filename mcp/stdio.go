@@ -293,7 +293,7 @@ func (c *stdioConn) close() error {
 		return nil
 	case <-time.After(stopWait):
 	}
-	c.cmd.Process.Kill()
+	killAll(c.cmd.Process)
 	<-c.exited
 	return nil
 }

@@ -5,7 +5,9 @@ package mcp
 import (
 	"context"
 	"os"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -53,4 +55,34 @@ func TestServerStopsReading(t *testing.T) {
 	case <-time.After(stopWait + 3*time.Second):
 		t.Fatalf("Close still runs after %s", stopWait+3*time.Second)
 	}
+}
+
+// Close ends the programs a server's program started, as npx and uvx
+// start the server itself.
+func TestCloseEndsChildren(t *testing.T) {
+	pidFile := t.TempDir() + "/child"
+	ss := Start(context.Background(), []Server{shServer("sleep 300 & echo $! > " + pidFile + "\nexec sleep 300")})
+	if err := ss.Status()[0].Err; err != nil {
+		t.Fatal(err)
+	}
+	var data []byte
+	for range 50 {
+		if data, _ = os.ReadFile(pidFile); strings.HasSuffix(string(data), "\n") {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil {
+		t.Fatalf("the child's pid: %v", err)
+	}
+	ss.Close()
+	for range 50 {
+		if syscall.Kill(pid, 0) != nil {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	syscall.Kill(pid, syscall.SIGKILL)
+	t.Error("the child runs on after Close")
 }
