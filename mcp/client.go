@@ -388,11 +388,17 @@ func (c *client) failure(ctx context.Context, what string, err error) error {
 	return fmt.Errorf("%s: %w", what, err)
 }
 
+// lastWords are the last lines the program wrote to stderr, each
+// folded.
 func (c *client) lastWords() string {
 	if c.stderr == nil {
 		return ""
 	}
-	return strings.TrimSpace(c.stderr.String())
+	lines := strings.Split(strings.TrimSpace(c.stderr.String()), "\n")
+	for i, l := range lines {
+		lines[i] = fold(l)
+	}
+	return strings.Join(lines, "\n")
 }
 
 // tail keeps the last max bytes written to it.

@@ -37,8 +37,10 @@
 // is its protocol.Type: of a list of types, the one that is not "null";
 // with no one type, protocol.Any. Its enum, the type of an array's items
 // and its default are added to its description. White space in
-// descriptions is folded into single spaces and long ones are cut, so that
-// no server can lay out the prompt. Server.Tools, when set, chooses the
+// descriptions is folded into single spaces, control characters and bidi
+// marks are dropped, and long ones are cut, so that no server can lay out
+// the prompt; the same goes for a server's errors and the lines of its
+// stderr the harness shows. Server.Tools, when set, chooses the
 // tools offered; a tool whose name a result header could not carry is
 // left out.
 //

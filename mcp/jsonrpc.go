@@ -77,7 +77,9 @@ type rpcError struct {
 	Data    json.RawMessage `json:"data,omitempty"`
 }
 
-func (e *rpcError) Error() string { return fmt.Sprintf("%s (JSON-RPC error %d)", e.Message, e.Code) }
+func (e *rpcError) Error() string {
+	return fmt.Sprintf("%s (JSON-RPC error %d)", fold(e.Message), e.Code)
+}
 
 const codeMethodNotFound = -32601
 

@@ -86,3 +86,32 @@ func TestCloseEndsChildren(t *testing.T) {
 	syscall.Kill(pid, syscall.SIGKILL)
 	t.Error("the child runs on after Close")
 }
+
+// An ESC that a server puts in what the harness shows of it (a tool's
+// name or description, an error, what it wrote to stderr) never reaches
+// the terminal as an ESC.
+func TestNoEscapeFromServers(t *testing.T) {
+	listing := shServer("")
+	listing.Args[1] = strings.Replace(listing.Args[1], `{"name":"big",`, `{"name":"red\u001b[31m","inputSchema":{}},{"name":"big","description":"\u001b[2J all \u202egone",`, 1)
+	refusing := Server{Name: "no", Command: "/bin/sh", Args: []string{"-c", `read -r line
+printf '\033[31mred on stderr\n' >&2
+echo '{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"\u001b]0;title\u0007 no"}}'
+read -r line`}, Timeout: 5 * time.Second}
+	dying := shServer(`printf '\033[2Jbye\n' >&2`)
+	ss := Start(context.Background(), []Server{listing, refusing, dying})
+	defer ss.Close()
+	if _, err := ss.clients[2].caller("big")(context.Background(), nil); err == nil {
+		t.Error("a call of a server that ended worked")
+	} else if strings.ContainsAny(err.Error(), "\x1b\u202e") {
+		t.Errorf("the error of a call holds an escape: %q", err)
+	}
+	for _, st := range ss.Status() {
+		var b strings.Builder
+		st.Write(&b)
+		for _, out := range []string{b.String(), st.StartNote()} {
+			if strings.ContainsAny(out, "\x1b\x07\u202e") {
+				t.Errorf("%s: what the user reads holds an escape: %q", st.Server.Name, out)
+			}
+		}
+	}
+}
