@@ -230,18 +230,17 @@ func (c *httpConn) answer(ctx context.Context, resp *http.Response, id string) (
 }
 
 // take returns m when it is the response to id; a request of the
-// server's gets its answer.
+// server's gets its answer there and then, within stopWait, so that a
+// stream of requests is answered one at a time.
 func (c *httpConn) take(ctx context.Context, m *message, id string) *message {
 	switch {
 	case m.isRequest():
-		go func() {
-			ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopWait)
-			defer cancel()
-			resp, err := c.post(ctx, answer(m))
-			if err == nil {
-				resp.Body.Close()
-			}
-		}()
+		ctx, cancel := context.WithTimeout(ctx, stopWait)
+		defer cancel()
+		resp, err := c.post(ctx, answer(m))
+		if err == nil {
+			resp.Body.Close()
+		}
 	case m.Method == "" && key(m.ID) == id:
 		return m
 	}

@@ -2,7 +2,11 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
 	"net/http/httptest"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -37,5 +41,43 @@ func TestHTTPCloseEndsCalls(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("the call runs on after Close")
+	}
+}
+
+// The requests a server makes in the stream of an answer are answered one
+// at a time, before the call returns: a stream full of them opens no
+// flood of connections.
+func TestHTTPServerRequestsOneAtATime(t *testing.T) {
+	var now, most, answered atomic.Int32
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		json.NewDecoder(r.Body).Decode(&m)
+		if m.Method == "" { // the harness's answer to a ping
+			n := now.Add(1)
+			for old := most.Load(); n > old && !most.CompareAndSwap(old, n); old = most.Load() {
+			}
+			time.Sleep(10 * time.Millisecond)
+			now.Add(-1)
+			answered.Add(1)
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		for i := range 50 {
+			fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":\"p%d\",\"method\":\"ping\"}\n\n", i)
+		}
+		fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{}}\n\n", m.ID)
+	}))
+	defer ts.Close()
+	c := dialHTTP(ts.URL)
+	defer c.close()
+	if err := c.call(t.Context(), "tools/call", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if most.Load() > 1 || answered.Load() != 50 {
+		t.Errorf("%d pings answered by the call's end, at most %d at once; want 50, one at a time", answered.Load(), most.Load())
 	}
 }
