@@ -3,9 +3,13 @@ package mcp
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -162,5 +166,59 @@ func TestPingsDoNotHoldUpReading(t *testing.T) {
 	}
 	if len(ch) != 1 {
 		t.Error("the answer to the call was not read")
+	}
+}
+
+// A call given up on is followed by notifications/cancelled, but for
+// initialize, which the protocol says must never be cancelled.
+func TestCancelled(t *testing.T) {
+	for _, method := range []string{"tools/call", "initialize"} {
+		t.Run(method, func(t *testing.T) {
+			// stdio: what the program would be sent.
+			c := &stdioConn{outbox: make(chan []byte, 16), pending: map[string]chan *message{}}
+			ctx, cancel := context.WithTimeout(t.Context(), 10*time.Millisecond)
+			defer cancel()
+			if err := c.call(ctx, method, nil, nil); !errors.Is(err, context.DeadlineExceeded) {
+				t.Fatalf("stdio call: %v", err)
+			}
+			var sent []string
+			for len(c.outbox) > 0 {
+				var m struct{ Method string }
+				json.Unmarshal(<-c.outbox, &m)
+				sent = append(sent, m.Method)
+			}
+			// HTTP: what the server is sent.
+			var mu sync.Mutex
+			var posted []string
+			ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				var m struct{ Method string }
+				json.NewDecoder(r.Body).Decode(&m)
+				mu.Lock()
+				posted = append(posted, m.Method)
+				mu.Unlock()
+				if m.Method == method {
+					<-r.Context().Done()
+				}
+				w.WriteHeader(http.StatusAccepted)
+			}))
+			defer ts.Close()
+			hc := dialHTTP(ts.URL)
+			ctx, cancel = context.WithTimeout(t.Context(), 100*time.Millisecond)
+			defer cancel()
+			if err := hc.call(ctx, method, nil, nil); !errors.Is(err, context.DeadlineExceeded) {
+				t.Fatalf("HTTP call: %v", err)
+			}
+			time.Sleep(300 * time.Millisecond) // the cancel is sent in the background
+			hc.close()
+			mu.Lock()
+			defer mu.Unlock()
+			want := []string{method, "notifications/cancelled"}
+			if method == "initialize" {
+				want = want[:1]
+			}
+			if !slices.Equal(sent, want) || !slices.Equal(posted, want) {
+				t.Errorf("sent over stdio %q and over HTTP %q, want %q", sent, posted, want)
+			}
+		})
 	}
 }

@@ -22,7 +22,8 @@
 // makes of the harness (roots, sampling, elicitation) gets a JSON-RPC
 // error, "method not found", but for ping, which gets its empty answer;
 // a notification the server sends is read and dropped. A call the
-// harness gives up on is followed by notifications/cancelled. The
+// harness gives up on is followed by notifications/cancelled, but for
+// initialize, which the protocol says must not be cancelled. The
 // package's tests check both sides against the official Go SDK: this
 // client against a server it makes, and the test server (mcptest)
 // against its client.

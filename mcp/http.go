@@ -118,7 +118,7 @@ func (c *httpConn) call(ctx context.Context, method string, params, result any) 
 	defer stop()
 	resp, err := c.post(rctx, request{JSONRPC: "2.0", ID: &id, Method: method, Params: params})
 	if err != nil {
-		return c.failed(ctx, id, err)
+		return c.failed(ctx, method, id, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode/100 != 2 {
@@ -131,22 +131,24 @@ func (c *httpConn) call(ctx context.Context, method string, params, result any) 
 	}
 	m, err := c.answer(rctx, resp, strconv.FormatInt(id, 10))
 	if err != nil {
-		return c.failed(ctx, id, err)
+		return c.failed(ctx, method, id, err)
 	}
 	return m.decode(result)
 }
 
 // failed is the error of the call id, which got no answer: errEnded when
 // the connection ended, and ctx's error when ctx did, once the server is
-// told.
-func (c *httpConn) failed(ctx context.Context, id int64, err error) error {
+// told (but of initialize, which must never be cancelled).
+func (c *httpConn) failed(ctx context.Context, method string, id int64, err error) error {
 	select {
 	case <-c.done:
 		return errEnded
 	default:
 	}
 	if ctx.Err() != nil {
-		c.cancel(ctx, id)
+		if method != "initialize" {
+			c.cancel(ctx, id)
+		}
 		return ctx.Err()
 	}
 	return err

@@ -246,7 +246,9 @@ func (c *stdioConn) call(ctx context.Context, method string, params, result any)
 		return m.decode(result)
 	case <-ctx.Done():
 		forget()
-		c.post(request{JSONRPC: "2.0", Method: "notifications/cancelled", Params: cancelled{RequestID: id, Reason: context.Cause(ctx).Error()}})
+		if method != "initialize" { // which must never be cancelled
+			c.post(request{JSONRPC: "2.0", Method: "notifications/cancelled", Params: cancelled{RequestID: id, Reason: context.Cause(ctx).Error()}})
+		}
 		return ctx.Err()
 	}
 }
