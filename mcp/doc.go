@@ -14,8 +14,9 @@
 // then means the server ended the session; the harness opens no stream of
 // its own (GET), and does not resume a stream that breaks.
 //
-// It asks for MCP 2025-11-25 at initialize, and takes the server's answer
-// when it is that version or 2025-06-18, 2025-03-26 or 2024-11-05, then
+// It asks for MCP 2025-06-18 at initialize, and takes the server's answer
+// when it is that version, 2025-03-26 or 2024-11-05 (not 2025-11-25,
+// whose servers may close a stream for the client to resume), then
 // sends notifications/initialized. After that it sends tools/list, page
 // after page while the server gives a nextCursor, and tools/call;
 // answers are matched with their requests by id. A request the server

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -79,5 +80,36 @@ func TestHTTPServerRequestsOneAtATime(t *testing.T) {
 	}
 	if most.Load() > 1 || answered.Load() != 50 {
 		t.Errorf("%d pings answered by the call's end, at most %d at once; want 50, one at a time", answered.Load(), most.Load())
+	}
+}
+
+// The harness does not resume a stream that breaks, which MCP 2025-11-25
+// lets a server ask of its client: it asks for 2025-06-18, and refuses a
+// server that speaks only the newer version.
+func TestNoVersionThatResumes(t *testing.T) {
+	var asked atomic.Value
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params struct {
+				ProtocolVersion string `json:"protocolVersion"`
+			} `json:"params"`
+		}
+		json.NewDecoder(r.Body).Decode(&m)
+		if m.Method != "initialize" {
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		asked.Store(m.Params.ProtocolVersion)
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{}}}`, m.ID)
+	}))
+	defer ts.Close()
+	ss := Start(t.Context(), []Server{{Name: "new", URL: ts.URL, Timeout: 5 * time.Second}})
+	defer ss.Close()
+	err := ss.Status()[0].Err
+	if asked.Load() != "2025-06-18" || err == nil || !strings.Contains(err.Error(), `speaks MCP "2025-11-25"`) {
+		t.Errorf("asked for %v; start: %v", asked.Load(), err)
 	}
 }
