@@ -179,13 +179,7 @@ func (c *httpConn) answer(ctx context.Context, resp *http.Response, id string) (
 		if len(data) > maxMessage {
 			return nil, errTooLong
 		}
-		var batch []message
-		if bytes.HasPrefix(bytes.TrimSpace(data), []byte("[")) {
-			err = json.Unmarshal(data, &batch)
-		} else {
-			batch = make([]message, 1)
-			err = json.Unmarshal(data, &batch[0])
-		}
+		batch, err := messages(data)
 		if err != nil {
 			return nil, fmt.Errorf("an answer the harness cannot read: %w", err)
 		}
@@ -196,24 +190,28 @@ func (c *httpConn) answer(ctx context.Context, resp *http.Response, id string) (
 		}
 		return nil, errors.New("the server's answer holds no response to the request")
 	case "text/event-stream":
-		r := bufio.NewReaderSize(resp.Body, 64<<10)
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(make([]byte, 0, 64<<10), maxMessage+len("data: \r\n"))
+		sc.Split(eventLines)
 		var data []byte
 		for {
-			line, err := readLine(r)
-			if err != nil {
-				if err == io.EOF {
+			if !sc.Scan() {
+				err := sc.Err()
+				switch {
+				case err == nil:
 					err = errors.New("the server's stream ended before it answered")
+				case errors.Is(err, bufio.ErrTooLong):
+					err = errTooLong
 				}
 				return nil, err
 			}
+			line := sc.Bytes()
 			switch field, value, _ := strings.Cut(string(line), ":"); {
 			case len(line) == 0: // the end of an event
-				if len(data) > 0 {
-					var m message
-					if json.Unmarshal(data, &m) == nil {
-						if m := c.take(ctx, &m, id); m != nil {
-							return m, nil
-						}
+				batch, _ := messages(data)
+				for i := range batch {
+					if m := c.take(ctx, &batch[i], id); m != nil {
+						return m, nil
 					}
 				}
 				data = data[:0]
@@ -229,6 +227,25 @@ func (c *httpConn) answer(ctx context.Context, resp *http.Response, id string) (
 		}
 	}
 	return nil, fmt.Errorf("an answer of type %q, neither JSON nor an event stream", resp.Header.Get("Content-Type"))
+}
+
+// eventLines splits an event stream into lines, which end in CR, LF or
+// CRLF (a bufio.SplitFunc).
+func eventLines(data []byte, atEOF bool) (advance int, token []byte, err error) {
+	i := bytes.IndexAny(data, "\r\n")
+	switch {
+	case i < 0 && atEOF && len(data) > 0:
+		return len(data), data, nil
+	case i < 0:
+		return 0, nil, nil // more
+	case data[i] == '\n':
+		return i + 1, data[:i], nil
+	case i+1 < len(data) && data[i+1] == '\n':
+		return i + 2, data[:i], nil
+	case i+1 < len(data) || atEOF:
+		return i + 1, data[:i], nil
+	}
+	return 0, nil, nil // a CR at the end: is an LF next?
 }
 
 // take returns m when it is the response to id; a request of the

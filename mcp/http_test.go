@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -111,5 +112,30 @@ func TestNoVersionThatResumes(t *testing.T) {
 	err := ss.Status()[0].Err
 	if asked.Load() != "2025-06-18" || err == nil || !strings.Contains(err.Error(), `speaks MCP "2025-11-25"`) {
 		t.Errorf("asked for %v; start: %v", asked.Load(), err)
+	}
+}
+
+// An event stream's lines may end in CR, LF or CRLF, and an event's data
+// may hold a batch of messages, as a JSON body may.
+func TestHTTPEventStreams(t *testing.T) {
+	for name, stream := range map[string]string{
+		"LF":    "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"ok\":1}}\n\n",
+		"CRLF":  "event: message\r\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"ok\":1}}\r\n\r\n",
+		"CR":    "event: message\rdata: {\"jsonrpc\":\"2.0\",\"id\":9,\"result\":{\"ok\":0}}\r\rdata: {\"jsonrpc\":\"2.0\",\r\rdata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"ok\":1}}\r\r",
+		"batch": "data: [{\"jsonrpc\":\"2.0\",\"id\":\"s1\",\"method\":\"ping\"},\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"ok\":1}}]\n\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "text/event-stream")
+				io.WriteString(w, stream)
+			}))
+			defer ts.Close()
+			c := dialHTTP(ts.URL)
+			defer c.close()
+			var got struct{ OK int }
+			if err := c.call(t.Context(), "tools/call", nil, &got); err != nil || got.OK != 1 {
+				t.Errorf("got %+v, %v; want the answer with ok 1", got, err)
+			}
+		})
 	}
 }

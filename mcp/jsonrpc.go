@@ -99,6 +99,22 @@ func answer(m *message) reply {
 	return reply{JSONRPC: "2.0", ID: m.ID, Error: &rpcError{Code: codeMethodNotFound, Message: "the client offers no method " + m.Method}}
 }
 
+// messages reads data, one message or a batch of them (a JSON array),
+// which protocol versions before 2025-06-18 allow.
+func messages(data []byte) ([]message, error) {
+	data = bytes.TrimSpace(data)
+	if bytes.HasPrefix(data, []byte("[")) {
+		var batch []message
+		err := json.Unmarshal(data, &batch)
+		return batch, err
+	}
+	batch := make([]message, 1)
+	if err := json.Unmarshal(data, &batch[0]); err != nil {
+		return nil, err
+	}
+	return batch, nil
+}
+
 // key is a message's id as the harness matches it with its request's.
 func key(id json.RawMessage) string { return string(bytes.TrimSpace(id)) }
 

@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -133,22 +132,11 @@ func (c *stdioConn) readAll() {
 	close(c.done)
 }
 
-// handle takes one line: a message, or a batch of them (a JSON array),
-// which protocol versions before 2025-06-18 allow.
+// handle takes one line: a message, or a batch of them.
 func (c *stdioConn) handle(line []byte) {
-	line = bytes.TrimSpace(line)
-	if bytes.HasPrefix(line, []byte("[")) {
-		var batch []message
-		if json.Unmarshal(line, &batch) == nil {
-			for i := range batch {
-				c.take(&batch[i])
-			}
-		}
-		return
-	}
-	var m message
-	if json.Unmarshal(line, &m) == nil {
-		c.take(&m)
+	batch, _ := messages(line)
+	for i := range batch {
+		c.take(&batch[i])
 	}
 }
 
