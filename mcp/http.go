@@ -192,7 +192,7 @@ func (c *httpConn) answer(ctx context.Context, resp *http.Response, id string) (
 	case "text/event-stream":
 		sc := bufio.NewScanner(resp.Body)
 		sc.Buffer(make([]byte, 0, 64<<10), maxMessage+len("data: \r\n"))
-		sc.Split(eventLines)
+		sc.Split(eventLines())
 		var data []byte
 		for {
 			if !sc.Scan() {
@@ -230,22 +230,33 @@ func (c *httpConn) answer(ctx context.Context, resp *http.Response, id string) (
 }
 
 // eventLines splits an event stream into lines, which end in CR, LF or
-// CRLF (a bufio.SplitFunc).
-func eventLines(data []byte, atEOF bool) (advance int, token []byte, err error) {
-	i := bytes.IndexAny(data, "\r\n")
-	switch {
-	case i < 0 && atEOF && len(data) > 0:
-		return len(data), data, nil
-	case i < 0:
-		return 0, nil, nil // more
-	case data[i] == '\n':
-		return i + 1, data[:i], nil
-	case i+1 < len(data) && data[i+1] == '\n':
-		return i + 2, data[:i], nil
-	case i+1 < len(data) || atEOF:
-		return i + 1, data[:i], nil
+// CRLF. It remembers how far into a line it has looked, so that a long
+// line is searched once, not once for each read.
+func eventLines() bufio.SplitFunc {
+	seen := 0 // the bytes at the start of data that hold no line end
+	return func(data []byte, atEOF bool) (advance int, token []byte, err error) {
+		i := bytes.IndexAny(data[seen:], "\r\n")
+		if i < 0 {
+			seen = len(data)
+			if atEOF && len(data) > 0 {
+				seen = 0
+				return len(data), data, nil
+			}
+			return 0, nil, nil // read more
+		}
+		i += seen
+		seen = 0
+		switch {
+		case data[i] == '\n':
+			return i + 1, data[:i], nil
+		case i+1 < len(data) && data[i+1] == '\n':
+			return i + 2, data[:i], nil
+		case i+1 < len(data) || atEOF:
+			return i + 1, data[:i], nil
+		}
+		seen = i // a CR at the end: is an LF next?
+		return 0, nil, nil
 	}
-	return 0, nil, nil // a CR at the end: is an LF next?
 }
 
 // take returns m when it is the response to id; a request of the

@@ -1,15 +1,18 @@
 package mcp
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"harness/mcp/mcptest"
@@ -137,5 +140,20 @@ func TestHTTPEventStreams(t *testing.T) {
 				t.Errorf("got %+v, %v; want the answer with ok 1", got, err)
 			}
 		})
+	}
+}
+
+// Lines end in CR, LF or CRLF, however the stream is cut into reads.
+func TestEventLines(t *testing.T) {
+	for _, r := range []io.Reader{strings.NewReader("a\rb\r\nc\n\rd"), iotest.OneByteReader(strings.NewReader("a\rb\r\nc\n\rd"))} {
+		sc := bufio.NewScanner(r)
+		sc.Split(eventLines())
+		var got []string
+		for sc.Scan() {
+			got = append(got, sc.Text())
+		}
+		if want := []string{"a", "b", "c", "", "d"}; !slices.Equal(got, want) {
+			t.Errorf("lines %q, want %q", got, want)
+		}
 	}
 }
