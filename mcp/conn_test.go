@@ -1,11 +1,13 @@
 package mcp
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -220,5 +222,61 @@ func TestCancelled(t *testing.T) {
 				t.Errorf("sent over stdio %q and over HTTP %q, want %q", sent, posted, want)
 			}
 		})
+	}
+}
+
+// endless is an endless run of one byte.
+type endless byte
+
+func (b endless) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = byte(b)
+	}
+	return len(p), nil
+}
+
+// A message longer than maxMessage is refused, not read into memory
+// without end: a line over stdio, an event over HTTP.
+func TestMessageTooLong(t *testing.T) {
+	r := bufio.NewReader(io.MultiReader(strings.NewReader("{}\n"), endless('x')))
+	if line, err := readLine(r); string(line) != "{}" || err != nil {
+		t.Fatalf("the first line: %q, %v", line, err)
+	}
+	if _, err := readLine(r); !errors.Is(err, errTooLong) {
+		t.Errorf("a line without end: %v", err)
+	}
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "data: ")
+		io.Copy(w, io.LimitReader(endless('x'), maxMessage+1))
+	}))
+	defer ts.Close()
+	c := dialHTTP(ts.URL)
+	defer c.close()
+	if err := c.call(t.Context(), "tools/call", nil, nil); !errors.Is(err, errTooLong) {
+		t.Errorf("an event without end: %v", err)
+	}
+}
+
+// pager is a connection to a server whose tools/list never ends: every
+// page has a new cursor.
+type pager struct{ pages int }
+
+func (p *pager) call(_ context.Context, method string, params, result any) error {
+	p.pages++
+	return json.Unmarshal(fmt.Appendf(nil, `{"tools":[],"nextCursor":"%d"}`, p.pages), result)
+}
+func (p *pager) notify(context.Context, string, any) error { return nil }
+func (p *pager) agree(string)                              {}
+func (p *pager) ended() <-chan struct{}                    { return nil }
+func (p *pager) why() string                               { return "" }
+func (p *pager) close() error                              { return nil }
+
+// The harness reads at most maxPages pages of tools.
+func TestMaxPages(t *testing.T) {
+	p := &pager{}
+	c := &client{conn: p}
+	if _, err := c.listTools(t.Context()); err == nil || p.pages != maxPages {
+		t.Errorf("after %d pages: %v", p.pages, err)
 	}
 }
