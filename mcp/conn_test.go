@@ -73,7 +73,7 @@ func TestCloseKillsStubbornServer(t *testing.T) {
 	if err := ss.Status()[0].Err; err != nil {
 		t.Fatal(err)
 	}
-	c := ss.clients[0].stdio
+	c := ss.clients[0].conn.(*stdioConn)
 	begin := time.Now()
 	if err := ss.Close(); err != nil {
 		t.Errorf("Close: %v", err)
@@ -270,7 +270,7 @@ func (p *pager) notify(context.Context, string, any) error { return nil }
 func (p *pager) agree(string)                              {}
 func (p *pager) ended() <-chan struct{}                    { return nil }
 func (p *pager) why() string                               { return "" }
-func (p *pager) close() error                              { return nil }
+func (p *pager) close()                                    {}
 
 // The harness reads at most maxPages pages of tools.
 func TestMaxPages(t *testing.T) {
@@ -278,5 +278,21 @@ func TestMaxPages(t *testing.T) {
 	c := &client{conn: p}
 	if _, err := c.listTools(t.Context()); err == nil || p.pages != maxPages {
 		t.Errorf("after %d pages: %v", p.pages, err)
+	}
+}
+
+// Close stops the servers at once, not one after another: two that do
+// not end take one grace period, not two.
+func TestCloseAllAtOnce(t *testing.T) {
+	ss := Start(t.Context(), []Server{testServer(t, "stubborn"), testServer(t, "stubborn")})
+	for _, st := range ss.Status() {
+		if st.Err != nil {
+			t.Fatal(st.Err)
+		}
+	}
+	begin := time.Now()
+	ss.Close()
+	if took := time.Since(begin); took > 2*stopWait {
+		t.Errorf("Close took %s, want a little over %s", took, stopWait)
 	}
 }

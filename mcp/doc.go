@@ -90,7 +90,12 @@
 // harness's sandbox, started in the workspace with the environment its
 // settings name and nothing else, in a session of its own: the Ctrl-C
 // that stops a turn does not stop it. [Servers.Close] closes the
-// program's standard input, which tells it to end, and kills it when it
-// has not ended 2 seconds later. What a tool returns passes the gate's
-// secret check, as a command's output does.
+// program's standard input, which tells it to end, and kills it, with the
+// programs it started (its process group, on unix), when it has not
+// ended 2 seconds later; it closes all the servers at once. A program
+// that stops reading its input holds up nothing: messages to it are
+// written by one goroutine of their own, so a call still ends at its
+// timeout, the server's output is still read, and Close still kills it.
+// What a tool returns passes the gate's secret check, as a command's
+// output does.
 package mcp

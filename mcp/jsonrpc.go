@@ -43,7 +43,7 @@ type conn interface {
 	ended() <-chan struct{}
 	why() string
 	// close ends the connection, and the server's program if it has one.
-	close() error
+	close()
 }
 
 // request is a request or a notification (no ID) the harness sends.

@@ -275,15 +275,14 @@ func (c *stdioConn) why() string {
 // close closes the program's input, which tells it to end, and kills it
 // when it has not ended stopWait later. Closing the input also ends a
 // write the program does not read.
-func (c *stdioConn) close() error {
+func (c *stdioConn) close() {
 	c.stop.Do(func() { close(c.closing) })
 	c.in.Close()
 	select {
 	case <-c.exited:
-		return nil
+		return
 	case <-time.After(stopWait):
 	}
 	killAll(c.cmd.Process)
 	<-c.exited
-	return nil
 }
