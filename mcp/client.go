@@ -325,7 +325,7 @@ func (c *client) caller(name string) func(context.Context, map[string]any) (stri
 		case err != nil:
 			return "", mayHaveActed{fmt.Errorf("the MCP server %s failed: %v", c.server.Name, err)}
 		}
-		text := res.body()
+		text := bounded(res.body())
 		if res.IsError {
 			if strings.TrimSpace(text) == "" {
 				text = "the tool reported an error and said nothing more"

@@ -74,7 +74,8 @@
 //
 // A result's text content is the body as it is; any other content is
 // described in one line ("[image: image/png, 1234 bytes]"); a result with
-// only structured content gets its JSON. A result the server marks isError
+// only structured content gets its JSON; text past 4 MiB is cut, with a
+// line that says so. A result the server marks isError
 // is an ERROR result. A server that does not answer within its timeout has
 // the call given up; a server that stopped is reported in the result of
 // the call it stopped in and of every later call of its tools, with the

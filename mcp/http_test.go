@@ -157,3 +157,16 @@ func TestEventLines(t *testing.T) {
 		}
 	}
 }
+
+// A result's text is kept up to maxResult bytes, and says it was cut.
+func TestLongResultCut(t *testing.T) {
+	ss := Start(t.Context(), []Server{httpServer(t, mcptest.Options{})})
+	defer ss.Close()
+	if err := ss.Status()[0].Err; err != nil {
+		t.Fatal(err)
+	}
+	got, err := ss.clients[0].caller("echo")(t.Context(), map[string]any{"text": strings.Repeat("é", maxResult)})
+	if err != nil || len(got) > maxResult+200 || !strings.HasSuffix(got, fmt.Sprintf("[cut here: the result held %d bytes; the harness keeps the first %d]", 2*maxResult, maxResult)) {
+		t.Errorf("a result of %d bytes ending %q, %v", len(got), got[max(0, len(got)-100):], err)
+	}
+}
