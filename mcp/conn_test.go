@@ -210,7 +210,16 @@ func TestCancelled(t *testing.T) {
 			if err := hc.call(ctx, method, nil, nil); !errors.Is(err, context.DeadlineExceeded) {
 				t.Fatalf("HTTP call: %v", err)
 			}
-			time.Sleep(300 * time.Millisecond) // the cancel is sent in the background
+			// The cancel is sent in the background: wait a while for it.
+			for range 20 {
+				mu.Lock()
+				n := len(posted)
+				mu.Unlock()
+				if n > 1 {
+					break
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
 			hc.close()
 			mu.Lock()
 			defer mu.Unlock()

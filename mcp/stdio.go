@@ -221,9 +221,6 @@ func (c *stdioConn) call(ctx context.Context, method string, params, result any)
 	}
 	if err := c.send(ctx, request{JSONRPC: "2.0", ID: &id, Method: method, Params: params}); err != nil {
 		forget()
-		if errors.Is(err, errEnded) || ctx.Err() != nil {
-			return err
-		}
 		return fmt.Errorf("sending %s: %w", method, err)
 	}
 	select {
