@@ -33,7 +33,7 @@ func (ss *Servers) Check(_ context.Context, call protocol.Call) error {
 			return nil
 		}
 		i := slices.IndexFunc(c.status.Tools, func(s protocol.ToolSpec) bool { return s.Name == call.Name })
-		reason := fmt.Sprintf("the arguments do not fit the input schema of %s: %s", call.Name, fold(err.Error()))
+		reason := fmt.Sprintf("the arguments do not fit the input schema of %s: %s", call.Name, cut(fold(err.Error())))
 		ce := &protocol.CallError{Reason: reason, Hint: "Arguments of " + call.Name + ": " + c.status.Tools[i].Arguments()}
 		return errors.New(protocol.Rejected(call, ce).Body)
 	}

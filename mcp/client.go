@@ -70,7 +70,6 @@ type Status struct {
 type Servers struct {
 	clients []*client
 	close   sync.Once
-	closed  error
 }
 
 // Start starts and connects to each of servers, at once, and lists their
@@ -123,24 +122,24 @@ func (ss *Servers) inspect(ctx context.Context, call protocol.Call) approve.Insp
 	return approve.Inspection{Refusal: ss.Check(ctx, call), Subject: ss.Subject(call)}
 }
 
-// Close ends every session and stops the programs the servers run as.
-// Closing again does nothing more.
+// Close ends every session and stops the programs the servers run as,
+// and what they started, within a few seconds (doc.go says how). Closing
+// again does nothing more. There is nothing it can fail at: the error,
+// for io.Closer, is always nil.
 func (ss *Servers) Close() error {
 	if ss == nil {
 		return nil
 	}
 	ss.close.Do(func() {
-		var errs []error
+		var wg sync.WaitGroup
 		for _, c := range ss.clients {
 			if c.conn != nil {
-				if err := c.conn.close(); err != nil {
-					errs = append(errs, fmt.Errorf("mcp server %s: %w", c.server.Name, err))
-				}
+				wg.Go(c.conn.close)
 			}
 		}
-		ss.closed = errors.Join(errs...)
+		wg.Wait()
 	})
-	return ss.closed
+	return nil
 }
 
 // client is the harness's side of one server.
@@ -153,7 +152,6 @@ type client struct {
 	// tool's name as the model calls it; nil for a schema it cannot read.
 	resolved map[string]*validator
 	stderr   *tail
-	stdio    *stdioConn // the program's connection; nil for a server over HTTP
 }
 
 // start connects to the server and lists its tools, within its timeout.
@@ -187,7 +185,7 @@ func (c *client) connect(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("could not start: %w", err)
 		}
-		c.conn, c.stdio = sc, sc
+		c.conn = sc
 	}
 	err := c.initialize(ctx)
 	if err != nil {
@@ -327,7 +325,7 @@ func (c *client) caller(name string) func(context.Context, map[string]any) (stri
 		case err != nil:
 			return "", mayHaveActed{fmt.Errorf("the MCP server %s failed: %v", c.server.Name, err)}
 		}
-		text := res.body()
+		text := bounded(res.body())
 		if res.IsError {
 			if strings.TrimSpace(text) == "" {
 				text = "the tool reported an error and said nothing more"
@@ -388,11 +386,17 @@ func (c *client) failure(ctx context.Context, what string, err error) error {
 	return fmt.Errorf("%s: %w", what, err)
 }
 
+// lastWords are the last lines the program wrote to stderr, each
+// folded.
 func (c *client) lastWords() string {
 	if c.stderr == nil {
 		return ""
 	}
-	return strings.TrimSpace(c.stderr.String())
+	lines := strings.Split(strings.TrimSpace(c.stderr.String()), "\n")
+	for i, l := range lines {
+		lines[i] = fold(l)
+	}
+	return strings.Join(lines, "\n")
 }
 
 // tail keeps the last max bytes written to it.

@@ -14,15 +14,17 @@
 // then means the server ended the session; the harness opens no stream of
 // its own (GET), and does not resume a stream that breaks.
 //
-// It asks for MCP 2025-11-25 at initialize, and takes the server's answer
-// when it is that version or 2025-06-18, 2025-03-26 or 2024-11-05, then
+// It asks for MCP 2025-06-18 at initialize, and takes the server's answer
+// when it is that version, 2025-03-26 or 2024-11-05 (not 2025-11-25,
+// whose servers may close a stream for the client to resume), then
 // sends notifications/initialized. After that it sends tools/list, page
 // after page while the server gives a nextCursor, and tools/call;
 // answers are matched with their requests by id. A request the server
 // makes of the harness (roots, sampling, elicitation) gets a JSON-RPC
 // error, "method not found", but for ping, which gets its empty answer;
 // a notification the server sends is read and dropped. A call the
-// harness gives up on is followed by notifications/cancelled. The
+// harness gives up on is followed by notifications/cancelled, but for
+// initialize, which the protocol says must not be cancelled. The
 // package's tests check both sides against the official Go SDK: this
 // client against a server it makes, and the test server (mcptest)
 // against its client.
@@ -37,8 +39,10 @@
 // is its protocol.Type: of a list of types, the one that is not "null";
 // with no one type, protocol.Any. Its enum, the type of an array's items
 // and its default are added to its description. White space in
-// descriptions is folded into single spaces and long ones are cut, so that
-// no server can lay out the prompt. Server.Tools, when set, chooses the
+// descriptions is folded into single spaces, control characters and bidi
+// marks are dropped, and long ones are cut, so that no server can lay out
+// the prompt; the same goes for a server's errors and the lines of its
+// stderr the harness shows. Server.Tools, when set, chooses the
 // tools offered; a tool whose name a result header could not carry is
 // left out.
 //
@@ -48,24 +52,30 @@
 // before anyone is asked to approve it. A call that fails either is never
 // sent. Check knows the keywords tool schemas use: type (one or a list;
 // a whole number is an integer), enum, const, properties, required,
-// additionalProperties (false or a schema), items (one schema),
-// minItems, maxItems, minimum, maximum, exclusiveMinimum,
-// exclusiveMaximum (numbers), minLength, maxLength, pattern (as Go's
-// regexp reads it: a pattern it cannot compile is not checked), anyOf,
+// patternProperties, additionalProperties (false or a schema, for the
+// properties neither of those names), prefixItems, items (one schema, for
+// the items after prefixItems), minItems, maxItems, minimum, maximum,
+// exclusiveMinimum, exclusiveMaximum (numbers), minLength, maxLength,
+// pattern (as Go's regexp reads it: a pattern it cannot compile is not
+// checked, and one of patternProperties may match any name), anyOf,
 // oneOf, allOf, and $ref to a place in the same schema ("#/$defs/NAME",
 // "#/definitions/NAME"), read as draft 2020-12 reads them whatever
 // draft the schema names (draft 4's boolean exclusiveMinimum and a list
 // of items are skipped). It ignores every other keyword: the server
 // checks the arguments again, so a keyword skipped only lets through a
-// call the server may then refuse. Its error names the keyword that says no and
-// where in the arguments ("at words/items: type: 2 has type "integer",
-// want "string"").
+// call the server may then refuse. Its error names the keyword that
+// says no and where in the arguments, an item by its index ("at words/1:
+// type: 2 has type "integer", want "string""); of an anyOf or oneOf, it
+// gives the reasons of the first three schemas. A check applies at most
+// 20000 schemas: past that, the rest are taken as fitting, and a oneOf
+// cut short so passes.
 //
 // # Results
 //
 // A result's text content is the body as it is; any other content is
 // described in one line ("[image: image/png, 1234 bytes]"); a result with
-// only structured content gets its JSON. A result the server marks isError
+// only structured content gets its JSON; text past 4 MiB is cut, with a
+// line that says so. A result the server marks isError
 // is an ERROR result. A server that does not answer within its timeout has
 // the call given up; a server that stopped is reported in the result of
 // the call it stopped in and of every later call of its tools, with the
@@ -81,7 +91,12 @@
 // harness's sandbox, started in the workspace with the environment its
 // settings name and nothing else, in a session of its own: the Ctrl-C
 // that stops a turn does not stop it. [Servers.Close] closes the
-// program's standard input, which tells it to end, and kills it when it
-// has not ended 2 seconds later. What a tool returns passes the gate's
-// secret check, as a command's output does.
+// program's standard input, which tells it to end, and kills it, with the
+// programs it started (its process group, on unix), when it has not
+// ended 2 seconds later; it closes all the servers at once. A program
+// that stops reading its input holds up nothing: messages to it are
+// written by one goroutine of their own, so a call still ends at its
+// timeout, the server's output is still read, and Close still kills it.
+// What a tool returns passes the gate's secret check, as a command's
+// output does.
 package mcp

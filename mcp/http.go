@@ -31,12 +31,24 @@ type httpConn struct {
 	version string // the protocol version agreed at initialize
 	reason  string // why the session ended, once it has
 
-	end  sync.Once
-	done chan struct{}
+	// base is the context of every request, which close cancels, so
+	// that no call outlives the connection.
+	base       context.Context
+	cancelBase context.CancelFunc
+	end        sync.Once
+	done       chan struct{}
 }
 
 func dialHTTP(url string) *httpConn {
-	return &httpConn{url: url, client: &http.Client{}, done: make(chan struct{})}
+	base, cancel := context.WithCancel(context.Background())
+	return &httpConn{url: url, client: &http.Client{}, base: base, cancelBase: cancel, done: make(chan struct{})}
+}
+
+// within is ctx, ended also when the connection ends.
+func (c *httpConn) within(ctx context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(ctx)
+	unhook := context.AfterFunc(c.base, cancel)
+	return ctx, func() { unhook(); cancel() }
 }
 
 // post sends one message, with the session's headers.
@@ -91,6 +103,7 @@ func (c *httpConn) stop(why string) {
 		c.reason = why
 		c.mu.Unlock()
 		close(c.done)
+		c.cancelBase()
 	})
 }
 
@@ -101,13 +114,11 @@ func (c *httpConn) call(ctx context.Context, method string, params, result any) 
 	default:
 	}
 	id := c.next.Add(1)
-	resp, err := c.post(ctx, request{JSONRPC: "2.0", ID: &id, Method: method, Params: params})
+	rctx, stop := c.within(ctx)
+	defer stop()
+	resp, err := c.post(rctx, request{JSONRPC: "2.0", ID: &id, Method: method, Params: params})
 	if err != nil {
-		if ctx.Err() != nil {
-			c.cancel(ctx, id)
-			return ctx.Err()
-		}
-		return err
+		return c.failed(ctx, method, id, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode/100 != 2 {
@@ -118,15 +129,29 @@ func (c *httpConn) call(ctx context.Context, method string, params, result any) 
 		c.session = resp.Header.Get("Mcp-Session-Id")
 		c.mu.Unlock()
 	}
-	m, err := c.answer(ctx, resp, strconv.FormatInt(id, 10))
+	m, err := c.answer(rctx, resp, strconv.FormatInt(id, 10))
 	if err != nil {
-		if ctx.Err() != nil {
-			c.cancel(ctx, id)
-			return ctx.Err()
-		}
-		return err
+		return c.failed(ctx, method, id, err)
 	}
 	return m.decode(result)
+}
+
+// failed is the error of the call id, which got no answer: errEnded when
+// the connection ended, and ctx's error when ctx did, once the server is
+// told (but of initialize, which must never be cancelled).
+func (c *httpConn) failed(ctx context.Context, method string, id int64, err error) error {
+	select {
+	case <-c.done:
+		return errEnded
+	default:
+	}
+	if ctx.Err() != nil {
+		if method != "initialize" {
+			c.cancel(ctx, id)
+		}
+		return ctx.Err()
+	}
+	return err
 }
 
 // cancel tells the server that the harness gave up on request id, in the
@@ -154,13 +179,7 @@ func (c *httpConn) answer(ctx context.Context, resp *http.Response, id string) (
 		if len(data) > maxMessage {
 			return nil, errTooLong
 		}
-		var batch []message
-		if bytes.HasPrefix(bytes.TrimSpace(data), []byte("[")) {
-			err = json.Unmarshal(data, &batch)
-		} else {
-			batch = make([]message, 1)
-			err = json.Unmarshal(data, &batch[0])
-		}
+		batch, err := messages(data)
 		if err != nil {
 			return nil, fmt.Errorf("an answer the harness cannot read: %w", err)
 		}
@@ -171,24 +190,28 @@ func (c *httpConn) answer(ctx context.Context, resp *http.Response, id string) (
 		}
 		return nil, errors.New("the server's answer holds no response to the request")
 	case "text/event-stream":
-		r := bufio.NewReaderSize(resp.Body, 64<<10)
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(make([]byte, 0, 64<<10), maxMessage+len("data: \r\n"))
+		sc.Split(eventLines())
 		var data []byte
 		for {
-			line, err := readLine(r)
-			if err != nil {
-				if err == io.EOF {
+			if !sc.Scan() {
+				err := sc.Err()
+				switch {
+				case err == nil:
 					err = errors.New("the server's stream ended before it answered")
+				case errors.Is(err, bufio.ErrTooLong):
+					err = errTooLong
 				}
 				return nil, err
 			}
+			line := sc.Bytes()
 			switch field, value, _ := strings.Cut(string(line), ":"); {
 			case len(line) == 0: // the end of an event
-				if len(data) > 0 {
-					var m message
-					if json.Unmarshal(data, &m) == nil {
-						if m := c.take(ctx, &m, id); m != nil {
-							return m, nil
-						}
+				batch, _ := messages(data)
+				for i := range batch {
+					if m := c.take(ctx, &batch[i], id); m != nil {
+						return m, nil
 					}
 				}
 				data = data[:0]
@@ -206,19 +229,48 @@ func (c *httpConn) answer(ctx context.Context, resp *http.Response, id string) (
 	return nil, fmt.Errorf("an answer of type %q, neither JSON nor an event stream", resp.Header.Get("Content-Type"))
 }
 
+// eventLines splits an event stream into lines, which end in CR, LF or
+// CRLF. It remembers how far into a line it has looked, so that a long
+// line is searched once, not once for each read.
+func eventLines() bufio.SplitFunc {
+	seen := 0 // the bytes at the start of data that hold no line end
+	return func(data []byte, atEOF bool) (advance int, token []byte, err error) {
+		i := bytes.IndexAny(data[seen:], "\r\n")
+		if i < 0 {
+			seen = len(data)
+			if atEOF && len(data) > 0 {
+				seen = 0
+				return len(data), data, nil
+			}
+			return 0, nil, nil // read more
+		}
+		i += seen
+		seen = 0
+		switch {
+		case data[i] == '\n':
+			return i + 1, data[:i], nil
+		case i+1 < len(data) && data[i+1] == '\n':
+			return i + 2, data[:i], nil
+		case i+1 < len(data) || atEOF:
+			return i + 1, data[:i], nil
+		}
+		seen = i // a CR at the end: is an LF next?
+		return 0, nil, nil
+	}
+}
+
 // take returns m when it is the response to id; a request of the
-// server's gets its answer.
+// server's gets its answer there and then, within stopWait, so that a
+// stream of requests is answered one at a time.
 func (c *httpConn) take(ctx context.Context, m *message, id string) *message {
 	switch {
 	case m.isRequest():
-		go func() {
-			ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopWait)
-			defer cancel()
-			resp, err := c.post(ctx, answer(m))
-			if err == nil {
-				resp.Body.Close()
-			}
-		}()
+		ctx, cancel := context.WithTimeout(ctx, stopWait)
+		defer cancel()
+		resp, err := c.post(ctx, answer(m))
+		if err == nil {
+			resp.Body.Close()
+		}
 	case m.Method == "" && key(m.ID) == id:
 		return m
 	}
@@ -226,6 +278,8 @@ func (c *httpConn) take(ctx context.Context, m *message, id string) *message {
 }
 
 func (c *httpConn) notify(ctx context.Context, method string, params any) error {
+	ctx, stop := c.within(ctx)
+	defer stop()
 	resp, err := c.post(ctx, request{JSONRPC: "2.0", Method: method, Params: params})
 	if err != nil {
 		return err
@@ -255,24 +309,23 @@ func (c *httpConn) why() string {
 
 // close ends the session: the server is told with a DELETE, which it may
 // refuse.
-func (c *httpConn) close() error {
+func (c *httpConn) close() {
 	c.mu.Lock()
 	session := c.session
 	c.mu.Unlock()
 	c.stop("the harness closed it")
 	if session == "" {
-		return nil
+		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), stopWait)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodDelete, c.url, nil)
 	if err != nil {
-		return nil
+		return
 	}
 	c.headers(req)
 	if resp, err := c.client.Do(req); err == nil {
 		resp.Body.Close()
 	}
 	c.client.CloseIdleConnections()
-	return nil
 }

@@ -18,10 +18,12 @@ import (
 
 // protocolVersion is the version of MCP the harness asks for at
 // initialize; a server that speaks another answers with its own, which
-// the harness accepts when it is one of versions.
-const protocolVersion = "2025-11-25"
+// the harness accepts when it is one of versions. 2025-11-25 is not one:
+// it lets a server close a stream before it answers, for the client to
+// resume, which the harness does not do.
+const protocolVersion = "2025-06-18"
 
-var versions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
+var versions = []string{"2025-06-18", "2025-03-26", "2024-11-05"}
 
 // maxMessage bounds one message from a server, in bytes.
 const maxMessage = 64 << 20
@@ -41,7 +43,7 @@ type conn interface {
 	ended() <-chan struct{}
 	why() string
 	// close ends the connection, and the server's program if it has one.
-	close() error
+	close()
 }
 
 // request is a request or a notification (no ID) the harness sends.
@@ -77,7 +79,9 @@ type rpcError struct {
 	Data    json.RawMessage `json:"data,omitempty"`
 }
 
-func (e *rpcError) Error() string { return fmt.Sprintf("%s (JSON-RPC error %d)", e.Message, e.Code) }
+func (e *rpcError) Error() string {
+	return fmt.Sprintf("%s (JSON-RPC error %d)", fold(e.Message), e.Code)
+}
 
 const codeMethodNotFound = -32601
 
@@ -93,6 +97,22 @@ func answer(m *message) reply {
 		return reply{JSONRPC: "2.0", ID: m.ID, Result: &struct{}{}}
 	}
 	return reply{JSONRPC: "2.0", ID: m.ID, Error: &rpcError{Code: codeMethodNotFound, Message: "the client offers no method " + m.Method}}
+}
+
+// messages reads data, one message or a batch of them (a JSON array),
+// which protocol versions before 2025-06-18 allow.
+func messages(data []byte) ([]message, error) {
+	data = bytes.TrimSpace(data)
+	if bytes.HasPrefix(data, []byte("[")) {
+		var batch []message
+		err := json.Unmarshal(data, &batch)
+		return batch, err
+	}
+	batch := make([]message, 1)
+	if err := json.Unmarshal(data, &batch[0]); err != nil {
+		return nil, err
+	}
+	return batch, nil
 }
 
 // key is a message's id as the harness matches it with its request's.

@@ -21,7 +21,7 @@ func TestOwnSession(t *testing.T) {
 	if err := ss.Status()[0].Err; err != nil {
 		t.Fatal(err)
 	}
-	pid := ss.clients[0].stdio.cmd.Process.Pid
+	pid := ss.clients[0].conn.(*stdioConn).cmd.Process.Pid
 	sid, err := unix.Getsid(pid)
 	if err != nil {
 		t.Fatal(err)

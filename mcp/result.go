@@ -4,7 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
+
+// maxResult bounds the text of a result the harness keeps, in bytes, as
+// the tools bound a command's output.
+const maxResult = 4 << 20
 
 // result is the result of tools/call.
 type result struct {
@@ -42,6 +47,19 @@ func (res *result) body() string {
 		}
 	}
 	return strings.Join(parts, "\n")
+}
+
+// bounded is a result's text cut to maxResult bytes, at a character's
+// start, saying so.
+func bounded(text string) string {
+	if len(text) <= maxResult {
+		return text
+	}
+	n := maxResult
+	for n > 0 && !utf8.RuneStart(text[n]) {
+		n--
+	}
+	return text[:n] + fmt.Sprintf("\n[cut here: the result held %d bytes; the harness keeps the first %d]", len(text), n)
 }
 
 // String is one part of a result as the model reads it.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"harness/protocol"
@@ -116,8 +117,19 @@ func compact(v any) string {
 }
 
 // fold turns every run of white space in s, newlines included, into one
-// space.
-func fold(s string) string { return strings.Join(strings.Fields(s), " ") }
+// space, and drops the characters that act on a terminal or turn text
+// around (controls, bidi marks): what a server says is shown, and never
+// acts.
+func fold(s string) string { return strings.Join(strings.Fields(strings.Map(inert, s)), " ") }
+
+// inert is r, or -1, to drop it, when it is a control character or a
+// bidi mark; white space stays, for fold to squeeze.
+func inert(r rune) rune {
+	if !unicode.IsSpace(r) && (unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r)) {
+		return -1
+	}
+	return r
+}
 
 // cut shortens s to maxDescription bytes, at a character's start.
 func cut(s string) string {

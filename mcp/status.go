@@ -4,17 +4,20 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"harness/approve"
 )
 
 // Write shows st as harness mcp list does: whether the server started,
 // how it is reached, and its tools with their arguments in the lines the
-// system prompt gives them, then a blank line.
+// system prompt gives them, then a blank line. What would act on a
+// terminal is escaped (approve.Visible).
 func (st Status) Write(w io.Writer) error {
 	var b strings.Builder
 	s := st.Server
 	if st.Err != nil {
 		fmt.Fprintf(&b, "%s: did not start (%s): %v\n\n", s.Name, s.Where(), st.Err)
-		_, err := io.WriteString(w, b.String())
+		_, err := io.WriteString(w, approve.Visible(b.String()))
 		return err
 	}
 	where := "streamable HTTP " + s.URL
@@ -39,13 +42,17 @@ func (st Status) Write(w io.Writer) error {
 		fmt.Fprintf(&b, "  named by its tools setting but not offered: %s\n", strings.Join(st.Missing, ", "))
 	}
 	b.WriteByte('\n')
-	_, err := io.WriteString(w, b.String())
+	_, err := io.WriteString(w, approve.Visible(b.String()))
 	return err
 }
 
 // StartNote says what became of the server when a chat started it, in
-// one line.
+// one line, with what would act on a terminal escaped.
 func (st Status) StartNote() string {
+	return approve.Visible(st.note())
+}
+
+func (st Status) note() string {
 	s := st.Server
 	if st.Err != nil {
 		return fmt.Sprintf("server %s did not start, and its tools are left out: %v", s.Name, st.Err)

@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -29,8 +28,13 @@ type stdioConn struct {
 	cmd  *exec.Cmd
 	in   io.WriteCloser
 	out  *os.File
-	wmu  sync.Mutex // one message at a time on in
 	next atomic.Int64
+
+	// outbox holds the lines for write, the one goroutine that writes
+	// to in: a program that stops reading blocks it, and nothing else.
+	outbox  chan []byte
+	closing chan struct{} // closed by close, which ends write
+	stop    sync.Once
 
 	mu      sync.Mutex
 	pending map[string]chan *message
@@ -74,10 +78,12 @@ func startStdio(s Server, stderr io.Writer) (*stdioConn, error) {
 	c := &stdioConn{
 		cmd: cmd, in: in, out: out,
 		pending: map[string]chan *message{},
-		exited:  make(chan struct{}), read: make(chan struct{}), done: make(chan struct{}),
+		outbox:  make(chan []byte, 16), closing: make(chan struct{}),
+		exited: make(chan struct{}), read: make(chan struct{}), done: make(chan struct{}),
 	}
 	go c.wait()
 	go c.readAll()
+	go c.write()
 	return c, nil
 }
 
@@ -126,22 +132,11 @@ func (c *stdioConn) readAll() {
 	close(c.done)
 }
 
-// handle takes one line: a message, or a batch of them (a JSON array),
-// which protocol versions before 2025-06-18 allow.
+// handle takes one line: a message, or a batch of them.
 func (c *stdioConn) handle(line []byte) {
-	line = bytes.TrimSpace(line)
-	if bytes.HasPrefix(line, []byte("[")) {
-		var batch []message
-		if json.Unmarshal(line, &batch) == nil {
-			for i := range batch {
-				c.take(&batch[i])
-			}
-		}
-		return
-	}
-	var m message
-	if json.Unmarshal(line, &m) == nil {
-		c.take(&m)
+	batch, _ := messages(line)
+	for i := range batch {
+		c.take(&batch[i])
 	}
 }
 
@@ -151,7 +146,7 @@ func (c *stdioConn) handle(line []byte) {
 func (c *stdioConn) take(m *message) {
 	switch {
 	case m.isRequest():
-		c.send(answer(m))
+		c.post(answer(m))
 	case m.Method == "":
 		c.mu.Lock()
 		ch := c.pending[key(m.ID)]
@@ -163,16 +158,49 @@ func (c *stdioConn) take(m *message) {
 	}
 }
 
-// send writes one message to the program.
-func (c *stdioConn) send(v any) error {
+// write writes the lines of outbox to the program until close. A line
+// it cannot write is lost: the call it carries ends at its timeout, or
+// when the program does.
+func (c *stdioConn) write() {
+	for {
+		select {
+		case line := <-c.outbox:
+			c.in.Write(line)
+		case <-c.closing:
+			return
+		}
+	}
+}
+
+// send queues one message for the program, waiting while ctx lets it for
+// room in the queue.
+func (c *stdioConn) send(ctx context.Context, v any) error {
 	data, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	_, err = c.in.Write(append(data, '\n'))
-	return err
+	select {
+	case c.outbox <- append(data, '\n'):
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-c.closing:
+		return errEnded
+	}
+}
+
+// post queues one message for the program if there is room, and drops it
+// if there is none: the reader, which answers pings, must never wait for
+// a program that does not read.
+func (c *stdioConn) post(v any) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return
+	}
+	select {
+	case c.outbox <- append(data, '\n'):
+	default:
+	}
 }
 
 func (c *stdioConn) call(ctx context.Context, method string, params, result any) error {
@@ -191,7 +219,7 @@ func (c *stdioConn) call(ctx context.Context, method string, params, result any)
 		delete(c.pending, k)
 		c.mu.Unlock()
 	}
-	if err := c.send(request{JSONRPC: "2.0", ID: &id, Method: method, Params: params}); err != nil {
+	if err := c.send(ctx, request{JSONRPC: "2.0", ID: &id, Method: method, Params: params}); err != nil {
 		forget()
 		return fmt.Errorf("sending %s: %w", method, err)
 	}
@@ -203,7 +231,9 @@ func (c *stdioConn) call(ctx context.Context, method string, params, result any)
 		return m.decode(result)
 	case <-ctx.Done():
 		forget()
-		c.send(request{JSONRPC: "2.0", Method: "notifications/cancelled", Params: cancelled{RequestID: id, Reason: context.Cause(ctx).Error()}})
+		if method != "initialize" { // which must never be cancelled
+			c.post(request{JSONRPC: "2.0", Method: "notifications/cancelled", Params: cancelled{RequestID: id, Reason: context.Cause(ctx).Error()}})
+		}
 		return ctx.Err()
 	}
 }
@@ -218,8 +248,8 @@ type cancelled struct {
 // errEnded is the error of a call on a connection that ended.
 var errEnded = errors.New("the connection ended")
 
-func (c *stdioConn) notify(_ context.Context, method string, params any) error {
-	return c.send(request{JSONRPC: "2.0", Method: method, Params: params})
+func (c *stdioConn) notify(ctx context.Context, method string, params any) error {
+	return c.send(ctx, request{JSONRPC: "2.0", Method: method, Params: params})
 }
 
 // agree does nothing: over stdio the version goes with no message.
@@ -240,17 +270,16 @@ func (c *stdioConn) why() string {
 }
 
 // close closes the program's input, which tells it to end, and kills it
-// when it has not ended stopWait later.
-func (c *stdioConn) close() error {
-	c.wmu.Lock()
+// when it has not ended stopWait later. Closing the input also ends a
+// write the program does not read.
+func (c *stdioConn) close() {
+	c.stop.Do(func() { close(c.closing) })
 	c.in.Close()
-	c.wmu.Unlock()
 	select {
 	case <-c.exited:
-		return nil
+		return
 	case <-time.After(stopWait):
 	}
-	c.cmd.Process.Kill()
+	killAll(c.cmd.Process)
 	<-c.exited
-	return nil
 }

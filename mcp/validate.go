@@ -54,17 +54,19 @@ func resolve(schema any) *validator {
 	return v
 }
 
-// compile compiles every pattern of s, the ones Go's regexp can read.
+// compile compiles every pattern of s, the ones Go's regexp can read:
+// of pattern, and the names of patternProperties.
 func (v *validator) compile(s any) {
 	switch s := s.(type) {
 	case map[string]any:
+		if names, ok := s["patternProperties"].(map[string]any); ok {
+			for p := range names {
+				v.compilePattern(p)
+			}
+		}
 		for k, x := range s {
 			if p, ok := x.(string); ok && k == "pattern" {
-				if _, seen := v.patterns[p]; !seen {
-					if re, err := regexp.Compile(p); err == nil {
-						v.patterns[p] = re
-					}
-				}
+				v.compilePattern(p)
 				continue
 			}
 			v.compile(x)
@@ -76,8 +78,16 @@ func (v *validator) compile(s any) {
 	}
 }
 
+func (v *validator) compilePattern(p string) {
+	if _, seen := v.patterns[p]; !seen {
+		if re, err := regexp.Compile(p); err == nil {
+			v.patterns[p] = re
+		}
+	}
+}
+
 // fault is a value that does not fit its schema: where it is, as the
-// names of the properties that lead to it ("items" for an array's items),
+// names of the properties that lead to it (an index for an array's item),
 // and what is wrong there, starting with the keyword that says no.
 type fault struct {
 	where []string
@@ -292,13 +302,26 @@ func (v *walk) checkArray(s map[string]any, x []any, where []string, refs int, n
 	if m, ok := count(s["maxItems"]); ok && len(x) > m {
 		return no("maxItems: %d items, more than %d", len(x), m)
 	}
-	if items, ok := s["items"]; ok {
-		if _, isList := items.([]any); !isList { // draft 4's tuples are not checked
-			for _, e := range x {
-				if f := v.check(items, e, append(where, "items"), 0); f != nil {
-					return f
-				}
-			}
+	// prefixItems are the schemas of the first items, one each; items is
+	// the schema of the items after them (draft 4's list of items is not
+	// checked).
+	prefix, _ := s["prefixItems"].([]any)
+	items, hasItems := s["items"]
+	if _, isList := items.([]any); isList {
+		hasItems = false
+	}
+	for i, e := range x {
+		var sub any
+		switch {
+		case i < len(prefix):
+			sub = prefix[i]
+		case hasItems:
+			sub = items
+		default:
+			continue
+		}
+		if f := v.check(sub, e, append(where, strconv.Itoa(i)), 0); f != nil {
+			return f
 		}
 	}
 	return nil
@@ -323,16 +346,33 @@ func (v *walk) checkObject(s map[string]any, x map[string]any, where []string, r
 		}
 	}
 	props, _ := s["properties"].(map[string]any)
+	patterns, _ := s["patternProperties"].(map[string]any)
 	extra, hasExtra := s["additionalProperties"]
 	var unexpected []string
 	for _, name := range slices.Sorted(maps.Keys(x)) {
-		if p, ok := props[name]; ok {
+		// A property is checked against its schema in properties and
+		// those of the patternProperties its name matches;
+		// additionalProperties is for the others.
+		p, known := props[name]
+		if known {
 			if f := v.check(p, x[name], append(where, name), 0); f != nil {
 				return f
 			}
-			continue
 		}
-		if !hasExtra {
+		for _, pattern := range slices.Sorted(maps.Keys(patterns)) {
+			re := v.patterns[pattern]
+			if re == nil { // Go cannot compile it: it may match, unchecked
+				known = true
+				continue
+			}
+			if re.MatchString(name) {
+				known = true
+				if f := v.check(patterns[pattern], x[name], append(where, name), 0); f != nil {
+					return f
+				}
+			}
+		}
+		if known || !hasExtra {
 			continue
 		}
 		if b, ok := extra.(bool); ok {
@@ -374,7 +414,7 @@ func (v *walk) checkCombined(s map[string]any, x any, where []string, refs int, 
 			whys = append(whys, f.inside(where))
 		}
 		if whys != nil {
-			return no("anyOf: fits none of its %d schemas: %s", len(any_), strings.Join(whys, "; or "))
+			return no("anyOf: fits none of its %d schemas: %s", len(any_), reasons(whys))
 		}
 	}
 	if one, ok := s["oneOf"].([]any); ok && len(one) > 0 {
@@ -387,15 +427,35 @@ func (v *walk) checkCombined(s map[string]any, x any, where []string, refs int, 
 				fits = append(fits, strconv.Itoa(i+1))
 			}
 		}
+		if v.budget < 0 {
+			// A schema past the budget fits whatever the value, so
+			// whether exactly one fits is not known: the value passes.
+			return nil
+		}
 		switch len(fits) {
 		case 1:
 		case 0:
-			return no("oneOf: fits none of its %d schemas: %s", len(one), strings.Join(whys, "; or "))
+			return no("oneOf: fits none of its %d schemas: %s", len(one), reasons(whys))
 		default:
 			return no("oneOf: fits %d of its schemas (%s), want exactly one", len(fits), strings.Join(fits, ", "))
 		}
 	}
 	return nil
+}
+
+// reasons are the first few of whys, each cut short, and how many more
+// there are, so that no tree of anyOf makes a long error.
+func reasons(whys []string) string {
+	const most = 3
+	var out []string
+	for _, why := range whys[:min(len(whys), most)] {
+		out = append(out, cutAt(why, 300))
+	}
+	s := strings.Join(out, "; or ")
+	if n := len(whys) - most; n > 0 {
+		s += fmt.Sprintf("; and %d more", n)
+	}
+	return s
 }
 
 // inside is f's text with the place of its fault taken as from where.

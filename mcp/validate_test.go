@@ -2,8 +2,11 @@ package mcp
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
+
+	"harness/protocol"
 )
 
 func decode(t testing.TB, s string) any {
@@ -30,7 +33,12 @@ func TestValidate(t *testing.T) {
 		{`{"type":"object","properties":{"a":{"type":"integer"}}}`, `{"a":2.5}`, `at a: type: 2.5 has type "number", want "integer"`},
 		{`{"type":"object","properties":{"a":{"type":["string","null"]}}}`, `{"a":null}`, ""},
 		{`{"type":"object","properties":{"a":{"type":["string","null"]}}}`, `{"a":true}`, `at a: type: true has type "boolean", want one of "string", "null"`},
-		{`{"type":"object","properties":{"words":{"type":["null","array"],"items":{"type":"string"}}}}`, `{"words":["a",2]}`, `at words/items: type: 2 has type "integer", want "string"`},
+		{`{"type":"object","properties":{"words":{"type":["null","array"],"items":{"type":"string"}}}}`, `{"words":["a",2]}`, `at words/1: type: 2 has type "integer", want "string"`},
+		{`{"prefixItems":[{"type":"string"}],"items":{"type":"integer"}}`, `["a",1]`, ""},
+		{`{"prefixItems":[{"type":"string"}],"items":{"type":"integer"}}`, `[1,1]`, `at 0: type: 1 has type "integer", want "string"`},
+		{`{"prefixItems":[{"type":"string"}],"items":{"type":"integer"}}`, `["a",1,"b"]`, `at 2: type: "b" has type "string", want "integer"`},
+		{`{"prefixItems":[{"type":"string"},{"type":"string"}]}`, `["a"]`, ""},
+		{`{"prefixItems":[{}],"items":false}`, `[1,2]`, `at 1: false: no value is allowed here`},
 		{`{"properties":{"mode":{"enum":["fast","slow"]}}}`, `{"mode":"slow"}`, ""},
 		{`{"properties":{"mode":{"enum":["fast","slow"]}}}`, `{"mode":"quick"}`, `at mode: enum: "quick" is not one of "fast", "slow"`},
 		{`{"properties":{"n":{"enum":[1,[2]]}}}`, `{"n":[2]}`, ""},
@@ -39,6 +47,11 @@ func TestValidate(t *testing.T) {
 		{`{"required":["a","b"]}`, `{}`, `required: missing properties "a", "b"`},
 		{`{"properties":{"a":{}},"additionalProperties":false}`, `{"a":1,"c":2,"b":3}`, `additionalProperties: unexpected properties "b", "c"`},
 		{`{"properties":{"a":{}},"additionalProperties":{"type":"string"}}`, `{"a":1,"b":"x"}`, ""},
+		{`{"patternProperties":{"^x-":{"type":"string"}},"additionalProperties":false}`, `{"x-a":"s"}`, ""},
+		{`{"patternProperties":{"^x-":{"type":"string"}},"additionalProperties":false}`, `{"x-a":1}`, `at x-a: type: 1 has type "integer", want "string"`},
+		{`{"patternProperties":{"^x-":{"type":"string"}},"additionalProperties":false}`, `{"y":1}`, `additionalProperties: unexpected property "y"`},
+		{`{"properties":{"x-a":{"minLength":2}},"patternProperties":{"^x-":{"type":"string"}}}`, `{"x-a":1}`, `at x-a: type: 1 has type "integer", want "string"`},
+		{`{"patternProperties":{"^(?!x)":{"type":"string"}},"additionalProperties":false}`, `{"y":1}`, ""}, // Go cannot compile it: any name may match
 		{`{"properties":{"a":{}},"additionalProperties":{"type":"string"}}`, `{"a":1,"b":2}`, `at b: type: 2 has type "integer", want "string"`},
 		{`{"properties":{"l":{"minItems":2,"maxItems":3}}}`, `{"l":[1]}`, `at l: minItems: 1 items, fewer than 2`},
 		{`{"properties":{"l":{"minItems":2,"maxItems":3}}}`, `{"l":[1,2,3,4]}`, `at l: maxItems: 4 items, more than 3`},
@@ -136,5 +149,42 @@ func TestValidateBudget(t *testing.T) {
 	}
 	if err := v.validate("x"); err != nil {
 		t.Error(err)
+	}
+	v = resolve(decode(t, `{"oneOf":[{"$ref":"#"},{"$ref":"#"},{"type":"string"}]}`))
+	if err := v.validate(1.0); err != nil {
+		t.Errorf("a oneOf cut short by the budget fits: %v", err)
+	}
+}
+
+// The error of an anyOf or oneOf gives a few of its schemas' reasons,
+// however many and deep they are.
+func TestValidateLongReasons(t *testing.T) {
+	anyOf := func(s string) string { return `{"anyOf":[` + strings.Repeat(s+",", 99) + s + `]}` }
+	err := resolve(decode(t, anyOf(anyOf(`{"type":"string"}`)))).validate(1.0)
+	if err == nil {
+		t.Fatal("1 fits")
+	}
+	if len(err.Error()) > 2000 || !strings.HasPrefix(err.Error(), "anyOf: fits none of its 100 schemas: anyOf: fits none of its 100 schemas: type: 1 has type") {
+		t.Errorf("an error of %d bytes: %.300s", len(err.Error()), err)
+	}
+}
+
+// The refusal Check gives is cut short however deep the arguments are.
+func TestCheckCut(t *testing.T) {
+	schema, args := `{"type":"string"}`, `1`
+	for i := range 20 {
+		name := fmt.Sprintf("%c%s", 'a'+i, strings.Repeat("x", 99))
+		schema = fmt.Sprintf(`{"properties":{%q:%s}}`, name, schema)
+		args = fmt.Sprintf(`{%q:%s}`, name, args)
+	}
+	ss := &Servers{clients: []*client{{
+		resolved: map[string]*validator{"s.t": resolve(decode(t, schema))},
+		status:   Status{Tools: []protocol.ToolSpec{{Name: "s.t"}}},
+	}}}
+	var a map[string]any
+	json.Unmarshal([]byte(args), &a)
+	err := ss.Check(t.Context(), protocol.Call{Name: "s.t", Args: a})
+	if err == nil || len(err.Error()) > 1000 {
+		t.Errorf("a refusal of %d bytes", len(err.Error()))
 	}
 }

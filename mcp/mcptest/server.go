@@ -16,6 +16,12 @@
 // Arguments are read as JSON into the tool's fields: a property the tool
 // does not have, a missing required one or a value of the wrong type is
 // an error result that says so.
+//
+// The server holds its client to the protocol where a lax server would
+// hide the client's mistakes: a request other than ping before
+// notifications/initialized gets an error, and over HTTP a message after
+// initialize without the agreed version in MCP-Protocol-Version gets 400
+// Bad Request.
 package mcptest
 
 import (
@@ -64,7 +70,41 @@ type Server struct {
 	tools []tool
 
 	mu       sync.Mutex
-	sessions map[string]bool
+	sessions map[string]*session
+}
+
+// session is what the server knows of one client's session.
+type session struct {
+	mu      sync.Mutex
+	version string // agreed at initialize
+	ready   bool   // notifications/initialized came
+}
+
+func (ses *session) agreed() (version string, ready bool) {
+	ses.mu.Lock()
+	defer ses.mu.Unlock()
+	return ses.version, ses.ready
+}
+
+// take notes what m changes of the session.
+func (ses *session) take(m *message, version string) {
+	ses.mu.Lock()
+	defer ses.mu.Unlock()
+	switch m.Method {
+	case "initialize":
+		ses.version = version
+	case "notifications/initialized":
+		ses.ready = true
+	}
+}
+
+// early is the error of a request that comes before
+// notifications/initialized and may not; nil for one that may.
+func (ses *session) early(m *message) *rpcError {
+	if _, ready := ses.agreed(); ready || m.Method == "initialize" || m.Method == "ping" {
+		return nil
+	}
+	return &rpcError{Code: -32600, Message: m.Method + " before notifications/initialized"}
 }
 
 // tool is one tool: what tools/list says of it, and what runs it.
@@ -186,7 +226,7 @@ type exitIn struct {
 
 // New returns the server.
 func New(opts Options) *Server {
-	s := &Server{opts: opts, sessions: map[string]bool{}}
+	s := &Server{opts: opts, sessions: map[string]*session{}}
 	add(s, "add", "Add two numbers.", []prop{{name: "a", typ: "number", description: "the first number"}, {name: "b", typ: "number", description: "the second number"}},
 		func(_ context.Context, in addIn) (*result, error) {
 			return text(strconv.FormatFloat(in.A+in.B, 'g', -1, 64)), nil
@@ -257,9 +297,12 @@ func (e *rpcError) Error() string { return e.Message }
 
 func (m *message) isCall() bool { return m.Method != "" && len(m.ID) > 0 }
 
-// answer is the server's response to the request m.
-func (s *Server) answer(ctx context.Context, m *message) *message {
+// answer is the server's response to the request m, in session ses.
+func (s *Server) answer(ctx context.Context, ses *session, m *message) *message {
 	res, err := s.respond(ctx, m)
+	if v, ok := res.(initialized); ok {
+		ses.take(m, v.ProtocolVersion)
+	}
 	out := &message{JSONRPC: "2.0", ID: m.ID}
 	var re *rpcError
 	switch {
@@ -284,10 +327,10 @@ func (s *Server) respond(ctx context.Context, m *message) (any, error) {
 		if !slices.Contains(versions, v) {
 			v = versions[0]
 		}
-		return map[string]any{
-			"protocolVersion": v,
-			"capabilities":    map[string]any{"tools": map[string]any{}},
-			"serverInfo":      map[string]string{"name": "harness-test", "version": "1"},
+		return initialized{
+			ProtocolVersion: v,
+			Capabilities:    map[string]any{"tools": map[string]any{}},
+			ServerInfo:      map[string]string{"name": "harness-test", "version": "1"},
 		}, nil
 	case "ping":
 		return struct{}{}, nil
@@ -308,6 +351,13 @@ func (s *Server) respond(ctx context.Context, m *message) (any, error) {
 		return s.tools[i].run(ctx, p.Arguments)
 	}
 	return nil, &rpcError{Code: -32601, Message: "method not found: " + m.Method}
+}
+
+// initialized is the result of initialize.
+type initialized struct {
+	ProtocolVersion string            `json:"protocolVersion"`
+	Capabilities    map[string]any    `json:"capabilities"`
+	ServerInfo      map[string]string `json:"serverInfo"`
 }
 
 // list is a page of tools/list: all the tools, or PageSize of them from
@@ -342,10 +392,12 @@ func Serve(ctx context.Context, opts Options) error {
 }
 
 // ServeStdio serves the messages of r, one a line, answering on w, until
-// r ends or ctx does. Each request runs by itself, so that one that waits
-// holds up no other; notifications/cancelled cancels the request it
-// names.
+// r ends, and the requests running then are answered, or ctx ends. Each
+// request runs by itself, so that one that waits holds up no other;
+// notifications/cancelled cancels the request it names.
 func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error {
+	ses := &session{}
+	var calls sync.WaitGroup
 	var wmu sync.Mutex
 	write := func(m *message) {
 		data, err := json.Marshal(m)
@@ -364,7 +416,11 @@ func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error
 		sc := bufio.NewScanner(r)
 		sc.Buffer(nil, 64<<20)
 		for sc.Scan() {
-			lines <- slices.Clone(sc.Bytes())
+			select {
+			case lines <- slices.Clone(sc.Bytes()):
+			case <-ctx.Done():
+				return
+			}
 		}
 		errc <- sc.Err()
 	}()
@@ -374,6 +430,7 @@ func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error
 		case <-ctx.Done():
 			return ctx.Err()
 		case err := <-errc:
+			calls.Wait()
 			return err
 		case line = <-lines:
 		}
@@ -386,20 +443,24 @@ func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error
 			continue
 		}
 		switch {
+		case m.isCall() && ses.early(&m) != nil:
+			write(&message{JSONRPC: "2.0", ID: m.ID, Error: ses.early(&m)})
 		case m.isCall():
 			id := string(m.ID)
 			callCtx, cancel := context.WithCancel(ctx)
 			mu.Lock()
 			running[id] = cancel
 			mu.Unlock()
-			go func() {
-				out := s.answer(callCtx, &m)
+			calls.Go(func() {
+				out := s.answer(callCtx, ses, &m)
 				mu.Lock()
 				delete(running, id)
 				mu.Unlock()
 				cancel()
 				write(out)
-			}()
+			})
+		case m.Method == "notifications/initialized":
+			ses.take(&m, "")
 		case m.Method == "notifications/cancelled":
 			var p struct {
 				RequestID json.RawMessage `json:"requestId"`
@@ -420,13 +481,13 @@ func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error
 // whose id every later message must carry; DELETE ends it. There is no
 // stream of the server's own (GET).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	session := r.Header.Get("Mcp-Session-Id")
+	sid := r.Header.Get("Mcp-Session-Id")
 	switch r.Method {
 	case http.MethodPost:
 	case http.MethodDelete:
 		s.mu.Lock()
-		known := s.sessions[session]
-		delete(s.sessions, session)
+		known := s.sessions[sid] != nil
+		delete(s.sessions, sid)
 		s.mu.Unlock()
 		if !known {
 			http.Error(w, "no such session", http.StatusNotFound)
@@ -449,26 +510,36 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "a body that is no JSON-RPC message: "+err.Error(), http.StatusBadRequest)
 		return
 	}
+	var ses *session
 	if m.Method == "initialize" {
-		session = rand.Text()
+		id := rand.Text()
+		ses = &session{}
 		s.mu.Lock()
-		s.sessions[session] = true
+		s.sessions[id] = ses
 		s.mu.Unlock()
-		w.Header().Set("Mcp-Session-Id", session)
+		w.Header().Set("Mcp-Session-Id", id)
 	} else {
 		s.mu.Lock()
-		known := s.sessions[session]
+		ses = s.sessions[sid]
 		s.mu.Unlock()
-		if !known {
+		if ses == nil {
 			http.Error(w, "no such session", http.StatusNotFound)
+			return
+		}
+		if version, _ := ses.agreed(); r.Header.Get("Mcp-Protocol-Version") != version {
+			http.Error(w, "MCP-Protocol-Version must be "+version+", the version agreed at initialize", http.StatusBadRequest)
 			return
 		}
 	}
 	if !m.isCall() {
+		ses.take(&m, "")
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	out := s.answer(r.Context(), &m)
+	out := &message{JSONRPC: "2.0", ID: m.ID, Error: ses.early(&m)}
+	if out.Error == nil {
+		out = s.answer(r.Context(), ses, &m)
+	}
 	if !s.opts.Stream || m.Method != "tools/call" {
 		w.Header().Set("Content-Type", "application/json")
 		json.NewEncoder(w).Encode(out)
