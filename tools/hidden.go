@@ -90,9 +90,9 @@ type hiddenList struct {
 	exclude  string           // of those, the one in no folder the walk read
 	watch    *folderWatch
 	watching bool // every folder in dirs is watched
-	// seen is what the watch reported since the walk, kept until the
-	// next walk: more than one check reads it (see events).
-	seen     struct{ changed, wrote bool }
+	// seen is whether the watch reported a change since the walk, kept
+	// until the next walk: more than one check reads it (see events).
+	seen     bool
 	noWatch  bool // look at the folders' times even where they could be watched, for tests
 	walked   bool
 	distrust bool // something changed too close to the walk to trust its time
@@ -136,35 +136,18 @@ func (w *Workspace) Hidden() ([]string, error) {
 }
 
 // changed reports whether a folder or an ignore file the last walk saw is
-// not as it was.
+// not as it was. An ignore file that was not there needs no look: made,
+// it changes its folder, which the watch or the folder's times show. The
+// others are looked at each time, whether written under their name or
+// another (a link): the watch does not report writes.
 func (h *hiddenList) changed() bool {
-	if h.watching && watchesWrites {
-		// The watch sees the ignore files of the folders it watches
-		// made, removed and written: the one outside them, in .git, is
-		// looked at, and, after any other file was written, those that
-		// exist, which a link under another name may have written.
-		if stampOf(h.exclude) != h.files[h.exclude] {
-			return true
-		}
-		changed, wrote := h.events()
-		if changed || !wrote {
-			return changed
-		}
-		for p, st := range h.files {
-			if st.exists && stampOf(p) != st {
-				return true
-			}
-		}
-		return false
-	}
 	for p, st := range h.files {
-		if stampOf(p) != st {
+		if (st.exists || p == h.exclude) && stampOf(p) != st {
 			return true
 		}
 	}
 	if h.watching {
-		changed, _ := h.events()
-		return changed
+		return h.events()
 	}
 	for p, st := range h.dirs {
 		if stampOf(p) != st {
@@ -192,7 +175,7 @@ func (h *hiddenList) walk(w *Workspace) {
 	}
 	start := w.beginWith(keep)
 	known := keep.still()
-	h.seen.changed, h.seen.wrote = false, false
+	h.seen = false
 	if known != nil {
 		h.watch.take(keep.fw)
 		h.watching = true
@@ -315,13 +298,10 @@ func (h *hiddenList) walk(w *Workspace) {
 	}
 }
 
-// events returns what the watch reported since the walk: whether a
-// folder changed, or an ignore file in one was written, and whether
-// another file was (see folderWatch.changed).
-func (h *hiddenList) events() (changed, wrote bool) {
-	c, w := h.watch.changed()
-	h.seen.changed, h.seen.wrote = h.seen.changed || c, h.seen.wrote || w
-	return h.seen.changed, h.seen.wrote
+// events reports whether the watch saw a folder change since the walk.
+func (h *hiddenList) events() bool {
+	h.seen = h.seen || h.watch.changed()
+	return h.seen
 }
 
 // unwatch gives up the watch in the middle of a walk, when a folder
@@ -332,7 +312,7 @@ func (h *hiddenList) unwatch() (changed bool) {
 	for d := range h.dirs {
 		h.dirs[d] = stampOf(d)
 	}
-	changed, _ = h.events()
+	changed = h.events()
 	h.watching = false
 	h.watch.close()
 	return changed
@@ -445,21 +425,19 @@ func (w *Workspace) ignoreStamps() map[string]stamp {
 
 // ignoreFilesChanged returns the ignore files of before, relative to the
 // root and sorted, that are not as they were: written, made or removed.
-// Where the walk's folders are watched, and the watch sees the ignore
-// files in them written, only those it may have missed are looked at:
-// .git/info/exclude, in no folder watched, and, after another file was
-// written, which may be a link to one, those that exist. A folder's
-// ignore file made or removed is a change the watch sees.
+// Where the walk's folders are watched, and the watch saw none of them
+// change, only the ignore files that existed are looked at, and
+// .git/info/exclude, in no folder watched: one made or removed would be a
+// change the watch sees.
 func (w *Workspace) ignoreFilesChanged(before map[string]stamp) []string {
 	h := w.hidden
 	h.mu.Lock()
 	look := func(string, stamp) bool { return true }
 	// A walk since before was taken may have reset the watch: it then
 	// stamped some file otherwise, and all are looked at.
-	if h.watching && watchesWrites && maps.Equal(before, h.files) {
-		changed, wrote := h.events()
+	if h.watching && maps.Equal(before, h.files) && !h.events() {
 		exclude := h.exclude
-		look = func(p string, st stamp) bool { return changed || p == exclude || wrote && st.exists }
+		look = func(p string, st stamp) bool { return p == exclude || st.exists }
 	}
 	h.mu.Unlock()
 	var out []string

@@ -112,14 +112,15 @@ func (l *readFolders) keep(dir string, entries []fs.DirEntry, err error) {
 }
 
 // still returns the entries kept by folder, when no name was made,
-// removed or moved in any folder watched, nor an ignore file written,
-// since each was read; else nil. Either way it reads every event of the
-// watch.
+// removed or moved in any folder watched since each was read; else nil.
+// Either way it reads every event of the watch. An ignore file written
+// since changes no folder's names: the walk that takes them reads the
+// rules as they are.
 func (l *readFolders) still() map[string][]fs.DirEntry {
 	if l == nil || l.entries == nil {
 		return nil
 	}
-	if changed, _ := l.fw.changed(); changed {
+	if l.fw.changed() {
 		return nil
 	}
 	return l.entries
