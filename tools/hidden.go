@@ -183,13 +183,6 @@ func (h *hiddenList) walk(w *Workspace) {
 		keep.close()
 		h.watching = !h.noWatch && h.watch.reset()
 	}
-	read := func(dir string) ([]fs.DirEntry, error) {
-		if entries, ok := known[dir]; ok {
-			return entries, nil
-		}
-		h.reads++
-		return w.census.read(dir)
-	}
 	root, err := os.OpenRoot(w.root)
 	if err != nil {
 		h.walked = false
@@ -203,6 +196,40 @@ func (h *hiddenList) walk(w *Workspace) {
 	h.files[h.exclude] = stampOf(h.exclude)
 	var secrets, ignored, unseen []string
 	unmoved := make(map[string]bool) // the folders read where nothing moved in
+	seen, cut, lost := 0, "", false
+	// A folder is read as the start's walk read it, or through the
+	// census: either may give only the entries a walk does something
+	// with (see census), chosen under the start's rules. They are all
+	// this walk needs when the rules that apply to the folder are still
+	// those, and the start's look at the identity of every file (see
+	// protects) is not needed: else every entry is read.
+	read := func(dir string) ([]fs.DirEntry, error) {
+		l, ok := known[dir]
+		if !ok {
+			h.reads++
+			var err error
+			if l, err = w.census.look(dir, nil); err != nil {
+				return nil, err
+			}
+		}
+		// Nothing moved in or was linked anew in a folder the start's
+		// walk read and watched since, or one as it was then.
+		unmoved[dir] = ok || start != nil && len(start.protected) > 0 && start.unmoved(dir)
+		rel := below(w.root, dir)
+		if l.whole {
+			return l.entries, nil
+		}
+		if !ig.none(rel, l.entries) {
+			ig.forDir(rel)
+		}
+		was, marked := start.mark(rel)
+		if !marked || was != l.rules || ig.marks.of(ig, rel) != was || start.linked || len(start.protected) > 0 && !unmoved[dir] {
+			l, err := w.census.whole(dir, nil)
+			return l.entries, err
+		}
+		seen += l.count - len(l.entries) // looked at by the walk that kept them
+		return l.entries, nil
+	}
 	// classify notes p when commands must not see it, and reports whether
 	// the walk goes on into it: not into what is hidden, the git
 	// directory, nor node_modules that nothing ignores.
@@ -220,7 +247,6 @@ func (h *hiddenList) walk(w *Workspace) {
 		}
 		return d.IsDir() && d.Name() != "node_modules"
 	}
-	seen, cut, lost := 0, "", false
 	walkTree(w.root, read, func(p string, d fs.DirEntry) error {
 		if p != w.root {
 			if seen++; seen > cmp.Or(h.scan, maxSecretScan) {
@@ -246,10 +272,8 @@ func (h *hiddenList) walk(w *Workspace) {
 		}
 		return nil
 	}, func(dir string, entries []fs.DirEntry, err error) {
-		// Nothing moved in or was linked anew in a folder the start's
-		// walk read and watched since, or one as it was then.
-		if _, ok := known[dir]; ok && err == nil || start != nil && len(start.protected) > 0 && start.unmoved(dir) {
-			unmoved[dir] = true
+		if err != nil {
+			unmoved[dir] = false
 		}
 		// A folder's ignore file counts even before it exists: its
 		// names say whether it does.

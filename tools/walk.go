@@ -83,7 +83,7 @@ func holdsIgnoreFile(entries []fs.DirEntry) bool {
 // again. Its methods do nothing on nil.
 type readFolders struct {
 	fw      *folderWatch
-	entries map[string][]fs.DirEntry // by absolute path; nil once given up
+	entries map[string]folderList // by absolute path; nil once given up
 }
 
 // newReadFolders returns one to keep, or nil where folders cannot be
@@ -93,7 +93,7 @@ func newReadFolders() *readFolders {
 	if !fw.reset() {
 		return nil
 	}
-	return &readFolders{fw: fw, entries: make(map[string][]fs.DirEntry)}
+	return &readFolders{fw: fw, entries: make(map[string]folderList)}
 }
 
 // watch watches dir before its names are read; when it cannot, the
@@ -104,9 +104,9 @@ func (l *readFolders) watch(dir string) {
 	}
 }
 
-// keep keeps the entries read of dir, a folder watched before.
-func (l *readFolders) keep(dir string, entries []fs.DirEntry, err error) {
-	if l != nil && l.entries != nil && err == nil {
+// keep keeps what was read of dir, a folder watched before.
+func (l *readFolders) keep(dir string, entries folderList) {
+	if l != nil && l.entries != nil {
 		l.entries[dir] = entries
 	}
 }
@@ -116,7 +116,7 @@ func (l *readFolders) keep(dir string, entries []fs.DirEntry, err error) {
 // Either way it reads every event of the watch. An ignore file written
 // since changes no folder's names: the walk that takes them reads the
 // rules as they are.
-func (l *readFolders) still() map[string][]fs.DirEntry {
+func (l *readFolders) still() map[string]folderList {
 	if l == nil || l.entries == nil {
 		return nil
 	}
