@@ -121,7 +121,11 @@ func shaped(names []string) bool {
 // at, each by its own times. read, when not nil, reads a folder's
 // entries in the place of os.ReadDir.
 func surveyed(root string, skip []string, prev *survey, changeTime func(fs.FileInfo) int64, read func(string, fs.FileInfo) ([]fs.DirEntry, int, error)) survey {
-	s := survey{parts: make(map[string][]string), visited: make(map[string]bool), folders: make(map[string]folder)}
+	size := 0 // as many folders as the last survey saw
+	if prev != nil {
+		size = len(prev.visited)
+	}
+	s := survey{parts: make(map[string][]string), visited: make(map[string]bool, size), folders: make(map[string]folder, size)}
 	queue, seen := []string{root}, 0
 	for len(queue) > 0 && seen < maxSurvey {
 		dir := queue[0]

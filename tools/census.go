@@ -152,6 +152,18 @@ func loadCensus(file, root string) *census {
 	return &census{file: file, root: root, folders: make(map[string]*censusFolder), settle: racyFor}
 }
 
+// size returns how many folders the census holds, read from its file
+// or since: about how many a walk of the workspace reads.
+func (c *census) size() int {
+	if c == nil {
+		return 0
+	}
+	c.load()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.folders)
+}
+
 // load reads the census's file, once.
 func (c *census) load() {
 	c.loaded.Do(func() {

@@ -264,7 +264,9 @@ func startIgnoresReading(root string, global []ignoreRule, limit int, keep *read
 	defer r.Close()
 	ig := newIgnores(r)
 	ig.global = global
-	ig.protected, ig.folders = make(map[id]string), make(map[string]folderStamp)
+	size := c.size() // about how many folders the walk reads
+	ig.protected, ig.folders = make(map[id]string), make(map[string]folderStamp, size)
+	ig.rules, ig.marks = make(map[string][]ignoreRule, size), make(ruleMarks, size)
 	seen := 0
 	// The walk reads folders by their path, which gives each entry's
 	// type without a look at the entry (an os.Root's folders look at

@@ -160,7 +160,9 @@ func (h *hiddenList) changed() bool {
 func (h *hiddenList) walk(w *Workspace) {
 	h.walks++
 	began := time.Now()
-	h.paths, h.err, h.dirs, h.files = nil, nil, make(map[string]stamp), make(map[string]stamp)
+	// As many folders as the last walk, or the census, saw.
+	size := max(len(h.dirs), w.census.size())
+	h.paths, h.err, h.dirs, h.files = nil, nil, make(map[string]stamp, size), make(map[string]stamp, size)
 	if h.watch == nil {
 		h.watch = newFolderWatch()
 		// A Workspace has no Close: its watch goes when it does.
@@ -195,7 +197,7 @@ func (h *hiddenList) walk(w *Workspace) {
 	h.exclude = filepath.Join(w.root, ".git", "info", "exclude")
 	h.files[h.exclude] = stampOf(h.exclude)
 	var secrets, ignored, unseen []string
-	unmoved := make(map[string]bool) // the folders read where nothing moved in
+	unmoved := make(map[string]bool, size) // the folders read where nothing moved in
 	seen, cut, lost := 0, "", false
 	// A folder is read as the start's walk read it, or through the
 	// census: either may give only the entries a walk does something
