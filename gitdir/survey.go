@@ -58,6 +58,7 @@ type Surveys struct {
 	last       *survey
 	changeTime func(fs.FileInfo) int64
 	read       func(dir string, fi fs.FileInfo) ([]fs.DirEntry, int, error)
+	stat       func() func(dir string) (fs.FileInfo, error)
 }
 
 // NewSurveys returns the memory of surveys of one workspace; changeTime
@@ -78,15 +79,29 @@ func (sv *Surveys) ReadWith(read func(dir string, fi fs.FileInfo) ([]fs.DirEntry
 	sv.read = read
 }
 
+// StatWith has each survey look at a folder, before it reads its entries,
+// with the function stat returns when the survey begins, in the place of
+// os.Lstat: one that knows, by other means, that a folder's names did not
+// change since it was looked at, and gives what was seen then.
+func (sv *Surveys) StatWith(stat func() func(dir string) (fs.FileInfo, error)) {
+	sv.mu.Lock()
+	defer sv.mu.Unlock()
+	sv.stat = stat
+}
+
 // survey surveys root, reading again only what changed since the last
 // survey, and remembers it. sv may be nil: then every folder is read.
 func (sv *Surveys) survey(root string, skip []string) survey {
 	if sv == nil {
-		return surveyed(root, skip, nil, nil, nil)
+		return surveyed(root, skip, nil, nil, nil, os.Lstat)
 	}
 	sv.mu.Lock()
 	defer sv.mu.Unlock()
-	s := surveyed(root, skip, sv.last, sv.changeTime, sv.read)
+	stat := os.Lstat
+	if sv.stat != nil {
+		stat = sv.stat()
+	}
+	s := surveyed(root, skip, sv.last, sv.changeTime, sv.read, stat)
 	sv.last = &s
 	return s
 }
@@ -119,8 +134,8 @@ func shaped(names []string) bool {
 // those prev saw, with a change time (from changeTime) that is known, is
 // taken from prev without reading it again; its folders are still looked
 // at, each by its own times. read, when not nil, reads a folder's
-// entries in the place of os.ReadDir.
-func surveyed(root string, skip []string, prev *survey, changeTime func(fs.FileInfo) int64, read func(string, fs.FileInfo) ([]fs.DirEntry, int, error)) survey {
+// entries in the place of os.ReadDir; stat looks at a folder.
+func surveyed(root string, skip []string, prev *survey, changeTime func(fs.FileInfo) int64, read func(string, fs.FileInfo) ([]fs.DirEntry, int, error), stat func(string) (fs.FileInfo, error)) survey {
 	size := 0 // as many folders as the last survey saw
 	if prev != nil {
 		size = len(prev.visited)
@@ -131,7 +146,7 @@ func surveyed(root string, skip []string, prev *survey, changeTime func(fs.FileI
 		dir := queue[0]
 		queue = queue[1:]
 		var f folder
-		fi, err := os.Lstat(dir)
+		fi, err := stat(dir)
 		if err != nil {
 			fi = nil
 		} else if changeTime != nil {

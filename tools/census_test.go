@@ -413,3 +413,45 @@ func TestCensusKeepsWhatOnlyTheSurveyReads(t *testing.T) {
 func settleAfter(d time.Duration) func(time.Time, int64) time.Duration {
 	return func(time.Time, int64) time.Duration { return d }
 }
+
+// TestSurveyTakesWatchedLooks checks the surveys for repositories around
+// a command of a run that takes its folders from the census, which take
+// the folders the start's walk looked at, watched since, as they looked
+// then while the watch saw nothing change: a folder the command gave the
+// shape of a git directory is still found after it, and taken out.
+func TestSurveyTakesWatchedLooks(t *testing.T) {
+	if _, ok := markOf(mustLstat(t, t.TempDir())); !ok {
+		t.Skip("no change times or identities here: no census is kept")
+	}
+	base := t.TempDir()
+	root := filepath.Join(base, "ws")
+	writeFiles(t, root, map[string]string{"sub/a.txt": "a\n", "other/b.txt": "b\n"})
+	file := filepath.Join(base, "census")
+	command := func(run func()) []gitdir.Change {
+		ws, err := NewWorkspace(root)
+		must(t, err)
+		ws.KeepCensus(file)
+		ws.census.settle = settleAfter(0)
+		mustHidden(t, ws)
+		snap := gitdir.SnapWith(ws.root, ws.surveys)
+		ws.surveyed()
+		run()
+		changes, err := snap.Restore()
+		must(t, err)
+		return changes
+	}
+	command(func() {}) // the census of the run before
+	if changes := command(func() {}); len(changes) != 0 {
+		t.Fatalf("a command that did nothing changed %v", changes)
+	}
+	changes := command(func() {
+		write(t, filepath.Join(root, "sub", "HEAD"), "ref: refs/heads/main\n")
+		must(t, os.Mkdir(filepath.Join(root, "sub", "refs"), 0o755))
+	})
+	if len(changes) == 0 {
+		t.Fatal("a folder given the shape of a git directory was not found")
+	}
+	if _, err := os.Lstat(filepath.Join(root, "sub", "HEAD")); err == nil {
+		t.Errorf("sub/HEAD was left: changes %v", changes)
+	}
+}

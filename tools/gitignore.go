@@ -342,7 +342,10 @@ func startIgnoresReading(root string, global []ignoreRule, limit int, keep *read
 			looked.dir, looked.fi = abs, fi
 			if err != nil {
 				looked.fi = nil
-			} else if st, ok := fileStampOf(fi); ok && settled(st.stamp, began) {
+				return nil
+			}
+			keep.look(abs, fi)
+			if st, ok := fileStampOf(fi); ok && settled(st.stamp, began) {
 				ig.folders[abs] = st
 			}
 		}

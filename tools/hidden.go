@@ -90,6 +90,10 @@ type hiddenList struct {
 	exclude  string           // of those, the one in no folder the walk read
 	watch    *folderWatch
 	watching bool // every folder in dirs is watched
+	// looks is what the folders the start's walk read looked like, all
+	// watched since before then (see surveyStat); nil when the walk did
+	// not take them over, or the watch was given up.
+	looks map[string]fs.FileInfo
 	// seen is whether the watch reported a change since the walk, kept
 	// until the next walk: more than one check reads it (see events).
 	seen     bool
@@ -178,9 +182,10 @@ func (h *hiddenList) walk(w *Workspace) {
 	start := w.beginWith(keep)
 	known := keep.still()
 	h.seen = false
+	h.looks = nil
 	if known != nil {
 		h.watch.take(keep.fw)
-		h.watching = true
+		h.watching, h.looks = true, keep.looks
 	} else {
 		keep.close()
 		h.watching = !h.noWatch && h.watch.reset()
@@ -339,9 +344,30 @@ func (h *hiddenList) unwatch() (changed bool) {
 		h.dirs[d] = stampOf(d)
 	}
 	changed = h.events()
-	h.watching = false
+	h.watching, h.looks = false, nil
 	h.watch.close()
 	return changed
+}
+
+// surveyStat returns how a survey for repositories that begins now
+// looks at a folder (gitdir.Surveys.StatWith): a folder the walk of the
+// start looked at, and watched from before then, has the names it had
+// then while the watch saw no change in any folder, and is given as it
+// looked; any other is looked at now.
+func (w *Workspace) surveyStat() func(string) (fs.FileInfo, error) {
+	h := w.hidden
+	h.mu.Lock()
+	looks := h.looks
+	if looks != nil && (!h.watching || h.events()) {
+		looks = nil
+	}
+	h.mu.Unlock()
+	return func(dir string) (fs.FileInfo, error) {
+		if fi, ok := looks[dir]; ok {
+			return fi, nil
+		}
+		return os.Lstat(dir)
+	}
 }
 
 // recent reports whether one of stamps changed so close to when a walk

@@ -84,6 +84,9 @@ func holdsIgnoreFile(entries []fs.DirEntry) bool {
 type readFolders struct {
 	fw      *folderWatch
 	entries map[string]folderList // by absolute path; nil once given up
+	// looks is what os.Lstat told of each folder, after it was watched
+	// and before its names were read.
+	looks map[string]fs.FileInfo
 }
 
 // newReadFolders returns one to keep, or nil where folders cannot be
@@ -93,7 +96,7 @@ func newReadFolders() *readFolders {
 	if !fw.reset() {
 		return nil
 	}
-	return &readFolders{fw: fw, entries: make(map[string]folderList)}
+	return &readFolders{fw: fw, entries: make(map[string]folderList), looks: make(map[string]fs.FileInfo)}
 }
 
 // watch watches dir before its names are read; when it cannot, the
@@ -101,6 +104,13 @@ func newReadFolders() *readFolders {
 func (l *readFolders) watch(dir string) {
 	if l != nil && l.entries != nil && !l.fw.add(dir) {
 		l.entries = nil
+	}
+}
+
+// look keeps what dir, a folder watched before, looked like.
+func (l *readFolders) look(dir string, fi fs.FileInfo) {
+	if l != nil && l.entries != nil {
+		l.looks[dir] = fi
 	}
 }
 

@@ -82,6 +82,7 @@ func NewWorkspace(root string) (*Workspace, error) {
 	w := &Workspace{root: real, hidden: new(hiddenList), history: new(historyList), files: new(ruleFiles), places: ownPlaces(real),
 		surveys: gitdir.NewSurveys(changeTime), global: globalExcludes(real), census: loadCensus("", real)}
 	w.surveys.ReadWith(w.census.read)
+	w.surveys.StatWith(w.surveyStat)
 	return w, nil
 }
 
