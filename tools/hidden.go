@@ -177,7 +177,7 @@ func (h *hiddenList) walk(w *Workspace) {
 	// again when none changed.
 	var keep *readFolders
 	if !h.noWatch && !w.started.Load() {
-		keep = newReadFolders()
+		keep = newReadFolders(size)
 	}
 	start := w.beginWith(keep)
 	known := keep.still()

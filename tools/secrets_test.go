@@ -710,7 +710,7 @@ func TestReadFoldersSeeChanges(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			root := t.TempDir()
 			writeFiles(t, root, map[string]string{"a/b.go": "package b\n", "a/.gitignore": "*.tmp\n", "c/d/e.go": ""})
-			keep := newReadFolders()
+			keep := newReadFolders(0)
 			if keep == nil {
 				t.Skip("no folders can be watched here")
 			}

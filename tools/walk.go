@@ -89,14 +89,14 @@ type readFolders struct {
 	looks map[string]fs.FileInfo
 }
 
-// newReadFolders returns one to keep, or nil where folders cannot be
-// watched.
-func newReadFolders() *readFolders {
+// newReadFolders returns one to keep, for about size folders, or nil
+// where folders cannot be watched.
+func newReadFolders(size int) *readFolders {
 	fw := newFolderWatch()
 	if !fw.reset() {
 		return nil
 	}
-	return &readFolders{fw: fw, entries: make(map[string]folderList), looks: make(map[string]fs.FileInfo)}
+	return &readFolders{fw: fw, entries: make(map[string]folderList, size), looks: make(map[string]fs.FileInfo, size)}
 }
 
 // watch watches dir before its names are read; when it cannot, the
