@@ -77,11 +77,10 @@ func stampOf(p string) stamp {
 // walk finds them, and is made again only when something it saw changed:
 // names appear and disappear only by changing a folder, and rules only by
 // changing an ignore file. Where the system can watch folders (inotify),
-// whether any folder changed, or an ignore file in one was written, since
-// the walk costs one read, however many there are, and a look at the time
+// whether any folder changed since the walk costs one read, however many
+// there are, and a look at the times of the ignore files that exist and
 // of .git/info/exclude; elsewhere, and when the watch cannot be had, it
-// costs a look at the time of every folder and of every ignore file the
-// walk read or would read.
+// costs a look at the time of every folder too.
 type hiddenList struct {
 	mu       sync.Mutex
 	paths    []string
