@@ -57,7 +57,8 @@ type Surveys struct {
 	mu         sync.Mutex
 	last       *survey
 	changeTime func(fs.FileInfo) int64
-	read       func(dir string, fi fs.FileInfo) ([]fs.DirEntry, error)
+	read       func(dir string, fi fs.FileInfo) ([]fs.DirEntry, int, error)
+	stat       func() func(dir string) (fs.FileInfo, error)
 }
 
 // NewSurveys returns the memory of surveys of one workspace; changeTime
@@ -67,24 +68,40 @@ func NewSurveys(changeTime func(fs.FileInfo) int64) *Surveys {
 }
 
 // ReadWith has the surveys read a folder's entries with read, which
-// returns them sorted by name, as os.ReadDir does: one that keeps what
-// it read of folders that did not change since. It is given what
-// os.Lstat told of the folder just before, or nil.
-func (sv *Surveys) ReadWith(read func(dir string, fi fs.FileInfo) ([]fs.DirEntry, error)) {
+// returns them sorted by name, as os.ReadDir does, and how many entries
+// the folder holds: one that keeps what it read of folders that did not
+// change since. It may leave out the files whose names Surveyed does not
+// report, which play no part in a survey. It is given what os.Lstat told
+// of the folder just before, or nil.
+func (sv *Surveys) ReadWith(read func(dir string, fi fs.FileInfo) ([]fs.DirEntry, int, error)) {
 	sv.mu.Lock()
 	defer sv.mu.Unlock()
 	sv.read = read
+}
+
+// StatWith has each survey look at a folder, before it reads its entries,
+// with the function stat returns when the survey begins, in the place of
+// os.Lstat: one that knows, by other means, that a folder's names did not
+// change since it was looked at, and gives what was seen then.
+func (sv *Surveys) StatWith(stat func() func(dir string) (fs.FileInfo, error)) {
+	sv.mu.Lock()
+	defer sv.mu.Unlock()
+	sv.stat = stat
 }
 
 // survey surveys root, reading again only what changed since the last
 // survey, and remembers it. sv may be nil: then every folder is read.
 func (sv *Surveys) survey(root string, skip []string) survey {
 	if sv == nil {
-		return surveyed(root, skip, nil, nil, nil)
+		return surveyed(root, skip, nil, nil, nil, os.Lstat)
 	}
 	sv.mu.Lock()
 	defer sv.mu.Unlock()
-	s := surveyed(root, skip, sv.last, sv.changeTime, sv.read)
+	stat := os.Lstat
+	if sv.stat != nil {
+		stat = sv.stat()
+	}
+	s := surveyed(root, skip, sv.last, sv.changeTime, sv.read, stat)
 	sv.last = &s
 	return s
 }
@@ -94,6 +111,11 @@ func (sv *Surveys) survey(root string, skip []string) survey {
 func isShapeName(name string) bool {
 	return strings.EqualFold(name, "HEAD") || slices.ContainsFunc(shapeNames, func(n string) bool { return strings.EqualFold(n, name) })
 }
+
+// Surveyed reports whether a survey looks at an entry named name, whatever
+// its kind: one of the shape of a git directory, or .git. It looks at
+// every folder too; a file of another name plays no part in it.
+func Surveyed(name string) bool { return isShapeName(name) || fence.GitName(name) }
 
 // shaped reports whether names, those of a folder's entries that are
 // shape names or .git, make it a repository to git: a .git in it, or the
@@ -112,15 +134,19 @@ func shaped(names []string) bool {
 // those prev saw, with a change time (from changeTime) that is known, is
 // taken from prev without reading it again; its folders are still looked
 // at, each by its own times. read, when not nil, reads a folder's
-// entries in the place of os.ReadDir.
-func surveyed(root string, skip []string, prev *survey, changeTime func(fs.FileInfo) int64, read func(string, fs.FileInfo) ([]fs.DirEntry, error)) survey {
-	s := survey{parts: make(map[string][]string), visited: make(map[string]bool), folders: make(map[string]folder)}
+// entries in the place of os.ReadDir; stat looks at a folder.
+func surveyed(root string, skip []string, prev *survey, changeTime func(fs.FileInfo) int64, read func(string, fs.FileInfo) ([]fs.DirEntry, int, error), stat func(string) (fs.FileInfo, error)) survey {
+	size := 0 // as many folders as the last survey saw
+	if prev != nil {
+		size = len(prev.visited)
+	}
+	s := survey{parts: make(map[string][]string), visited: make(map[string]bool, size), folders: make(map[string]folder, size)}
 	queue, seen := []string{root}, 0
 	for len(queue) > 0 && seen < maxSurvey {
 		dir := queue[0]
 		queue = queue[1:]
 		var f folder
-		fi, err := os.Lstat(dir)
+		fi, err := stat(dir)
 		if err != nil {
 			fi = nil
 		} else if changeTime != nil {
@@ -137,12 +163,12 @@ func surveyed(root string, skip []string, prev *survey, changeTime func(fs.FileI
 			queue = append(queue, old.subdirs...)
 			continue
 		}
-		entries, err := readSome(dir, fi, maxSurvey-seen, read)
+		entries, count, err := readSome(dir, fi, maxSurvey-seen, read)
 		if err != nil {
 			continue
 		}
 		s.reads++
-		seen += len(entries)
+		seen += count
 		s.visited[dir] = true
 		if seen >= maxSurvey {
 			s.cut = true
@@ -166,31 +192,32 @@ func surveyed(root string, skip []string, prev *survey, changeTime func(fs.FileI
 		// within the same tick of the clock that stamps it, unseen: it
 		// is read again next time.
 		if !s.cut && time.Since(time.Unix(0, f.change)) > settle {
-			f.entries = len(entries)
+			f.entries = count
 			s.folders[dir] = f
 		}
 	}
 	return s
 }
 
-// readSome returns up to n entries of dir, sorted by name, read with
-// read (given fi, what os.Lstat told of dir) when it is not nil.
-func readSome(dir string, fi fs.FileInfo, n int, read func(string, fs.FileInfo) ([]fs.DirEntry, error)) ([]fs.DirEntry, error) {
+// readSome returns up to n entries of dir, sorted by name, and how many
+// of them count against n: read with read (given fi, what os.Lstat told
+// of dir) when it is not nil, which may leave out what plays no part.
+func readSome(dir string, fi fs.FileInfo, n int, read func(string, fs.FileInfo) ([]fs.DirEntry, int, error)) ([]fs.DirEntry, int, error) {
 	if read != nil {
-		entries, err := read(dir, fi)
+		entries, count, err := read(dir, fi)
 		if err != nil && len(entries) == 0 {
-			return nil, err
+			return nil, 0, err
 		}
-		return entries[:min(n, len(entries))], nil
+		return entries[:min(n, len(entries))], min(n, count), nil
 	}
 	d, err := os.Open(dir)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	defer d.Close()
 	entries, _ := d.ReadDir(n)
 	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
-	return entries, nil
+	return entries, len(entries), nil
 }
 
 // unchanged returns what s saw of dir, when dir has the times f gives and

@@ -13,6 +13,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"harness/gitdir"
 )
 
 // census is what the walks of a workspace read of its folders (each
@@ -28,6 +30,15 @@ import (
 // racy). The census holds names only: what files hold, ignore files
 // included, is read from the disk every run, and so is each entry's
 // identity where a walk looks at it.
+//
+// Of a folder, the file keeps only the entries a walk does something
+// with (see kept): its folders, the names every walk looks at whatever
+// the rules (secrets, .git, the shape of a git directory, .gitignore),
+// and those the ignore rules that applied to the folder ignored, with a
+// fingerprint of those rules (ruleMark). A walk takes them for the whole
+// folder only under the same rules; under others, it reads the folder
+// from the disk. So an unchanged folder costs a run a look at its times
+// and its few kept entries, not a pass over all of its names.
 //
 // The file is refused whole, and every folder read from the disk, when it
 // is not a regular file that the user owns and that nobody else may write,
@@ -49,9 +60,52 @@ type census struct {
 
 // censusFolder is one folder as the census saw it.
 type censusFolder struct {
-	mark    folderMark
-	entries []fs.DirEntry // sorted by name
-	used    bool          // looked at by this run
+	mark  folderMark
+	count int // how many entries it holds
+	// entries is every entry, sorted by name, when this run read them
+	// from the disk; nil when only kept is known.
+	entries []fs.DirEntry
+	// kept is what a walk does something with (see keptEntries), sorted
+	// by name: the entries the ignore rules of rules ignored among them.
+	// It is chosen by a walk under those rules, or, with rules zero, holds
+	// only what every walk looks at.
+	kept  []fs.DirEntry
+	rules ruleMark
+	used  bool // looked at by this run
+}
+
+// ruleMark is the fingerprint of the ignore rules that applied to a
+// folder's entries (see ruleMarks); zero stands for none known.
+type ruleMark [sha256.Size]byte
+
+// folderList is what a walk is given of a folder: every entry, or the kept
+// ones (see censusFolder), sorted by name.
+type folderList struct {
+	entries []fs.DirEntry
+	whole   bool     // entries holds every entry
+	rules   ruleMark // when not whole, the rules kept was chosen under
+	count   int      // how many entries the folder holds
+}
+
+// walkedName reports whether every walk looks at an entry whatever the
+// rules, by its name: a secret's name or .git, the shape of a git
+// directory, or the folder's ignore file.
+func walkedName(name string) bool {
+	return name == ".gitignore" || secretName(name) != "" || gitdir.Surveyed(name)
+}
+
+// keptEntries returns the entries of a folder that a walk does something
+// with under rules that ignore what ignored reports: its folders, the
+// names every walk looks at (walkedName), and what the rules ignore.
+// ignored may be nil: no rules.
+func keptEntries(entries []fs.DirEntry, ignored func(fs.DirEntry) bool) []fs.DirEntry {
+	var kept []fs.DirEntry
+	for _, e := range entries {
+		if e.IsDir() || walkedName(e.Name()) || ignored != nil && ignored(e) {
+			kept = append(kept, e)
+		}
+	}
+	return kept
 }
 
 // folderMark is what tells that a folder's names did not change: its
@@ -98,6 +152,18 @@ func loadCensus(file, root string) *census {
 	return &census{file: file, root: root, folders: make(map[string]*censusFolder), settle: racyFor}
 }
 
+// size returns how many folders the census holds, read from its file
+// or since: about how many a walk of the workspace reads.
+func (c *census) size() int {
+	if c == nil {
+		return 0
+	}
+	c.load()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.folders)
+}
+
 // load reads the census's file, once.
 func (c *census) load() {
 	c.loaded.Do(func() {
@@ -139,24 +205,29 @@ func readOwnFile(file string) ([]byte, bool) {
 	return data, true
 }
 
-// read returns the entries of dir, sorted by name: the census's, when
-// dir is as it saw it (see census), else read from the disk, and kept.
-func (c *census) read(dir string) ([]fs.DirEntry, error) {
-	if c == nil {
-		return os.ReadDir(dir)
-	}
-	fi, err := os.Lstat(dir)
-	if err != nil {
-		return os.ReadDir(dir)
-	}
-	return c.readAs(dir, fi)
+// read returns what a survey needs of dir's entries, sorted by name, and
+// how many entries it holds: the kept ones (see censusFolder) when dir is
+// as the census saw it, else every entry, read from the disk, and kept.
+// fi is what os.Lstat just told of dir, before any of its names were
+// read; nil has read look.
+func (c *census) read(dir string, fi fs.FileInfo) ([]fs.DirEntry, int, error) {
+	l, err := c.look(dir, fi)
+	return l.entries, l.count, err
 }
 
-// readAs is read of dir, whose information fi was just taken (os.Lstat),
-// before any of its names were read.
-func (c *census) readAs(dir string, fi fs.FileInfo) ([]fs.DirEntry, error) {
-	if c == nil || fi == nil {
-		return c.read(dir)
+// look returns what a walk is given of dir: the census's, when dir is as it saw it
+// (see census), else every entry, read from the disk, and kept. fi is
+// what os.Lstat just told of dir, before any of its names were read;
+// nil has look take it.
+func (c *census) look(dir string, fi fs.FileInfo) (folderList, error) {
+	if c == nil {
+		return disk(dir)
+	}
+	if fi == nil {
+		var err error
+		if fi, err = os.Lstat(dir); err != nil {
+			return disk(dir)
+		}
 	}
 	c.load()
 	mark, ok := markOf(fi)
@@ -164,15 +235,44 @@ func (c *census) readAs(dir string, fi fs.FileInfo) ([]fs.DirEntry, error) {
 	kept := c.folders[dir]
 	if ok && kept != nil && kept.mark == mark {
 		kept.used = true
+		l := folderList{entries: kept.entries, whole: true, count: kept.count}
+		if kept.entries == nil {
+			l = folderList{entries: kept.kept, rules: kept.rules, count: kept.count}
+		}
 		c.mu.Unlock()
-		return kept.entries, nil
+		return l, nil
 	}
+	c.mu.Unlock()
+	return c.readDisk(dir, mark, ok)
+}
+
+// whole returns every entry of dir, whose list look gave as kept
+// entries, taken under fi's mark: those read this run, else read from
+// the disk now.
+func (c *census) whole(dir string, fi fs.FileInfo) (folderList, error) {
+	if c == nil || fi == nil {
+		return disk(dir)
+	}
+	mark, ok := markOf(fi)
+	c.mu.Lock()
+	if f := c.folders[dir]; ok && f != nil && f.mark == mark && f.entries != nil {
+		c.mu.Unlock()
+		return folderList{entries: f.entries, whole: true, count: f.count}, nil
+	}
+	c.mu.Unlock()
+	return c.readDisk(dir, mark, ok)
+}
+
+// readDisk reads dir's entries from the disk, and keeps them under mark,
+// taken before they were read, when known (ok) and settled.
+func (c *census) readDisk(dir string, mark folderMark, ok bool) (folderList, error) {
+	c.mu.Lock()
 	c.reads++
 	c.mu.Unlock()
 	now := time.Now()
-	entries, err := os.ReadDir(dir)
+	l, err := disk(dir)
 	if err != nil || !ok {
-		return entries, err
+		return l, err
 	}
 	// The mark was taken before the names were read: a change while
 	// they are read shows next time.
@@ -180,21 +280,43 @@ func (c *census) readAs(dir string, fi fs.FileInfo) ([]fs.DirEntry, error) {
 	// clock's tick, unseen: it is not kept.
 	c.mu.Lock()
 	if mark.settledBy(now, c.settle) {
-		c.folders[dir] = &censusFolder{mark: mark, entries: entries, used: true}
+		c.folders[dir] = &censusFolder{mark: mark, count: l.count, entries: l.entries, used: true}
 	} else {
 		delete(c.folders, dir)
 	}
 	c.dirty = true
 	c.mu.Unlock()
-	return entries, nil
+	return l, nil
+}
+
+// disk returns every entry of dir, read from the disk.
+func disk(dir string) (folderList, error) {
+	entries, err := os.ReadDir(dir)
+	return folderList{entries: entries, whole: true, count: len(entries)}, err
+}
+
+// choose has the census keep, of dir, the entries kept that a walk
+// chose from every entry of it under the rules of rules (see
+// keptEntries), for the next run to take under the same rules.
+func (c *census) choose(dir string, rules ruleMark, kept []fs.DirEntry) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if f := c.folders[dir]; f != nil && f.entries != nil && f.rules != rules {
+		f.rules, f.kept = rules, kept
+		c.dirty = true
+	}
 }
 
 // maxCensus bounds the entries a census keeps on disk, and
 // maxCensusFile the size of a file read as one: a census of maxCensus
 // entries of long names fits in it.
 const (
-	maxCensus     = 2 * maxSecretScan
-	maxCensusFile = 256 << 20
+	maxCensus      = 2 * maxSecretScan
+	maxCensusFile  = 256 << 20
+	maxCensusCount = 1 << 31 // entries one folder may hold, as the census tells
 )
 
 // save writes the census to its file, when it changed: the folders whose
@@ -247,14 +369,16 @@ func (c *census) save(prune bool) error {
 }
 
 // censusMagic begins a census file; a change of the format changes it.
-const censusMagic = "harness census 1\n"
+const censusMagic = "harness census 2\n"
 
 // errCensus is why a census file is refused.
 var errCensus = errors.New("not a census of this workspace")
 
 // encodeCensus returns the file of a census of root: the magic, the root,
-// each folder (its path, mark and entries, each a type and a name), and
-// the SHA-256 of all that. It reports false past maxCensus entries.
+// each folder (its path, mark, how many entries it holds, the mark of the
+// rules its entries were kept under and those entries, each a type and a
+// name), and the SHA-256 of all that. It reports false past maxCensus
+// entries kept.
 func encodeCensus(root string, folders map[string]*censusFolder) ([]byte, bool) {
 	dirs := slices.Sorted(maps.Keys(folders))
 	var b []byte
@@ -268,7 +392,12 @@ func encodeCensus(root string, folders map[string]*censusFolder) ([]byte, bool) 
 	n := 0
 	for _, dir := range dirs {
 		f := folders[dir]
-		if n += len(f.entries); n > maxCensus {
+		kept, rules := f.kept, f.rules
+		if rules == (ruleMark{}) && f.entries != nil {
+			// No walk chose: what every walk looks at, under no rules.
+			kept, rules = keptEntries(f.entries, nil), ruleMark{}
+		}
+		if n += len(kept); n > maxCensus {
 			return nil, false
 		}
 		str(dir)
@@ -277,8 +406,14 @@ func encodeCensus(root string, folders map[string]*censusFolder) ([]byte, bool) 
 		b = binary.AppendUvarint(b, m.id.ino)
 		b = binary.AppendVarint(b, m.mod)
 		b = binary.AppendVarint(b, m.change)
-		b = binary.AppendUvarint(b, uint64(len(f.entries)))
-		for _, e := range f.entries {
+		count := f.count
+		if f.entries != nil {
+			count = len(f.entries)
+		}
+		b = binary.AppendUvarint(b, uint64(count))
+		b = append(b, rules[:]...)
+		b = binary.AppendUvarint(b, uint64(len(kept)))
+		for _, e := range kept {
 			b = binary.AppendUvarint(b, uint64(e.Type()))
 			str(e.Name())
 		}
@@ -346,22 +481,28 @@ func decodeCensus(data []byte, root string) (map[string]*censusFolder, error) {
 		f := &censusFolder{}
 		f.mark.id.dev, f.mark.id.ino = uv(), uv()
 		f.mark.mod, f.mark.change = sv(), sv()
-		n := uv()
-		if total += n; bad || total > maxCensus || !cleanInside(root, dir) {
+		count := uv()
+		if bad || len(body)-at < len(f.rules) {
 			return nil, errCensus
 		}
-		f.entries = make([]fs.DirEntry, n)
+		at += copy(f.rules[:], body[at:])
+		n := uv()
+		if total += n; bad || total > maxCensus || n > count || count > maxCensusCount || !cleanInside(root, dir) {
+			return nil, errCensus
+		}
+		f.count = int(count)
+		f.kept = make([]fs.DirEntry, n)
 		if uint64(cap(slab)-len(slab)) < n {
 			slab = make([]keptEntry, 0, max(n, 4096))
 		}
-		for i := range f.entries {
+		for i := range f.kept {
 			typ := fs.FileMode(uv())
 			name := str()
-			if bad || typ&^fs.ModeType != 0 || !validName(name) || i > 0 && name <= f.entries[i-1].Name() {
+			if bad || typ&^fs.ModeType != 0 || !validName(name) || i > 0 && name <= f.kept[i-1].Name() {
 				return nil, errCensus
 			}
 			slab = append(slab, keptEntry{dir: dir, name: name, typ: typ})
-			f.entries[i] = &slab[len(slab)-1]
+			f.kept[i] = &slab[len(slab)-1]
 		}
 		folders[dir] = f
 	}

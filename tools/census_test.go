@@ -87,6 +87,9 @@ func TestCensusSeesEveryChange(t *testing.T) {
 			must(t, os.Rename(other, dir))
 			must(t, os.Chtimes(root, mustLstat(t, root).ModTime(), mustLstat(t, root).ModTime()))
 		}, "sub/.netrc"},
+		{".git/info/exclude written", func(t *testing.T, root string) {
+			write(t, filepath.Join(root, ".git", "info", "exclude"), "other/a.txt\n")
+		}, "other/a.txt"},
 		{"a folder made in a folder taken from the census", func(t *testing.T, root string) {
 			write(t, filepath.Join(root, "other", "deep", ".aws", "credentials"), "x\n")
 		}, "other/deep/.aws"},
@@ -118,6 +121,97 @@ func TestCensusSeesEveryChange(t *testing.T) {
 				t.Errorf("the run hides %v; want build, which .gitignore ignores, among them", second)
 			}
 		})
+	}
+}
+
+// TestCensusUnderOtherGlobalRules checks that a folder the census kept
+// under the rules of one run is read whole by a run under other rules:
+// here, the user's global excludes file, outside the workspace, ignores a
+// file the first run had no reason to keep.
+func TestCensusUnderOtherGlobalRules(t *testing.T) {
+	if _, ok := markOf(mustLstat(t, t.TempDir())); !ok {
+		t.Skip("no change times or identities here: no census is kept")
+	}
+	base := t.TempDir()
+	root := filepath.Join(base, "ws")
+	writeFiles(t, root, map[string]string{"sub/notes.txt": "notes\n", "sub/plan.txt": "plan\n"})
+	config := filepath.Join(base, "config")
+	t.Setenv("XDG_CONFIG_HOME", config)
+	file := filepath.Join(base, "state", "census")
+	if first, _ := censusRun(t, root, file); slices.Contains(first, "sub/plan.txt") {
+		t.Fatalf("hidden before any rule ignored it: %v", first)
+	}
+	write(t, filepath.Join(config, "git", "ignore"), "plan.txt\n")
+	if second, _ := censusRun(t, root, file); !slices.Contains(second, "sub/plan.txt") {
+		t.Errorf("after the global excludes changed the run hides %v; want sub/plan.txt among them", second)
+	}
+}
+
+// TestCensusFollowsLinks checks that a run that takes an unchanged folder
+// from the census still finds in it a link, made before any run, to a
+// file the rules protect: that file's other names send the walk to every
+// file of the folders it reads.
+func TestCensusFollowsLinks(t *testing.T) {
+	if _, ok := markOf(mustLstat(t, t.TempDir())); !ok || runtime.GOOS == "windows" {
+		t.Skip("no change times or identities here: no census is kept")
+	}
+	base := t.TempDir()
+	root := filepath.Join(base, "ws")
+	writeFiles(t, root, map[string]string{".gitignore": "local.yml\n", "local.yml": "token: abc\n", "src/main.go": "package main\n"})
+	if err := os.Link(filepath.Join(root, "local.yml"), filepath.Join(root, "src", "notes.txt")); err != nil {
+		t.Skip("no hard links:", err)
+	}
+	file := filepath.Join(base, "state", "census")
+	for _, run := range []string{"first", "second"} {
+		if got, _ := censusRun(t, root, file); !slices.Contains(got, "src/notes.txt") {
+			t.Errorf("the %s run hides %v; want the link src/notes.txt among them", run, got)
+		}
+	}
+}
+
+// TestCensusUnderRulesChangedInTheRun checks the two walks of a run that
+// takes its folders from the census, when the ignore rules change after
+// the census was kept: at the start of the run, the file they now ignore
+// is protected by its identity, and renamed it stays hidden; during the
+// run, a file a new rule ignores is hidden, though the folder that holds
+// it was kept under the rules of the start.
+func TestCensusUnderRulesChangedInTheRun(t *testing.T) {
+	if _, ok := markOf(mustLstat(t, t.TempDir())); !ok || runtime.GOOS == "windows" {
+		t.Skip("no change times or identities here: no census is kept")
+	}
+	base := t.TempDir()
+	root := filepath.Join(base, "ws")
+	writeFiles(t, root, map[string]string{".gitignore": "*.log\n", "sub/data.txt": "data\n", "other/a.txt": "a\n"})
+	file := filepath.Join(base, "state", "census")
+	censusRun(t, root, file)
+	time.Sleep(2 * fineRacy) // past the tick of the clock that stamps the folders
+	f, err := os.OpenFile(filepath.Join(root, ".gitignore"), os.O_WRONLY|os.O_APPEND, 0)
+	must(t, err)
+	_, err = f.WriteString("sub/data.txt\n")
+	must(t, err)
+	must(t, f.Close())
+
+	run := func() *Workspace {
+		ws, err := NewWorkspace(root)
+		must(t, err)
+		ws.KeepCensus(file)
+		ws.census.settle = settleAfter(0)
+		mustHidden(t, ws)
+		return ws
+	}
+	ws := run()
+	must(t, os.Rename(filepath.Join(root, "sub", "data.txt"), filepath.Join(root, "sub", "renamed.txt")))
+	if got := rels(ws, mustHidden(t, ws)); !slices.Contains(got, "sub/renamed.txt") {
+		t.Errorf("the file the start's rules ignored, renamed: hidden %v; want sub/renamed.txt among them", got)
+	}
+	ws = run() // under the rules the census was last kept under
+	f, err = os.OpenFile(filepath.Join(root, ".gitignore"), os.O_WRONLY|os.O_APPEND, 0)
+	must(t, err)
+	_, err = f.WriteString("other/a.txt\n")
+	must(t, err)
+	must(t, f.Close())
+	if got := rels(ws, mustHidden(t, ws)); !slices.Contains(got, "other/a.txt") {
+		t.Errorf("a file a rule made during the run ignores: hidden %v; want other/a.txt among them", got)
 	}
 }
 
@@ -221,9 +315,9 @@ func TestDecodeCensusRefusesBadEntries(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := &censusFolder{}
+			f := &censusFolder{rules: ruleMark{1}, count: len(tt.entries)}
 			for _, n := range tt.entries {
-				f.entries = append(f.entries, &keptEntry{dir: tt.dir, name: n})
+				f.kept = append(f.kept, &keptEntry{dir: tt.dir, name: n})
 			}
 			data, _ := encodeCensus(root, map[string]*censusFolder{tt.dir: f})
 			_, err := decodeCensus(data, root)
@@ -318,4 +412,46 @@ func TestCensusKeepsWhatOnlyTheSurveyReads(t *testing.T) {
 // is d old, whatever its times show.
 func settleAfter(d time.Duration) func(time.Time, int64) time.Duration {
 	return func(time.Time, int64) time.Duration { return d }
+}
+
+// TestSurveyTakesWatchedLooks checks the surveys for repositories around
+// a command of a run that takes its folders from the census, which take
+// the folders the start's walk looked at, watched since, as they looked
+// then while the watch saw nothing change: a folder the command gave the
+// shape of a git directory is still found after it, and taken out.
+func TestSurveyTakesWatchedLooks(t *testing.T) {
+	if _, ok := markOf(mustLstat(t, t.TempDir())); !ok {
+		t.Skip("no change times or identities here: no census is kept")
+	}
+	base := t.TempDir()
+	root := filepath.Join(base, "ws")
+	writeFiles(t, root, map[string]string{"sub/a.txt": "a\n", "other/b.txt": "b\n"})
+	file := filepath.Join(base, "census")
+	command := func(run func()) []gitdir.Change {
+		ws, err := NewWorkspace(root)
+		must(t, err)
+		ws.KeepCensus(file)
+		ws.census.settle = settleAfter(0)
+		mustHidden(t, ws)
+		snap := gitdir.SnapWith(ws.root, ws.surveys)
+		ws.surveyed()
+		run()
+		changes, err := snap.Restore()
+		must(t, err)
+		return changes
+	}
+	command(func() {}) // the census of the run before
+	if changes := command(func() {}); len(changes) != 0 {
+		t.Fatalf("a command that did nothing changed %v", changes)
+	}
+	changes := command(func() {
+		write(t, filepath.Join(root, "sub", "HEAD"), "ref: refs/heads/main\n")
+		must(t, os.Mkdir(filepath.Join(root, "sub", "refs"), 0o755))
+	})
+	if len(changes) == 0 {
+		t.Fatal("a folder given the shape of a git directory was not found")
+	}
+	if _, err := os.Lstat(filepath.Join(root, "sub", "HEAD")); err == nil {
+		t.Errorf("sub/HEAD was left: changes %v", changes)
+	}
 }

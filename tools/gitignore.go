@@ -3,6 +3,7 @@ package tools
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
 	"io"
 	"io/fs"
 	"os"
@@ -207,6 +208,8 @@ type ignores struct {
 	// before, by absolute path, when it had not changed for a while
 	// (see unmoved).
 	folders map[string]folderStamp
+	// marks are those of the rules of the folders read (see ruleMarks).
+	marks ruleMarks
 }
 
 // folderStamp is what a folder looked like: its times, and its identity,
@@ -261,7 +264,9 @@ func startIgnoresReading(root string, global []ignoreRule, limit int, keep *read
 	defer r.Close()
 	ig := newIgnores(r)
 	ig.global = global
-	ig.protected, ig.folders = make(map[id]string), make(map[string]folderStamp)
+	size := c.size() // about how many folders the walk reads
+	ig.protected, ig.folders = make(map[id]string), make(map[string]folderStamp, size)
+	ig.rules, ig.marks = make(map[string][]ignoreRule, size), make(ruleMarks, size)
 	seen := 0
 	// The walk reads folders by their path, which gives each entry's
 	// type without a look at the entry (an os.Root's folders look at
@@ -273,11 +278,38 @@ func startIgnoresReading(root string, global []ignoreRule, limit int, keep *read
 		dir string
 		fi  fs.FileInfo
 	}
+	// A folder the census kept is taken as it kept it, the entries a walk
+	// does something with, when the rules that apply to it are those it
+	// was kept under; else every entry is read, and those are chosen.
 	read := func(dir string) ([]fs.DirEntry, error) {
+		var fi fs.FileInfo
 		if looked.dir == dir {
-			return c.readAs(dir, looked.fi)
+			fi = looked.fi
 		}
-		return c.read(dir)
+		l, err := c.look(dir, fi)
+		if err != nil {
+			return nil, err
+		}
+		rel := below(root, dir)
+		if !ig.none(rel, l.entries) { // its ignore file is among what is kept
+			ig.forDir(rel)
+		}
+		mark := ig.marks.of(ig, rel)
+		if !l.whole && l.rules != mark {
+			if l, err = c.whole(dir, fi); err != nil {
+				return nil, err
+			}
+		}
+		if l.whole {
+			c.choose(dir, mark, keptEntries(l.entries, func(e fs.DirEntry) bool {
+				_, ignored := ig.decide(path.Join(rel, e.Name()), e.IsDir())
+				return ignored
+			}))
+		} else {
+			seen += l.count - len(l.entries) // looked at by the walk that kept them
+		}
+		keep.keep(dir, l)
+		return l.entries, nil
 	}
 	walkTree(root, read, func(abs string, d fs.DirEntry) error {
 		if seen++; seen > limit {
@@ -310,19 +342,59 @@ func startIgnoresReading(root string, global []ignoreRule, limit int, keep *read
 			looked.dir, looked.fi = abs, fi
 			if err != nil {
 				looked.fi = nil
-			} else if st, ok := fileStampOf(fi); ok && settled(st.stamp, began) {
+				return nil
+			}
+			keep.look(abs, fi)
+			if st, ok := fileStampOf(fi); ok && settled(st.stamp, began) {
 				ig.folders[abs] = st
 			}
 		}
 		return nil
 	}, func(dir string, entries []fs.DirEntry, err error) {
-		keep.keep(dir, entries, err)
-		if rel := below(root, dir); err != nil || !ig.none(rel, entries) {
-			ig.forDir(rel)
+		if err != nil {
+			ig.forDir(below(root, dir))
 		}
 	})
 	ig.root, ig.frozen = nil, true
 	return ig
+}
+
+// ruleMarks are the fingerprints of the ignore rules that apply to the
+// entries of each folder, by its path from the root: the rules of the
+// folders above it, the root's with the global excludes and
+// .git/info/exclude, and its own. Two folders at the same path with the
+// same mark have the same rules: what one's walk decided of an entry
+// holds for the other's entry of the same name and kind. SHA-256, so that
+// no ignore file can be written to give other rules a mark seen before.
+type ruleMarks map[string]ruleMark
+
+// of returns the mark of folder rel (a path from the root, "" for it)
+// under ig, reading the rules of its folders as ig.forDir does.
+func (m ruleMarks) of(ig *ignores, rel string) ruleMark {
+	if mark, ok := m[rel]; ok {
+		return mark
+	}
+	var parent ruleMark
+	if rel != "" {
+		up := ""
+		if i := strings.LastIndexByte(rel, '/'); i >= 0 {
+			up = rel[:i]
+		}
+		parent = m.of(ig, up)
+	}
+	h := sha256.New()
+	h.Write(parent[:])
+	h.Write([]byte(rel))
+	for _, r := range ig.forDir(rel) {
+		h.Write([]byte{0})
+		h.Write([]byte(r.source))
+		h.Write([]byte{0})
+		h.Write([]byte(r.text))
+	}
+	var mark ruleMark
+	h.Sum(mark[:0])
+	m[rel] = mark
+	return mark
 }
 
 // unmoved reports whether the folder dir, whose names were just read, is
@@ -336,6 +408,16 @@ func (ig *ignores) unmoved(dir string) bool {
 	}
 	now, ok := folderStampOf(dir)
 	return ok && now == was
+}
+
+// mark returns the mark of the rules the start read for folder rel (see
+// ruleMarks), and whether it read that folder.
+func (ig *ignores) mark(rel string) (ruleMark, bool) {
+	if ig == nil {
+		return ruleMark{}, false
+	}
+	m, ok := ig.marks[rel]
+	return m, ok
 }
 
 // settled reports whether st changed long enough before a walk began that
@@ -396,7 +478,7 @@ func (ig *ignores) movedFrom(root, rel string) string {
 }
 
 func newIgnores(root *os.Root) *ignores {
-	return &ignores{root: root, rules: make(map[string][]ignoreRule)}
+	return &ignores{root: root, rules: make(map[string][]ignoreRule), marks: make(ruleMarks)}
 }
 
 // git returns the layout of the repository of the workspace at root,

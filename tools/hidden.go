@@ -77,11 +77,10 @@ func stampOf(p string) stamp {
 // walk finds them, and is made again only when something it saw changed:
 // names appear and disappear only by changing a folder, and rules only by
 // changing an ignore file. Where the system can watch folders (inotify),
-// whether any folder changed, or an ignore file in one was written, since
-// the walk costs one read, however many there are, and a look at the time
+// whether any folder changed since the walk costs one read, however many
+// there are, and a look at the times of the ignore files that exist and
 // of .git/info/exclude; elsewhere, and when the watch cannot be had, it
-// costs a look at the time of every folder and of every ignore file the
-// walk read or would read.
+// costs a look at the time of every folder too.
 type hiddenList struct {
 	mu       sync.Mutex
 	paths    []string
@@ -90,9 +89,13 @@ type hiddenList struct {
 	exclude  string           // of those, the one in no folder the walk read
 	watch    *folderWatch
 	watching bool // every folder in dirs is watched
-	// seen is what the watch reported since the walk, kept until the
-	// next walk: more than one check reads it (see events).
-	seen     struct{ changed, wrote bool }
+	// looks is what the folders the start's walk read looked like, all
+	// watched since before then (see surveyStat); nil when the walk did
+	// not take them over, or the watch was given up.
+	looks map[string]fs.FileInfo
+	// seen is whether the watch reported a change since the walk, kept
+	// until the next walk: more than one check reads it (see events).
+	seen     bool
 	noWatch  bool // look at the folders' times even where they could be watched, for tests
 	walked   bool
 	distrust bool // something changed too close to the walk to trust its time
@@ -136,35 +139,18 @@ func (w *Workspace) Hidden() ([]string, error) {
 }
 
 // changed reports whether a folder or an ignore file the last walk saw is
-// not as it was.
+// not as it was. An ignore file that was not there needs no look: made,
+// it changes its folder, which the watch or the folder's times show. The
+// others are looked at each time, whether written under their name or
+// another (a link): the watch does not report writes.
 func (h *hiddenList) changed() bool {
-	if h.watching && watchesWrites {
-		// The watch sees the ignore files of the folders it watches
-		// made, removed and written: the one outside them, in .git, is
-		// looked at, and, after any other file was written, those that
-		// exist, which a link under another name may have written.
-		if stampOf(h.exclude) != h.files[h.exclude] {
-			return true
-		}
-		changed, wrote := h.events()
-		if changed || !wrote {
-			return changed
-		}
-		for p, st := range h.files {
-			if st.exists && stampOf(p) != st {
-				return true
-			}
-		}
-		return false
-	}
 	for p, st := range h.files {
-		if stampOf(p) != st {
+		if (st.exists || p == h.exclude) && stampOf(p) != st {
 			return true
 		}
 	}
 	if h.watching {
-		changed, _ := h.events()
-		return changed
+		return h.events()
 	}
 	for p, st := range h.dirs {
 		if stampOf(p) != st {
@@ -177,7 +163,9 @@ func (h *hiddenList) changed() bool {
 func (h *hiddenList) walk(w *Workspace) {
 	h.walks++
 	began := time.Now()
-	h.paths, h.err, h.dirs, h.files = nil, nil, make(map[string]stamp), make(map[string]stamp)
+	// As many folders as the last walk, or the census, saw.
+	size := max(len(h.dirs), w.census.size())
+	h.paths, h.err, h.dirs, h.files = nil, nil, make(map[string]stamp, size), make(map[string]stamp, size)
 	if h.watch == nil {
 		h.watch = newFolderWatch()
 		// A Workspace has no Close: its watch goes when it does.
@@ -188,24 +176,18 @@ func (h *hiddenList) walk(w *Workspace) {
 	// again when none changed.
 	var keep *readFolders
 	if !h.noWatch && !w.started.Load() {
-		keep = newReadFolders()
+		keep = newReadFolders(size)
 	}
 	start := w.beginWith(keep)
 	known := keep.still()
-	h.seen.changed, h.seen.wrote = false, false
+	h.seen = false
+	h.looks = nil
 	if known != nil {
 		h.watch.take(keep.fw)
-		h.watching = true
+		h.watching, h.looks = true, keep.looks
 	} else {
 		keep.close()
 		h.watching = !h.noWatch && h.watch.reset()
-	}
-	read := func(dir string) ([]fs.DirEntry, error) {
-		if entries, ok := known[dir]; ok {
-			return entries, nil
-		}
-		h.reads++
-		return w.census.read(dir)
 	}
 	root, err := os.OpenRoot(w.root)
 	if err != nil {
@@ -219,7 +201,41 @@ func (h *hiddenList) walk(w *Workspace) {
 	h.exclude = filepath.Join(w.root, ".git", "info", "exclude")
 	h.files[h.exclude] = stampOf(h.exclude)
 	var secrets, ignored, unseen []string
-	unmoved := make(map[string]bool) // the folders read where nothing moved in
+	unmoved := make(map[string]bool, size) // the folders read where nothing moved in
+	seen, cut, lost := 0, "", false
+	// A folder is read as the start's walk read it, or through the
+	// census: either may give only the entries a walk does something
+	// with (see census), chosen under the start's rules. They are all
+	// this walk needs when the rules that apply to the folder are still
+	// those, and the start's look at the identity of every file (see
+	// protects) is not needed: else every entry is read.
+	read := func(dir string) ([]fs.DirEntry, error) {
+		l, ok := known[dir]
+		if !ok {
+			h.reads++
+			var err error
+			if l, err = w.census.look(dir, nil); err != nil {
+				return nil, err
+			}
+		}
+		// Nothing moved in or was linked anew in a folder the start's
+		// walk read and watched since, or one as it was then.
+		unmoved[dir] = ok || start != nil && len(start.protected) > 0 && start.unmoved(dir)
+		rel := below(w.root, dir)
+		if l.whole {
+			return l.entries, nil
+		}
+		if !ig.none(rel, l.entries) {
+			ig.forDir(rel)
+		}
+		was, marked := start.mark(rel)
+		if !marked || was != l.rules || ig.marks.of(ig, rel) != was || start.linked || len(start.protected) > 0 && !unmoved[dir] {
+			l, err := w.census.whole(dir, nil)
+			return l.entries, err
+		}
+		seen += l.count - len(l.entries) // looked at by the walk that kept them
+		return l.entries, nil
+	}
 	// classify notes p when commands must not see it, and reports whether
 	// the walk goes on into it: not into what is hidden, the git
 	// directory, nor node_modules that nothing ignores.
@@ -237,7 +253,6 @@ func (h *hiddenList) walk(w *Workspace) {
 		}
 		return d.IsDir() && d.Name() != "node_modules"
 	}
-	seen, cut, lost := 0, "", false
 	walkTree(w.root, read, func(p string, d fs.DirEntry) error {
 		if p != w.root {
 			if seen++; seen > cmp.Or(h.scan, maxSecretScan) {
@@ -263,10 +278,8 @@ func (h *hiddenList) walk(w *Workspace) {
 		}
 		return nil
 	}, func(dir string, entries []fs.DirEntry, err error) {
-		// Nothing moved in or was linked anew in a folder the start's
-		// walk read and watched since, or one as it was then.
-		if _, ok := known[dir]; ok && err == nil || start != nil && len(start.protected) > 0 && start.unmoved(dir) {
-			unmoved[dir] = true
+		if err != nil {
+			unmoved[dir] = false
 		}
 		// A folder's ignore file counts even before it exists: its
 		// names say whether it does.
@@ -315,13 +328,10 @@ func (h *hiddenList) walk(w *Workspace) {
 	}
 }
 
-// events returns what the watch reported since the walk: whether a
-// folder changed, or an ignore file in one was written, and whether
-// another file was (see folderWatch.changed).
-func (h *hiddenList) events() (changed, wrote bool) {
-	c, w := h.watch.changed()
-	h.seen.changed, h.seen.wrote = h.seen.changed || c, h.seen.wrote || w
-	return h.seen.changed, h.seen.wrote
+// events reports whether the watch saw a folder change since the walk.
+func (h *hiddenList) events() bool {
+	h.seen = h.seen || h.watch.changed()
+	return h.seen
 }
 
 // unwatch gives up the watch in the middle of a walk, when a folder
@@ -332,10 +342,31 @@ func (h *hiddenList) unwatch() (changed bool) {
 	for d := range h.dirs {
 		h.dirs[d] = stampOf(d)
 	}
-	changed, _ = h.events()
-	h.watching = false
+	changed = h.events()
+	h.watching, h.looks = false, nil
 	h.watch.close()
 	return changed
+}
+
+// surveyStat returns how a survey for repositories that begins now
+// looks at a folder (gitdir.Surveys.StatWith): a folder the walk of the
+// start looked at, and watched from before then, has the names it had
+// then while the watch saw no change in any folder, and is given as it
+// looked; any other is looked at now.
+func (w *Workspace) surveyStat() func(string) (fs.FileInfo, error) {
+	h := w.hidden
+	h.mu.Lock()
+	looks := h.looks
+	if looks != nil && (!h.watching || h.events()) {
+		looks = nil
+	}
+	h.mu.Unlock()
+	return func(dir string) (fs.FileInfo, error) {
+		if fi, ok := looks[dir]; ok {
+			return fi, nil
+		}
+		return os.Lstat(dir)
+	}
 }
 
 // recent reports whether one of stamps changed so close to when a walk
@@ -445,21 +476,19 @@ func (w *Workspace) ignoreStamps() map[string]stamp {
 
 // ignoreFilesChanged returns the ignore files of before, relative to the
 // root and sorted, that are not as they were: written, made or removed.
-// Where the walk's folders are watched, and the watch sees the ignore
-// files in them written, only those it may have missed are looked at:
-// .git/info/exclude, in no folder watched, and, after another file was
-// written, which may be a link to one, those that exist. A folder's
-// ignore file made or removed is a change the watch sees.
+// Where the walk's folders are watched, and the watch saw none of them
+// change, only the ignore files that existed are looked at, and
+// .git/info/exclude, in no folder watched: one made or removed would be a
+// change the watch sees.
 func (w *Workspace) ignoreFilesChanged(before map[string]stamp) []string {
 	h := w.hidden
 	h.mu.Lock()
 	look := func(string, stamp) bool { return true }
 	// A walk since before was taken may have reset the watch: it then
 	// stamped some file otherwise, and all are looked at.
-	if h.watching && watchesWrites && maps.Equal(before, h.files) {
-		changed, wrote := h.events()
+	if h.watching && maps.Equal(before, h.files) && !h.events() {
 		exclude := h.exclude
-		look = func(p string, st stamp) bool { return changed || p == exclude || wrote && st.exists }
+		look = func(p string, st stamp) bool { return p == exclude || st.exists }
 	}
 	h.mu.Unlock()
 	var out []string

@@ -693,7 +693,7 @@ func TestHiddenReadsNoFolderTwice(t *testing.T) {
 }
 
 // What the start's walk read is given over only when no folder it read
-// changed since, nor an ignore file in one was written.
+// changed since: an ignore file written in place changes no names.
 func TestReadFoldersSeeChanges(t *testing.T) {
 	for _, tt := range []struct {
 		name   string
@@ -703,13 +703,14 @@ func TestReadFoldersSeeChanges(t *testing.T) {
 		{"nothing", func(string) {}, true},
 		{"a file written in place", func(root string) { writeFiles(t, root, map[string]string{"a/b.go": "package b // changed\n"}) }, true},
 		{"a new name", func(root string) { writeFiles(t, root, map[string]string{"a/new.go": ""}) }, false},
-		{"an ignore file written", func(root string) { writeFiles(t, root, map[string]string{"a/.gitignore": "b.go\n"}) }, false},
+		{"an ignore file written", func(root string) { writeFiles(t, root, map[string]string{"a/.gitignore": "b.go\n"}) }, true},
+		{"an ignore file made", func(root string) { writeFiles(t, root, map[string]string{"c/.gitignore": "e.go\n"}) }, false},
 		{"a name removed", func(root string) { os.Remove(filepath.Join(root, "a", "b.go")) }, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			root := t.TempDir()
 			writeFiles(t, root, map[string]string{"a/b.go": "package b\n", "a/.gitignore": "*.tmp\n", "c/d/e.go": ""})
-			keep := newReadFolders()
+			keep := newReadFolders(0)
 			if keep == nil {
 				t.Skip("no folders can be watched here")
 			}

@@ -83,17 +83,20 @@ func holdsIgnoreFile(entries []fs.DirEntry) bool {
 // again. Its methods do nothing on nil.
 type readFolders struct {
 	fw      *folderWatch
-	entries map[string][]fs.DirEntry // by absolute path; nil once given up
+	entries map[string]folderList // by absolute path; nil once given up
+	// looks is what os.Lstat told of each folder, after it was watched
+	// and before its names were read.
+	looks map[string]fs.FileInfo
 }
 
-// newReadFolders returns one to keep, or nil where folders cannot be
-// watched.
-func newReadFolders() *readFolders {
+// newReadFolders returns one to keep, for about size folders, or nil
+// where folders cannot be watched.
+func newReadFolders(size int) *readFolders {
 	fw := newFolderWatch()
 	if !fw.reset() {
 		return nil
 	}
-	return &readFolders{fw: fw, entries: make(map[string][]fs.DirEntry)}
+	return &readFolders{fw: fw, entries: make(map[string]folderList, size), looks: make(map[string]fs.FileInfo, size)}
 }
 
 // watch watches dir before its names are read; when it cannot, the
@@ -104,22 +107,30 @@ func (l *readFolders) watch(dir string) {
 	}
 }
 
-// keep keeps the entries read of dir, a folder watched before.
-func (l *readFolders) keep(dir string, entries []fs.DirEntry, err error) {
-	if l != nil && l.entries != nil && err == nil {
+// look keeps what dir, a folder watched before, looked like.
+func (l *readFolders) look(dir string, fi fs.FileInfo) {
+	if l != nil && l.entries != nil {
+		l.looks[dir] = fi
+	}
+}
+
+// keep keeps what was read of dir, a folder watched before.
+func (l *readFolders) keep(dir string, entries folderList) {
+	if l != nil && l.entries != nil {
 		l.entries[dir] = entries
 	}
 }
 
 // still returns the entries kept by folder, when no name was made,
-// removed or moved in any folder watched, nor an ignore file written,
-// since each was read; else nil. Either way it reads every event of the
-// watch.
-func (l *readFolders) still() map[string][]fs.DirEntry {
+// removed or moved in any folder watched since each was read; else nil.
+// Either way it reads every event of the watch. An ignore file written
+// since changes no folder's names: the walk that takes them reads the
+// rules as they are.
+func (l *readFolders) still() map[string]folderList {
 	if l == nil || l.entries == nil {
 		return nil
 	}
-	if changed, _ := l.fw.changed(); changed {
+	if l.fw.changed() {
 		return nil
 	}
 	return l.entries

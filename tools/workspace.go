@@ -81,7 +81,8 @@ func NewWorkspace(root string) (*Workspace, error) {
 	}
 	w := &Workspace{root: real, hidden: new(hiddenList), history: new(historyList), files: new(ruleFiles), places: ownPlaces(real),
 		surveys: gitdir.NewSurveys(changeTime), global: globalExcludes(real), census: loadCensus("", real)}
-	w.surveys.ReadWith(w.census.readAs)
+	w.surveys.ReadWith(w.census.read)
+	w.surveys.StatWith(w.surveyStat)
 	return w, nil
 }
 
@@ -101,7 +102,7 @@ func (w *Workspace) surveyed() {
 // those that did. It reads file now; call it before anything walks.
 func (w *Workspace) KeepCensus(file string) {
 	w.census = loadCensus(file, w.root)
-	w.surveys.ReadWith(w.census.readAs)
+	w.surveys.ReadWith(w.census.read)
 }
 
 // begin returns the ignore rules of the start of the run (startIgnores),
