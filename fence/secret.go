@@ -31,6 +31,10 @@ var homePlaces = []string{
 // systemPlaces hold the system's password hashes and host keys.
 var systemPlaces = []string{"/etc/shadow", "/etc/gshadow", "/etc/ssh"}
 
+// SecretNames returns the patterns SecretName matches, for a program
+// that keeps what it decided by them and must know when they changed.
+func SecretNames() []string { return slices.Clone(secretNames) }
+
 // SecretName reports whether name, one file or folder name (not a path),
 // holds secrets wherever it is, and the pattern it matches: .env*, *.pem,
 // *.key, SSH keys (id_rsa*, id_dsa*, id_ecdsa*, id_ed25519*), credential

@@ -112,6 +112,10 @@ func isShapeName(name string) bool {
 	return strings.EqualFold(name, "HEAD") || slices.ContainsFunc(shapeNames, func(n string) bool { return strings.EqualFold(n, name) })
 }
 
+// ShapeNames returns the names beside HEAD that make the shape of a git
+// directory, for a program that keeps what it decided by them.
+func ShapeNames() []string { return slices.Clone(shapeNames) }
+
 // Surveyed reports whether a survey looks at an entry named name, whatever
 // its kind: one of the shape of a git directory, or .git. It looks at
 // every folder too; a file of another name plays no part in it.

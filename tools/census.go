@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"harness/fence"
 	"harness/gitdir"
 )
 
@@ -89,10 +90,30 @@ type folderList struct {
 
 // walkedName reports whether every walk looks at an entry whatever the
 // rules, by its name: a secret's name or .git, the shape of a git
-// directory, or the folder's ignore file.
+// directory, or the folder's ignore file. A change to what it looks at
+// beside the lists walkedPolicy marks must change censusMagic.
 func walkedName(name string) bool {
 	return name == ".gitignore" || secretName(name) != "" || gitdir.Surveyed(name)
 }
+
+// walkedPolicy is the mark of the names walkedName looks at: the patterns
+// of secret names and the shape of a git directory. It begins the mark of
+// the rules of every folder (ruleMarks.of), so that a census kept by a
+// harness that knew other names is not trusted: a folder's kept entries
+// would lack a name that is secret now.
+var walkedPolicy = sync.OnceValue(func() ruleMark {
+	h := sha256.New()
+	for _, list := range [][]string{fence.SecretNames(), gitdir.ShapeNames()} {
+		h.Write(binary.AppendUvarint(nil, uint64(len(list))))
+		for _, name := range list {
+			h.Write(binary.AppendUvarint(nil, uint64(len(name))))
+			h.Write([]byte(name))
+		}
+	}
+	var mark ruleMark
+	h.Sum(mark[:0])
+	return mark
+})
 
 // keptEntries returns the entries of a folder that a walk does something
 // with under rules that ignore what ignored reports: its folders, the

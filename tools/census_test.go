@@ -455,3 +455,54 @@ func TestSurveyTakesWatchedLooks(t *testing.T) {
 		t.Errorf("sub/HEAD was left: changes %v", changes)
 	}
 }
+
+// TestCensusRulesWithNUL checks that an ignore file whose one line holds
+// NUL bytes does not mark its folder's rules as the two lines it could be
+// read as: the census kept under the first must not be trusted under the
+// second, which ignores a file the first did not.
+func TestCensusRulesWithNUL(t *testing.T) {
+	if _, ok := markOf(mustLstat(t, t.TempDir())); !ok {
+		t.Skip("no change times or identities here: no census is kept")
+	}
+	base := t.TempDir()
+	root := filepath.Join(base, "ws")
+	writeFiles(t, root, map[string]string{
+		".gitignore": "zzz\x00.gitignore\x00notes.txt\n",
+		"notes.txt":  "notes\n",
+	})
+	file := filepath.Join(base, "census")
+	time.Sleep(200 * time.Millisecond) // past the clock's tick
+	if hidden, _ := censusRun(t, root, file); len(hidden) != 0 {
+		t.Fatalf("the first run hid %q; its one rule ignores nothing here", hidden)
+	}
+	// In place: the root folder's times stay as they were.
+	write(t, filepath.Join(root, ".gitignore"), "zzz\nnotes.txt\n")
+	time.Sleep(200 * time.Millisecond)
+	if hidden, _ := censusRun(t, root, file); !slices.Contains(hidden, "notes.txt") {
+		t.Errorf("the second run hid %q, want notes.txt, which its rules ignore", hidden)
+	}
+}
+
+// TestCensusOfOtherSecretNames checks that a census kept by a harness
+// that knew other secret names is not trusted: a folder's kept entries
+// would lack a name that is secret now.
+func TestCensusOfOtherSecretNames(t *testing.T) {
+	if _, ok := markOf(mustLstat(t, t.TempDir())); !ok {
+		t.Skip("no change times or identities here: no census is kept")
+	}
+	base := t.TempDir()
+	root := filepath.Join(base, "ws")
+	writeFiles(t, root, map[string]string{"a/x.txt": "x", "b/y.txt": "y"})
+	file := filepath.Join(base, "census")
+	time.Sleep(200 * time.Millisecond)
+	_, first := censusRun(t, root, file)
+	if _, again := censusRun(t, root, file); again >= first {
+		t.Fatalf("the second run read %d folders of %d: the census was not used", again, first)
+	}
+	was := walkedPolicy
+	t.Cleanup(func() { walkedPolicy = was })
+	walkedPolicy = func() ruleMark { return ruleMark{1} }
+	if _, other := censusRun(t, root, file); other != first {
+		t.Errorf("under other secret names the run read %d folders from the disk, want all %d", other, first)
+	}
+}

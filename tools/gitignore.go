@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
 	"io"
 	"io/fs"
 	"os"
@@ -374,7 +375,7 @@ func (m ruleMarks) of(ig *ignores, rel string) ruleMark {
 	if mark, ok := m[rel]; ok {
 		return mark
 	}
-	var parent ruleMark
+	parent := walkedPolicy()
 	if rel != "" {
 		up := ""
 		if i := strings.LastIndexByte(rel, '/'); i >= 0 {
@@ -382,14 +383,21 @@ func (m ruleMarks) of(ig *ignores, rel string) ruleMark {
 		}
 		parent = m.of(ig, up)
 	}
+	// Every string goes in with its length, so that no rule's text (which
+	// may hold any byte but a newline) can read as several rules.
 	h := sha256.New()
+	var n [binary.MaxVarintLen64]byte
+	str := func(s string) {
+		h.Write(binary.AppendUvarint(n[:0], uint64(len(s))))
+		h.Write([]byte(s))
+	}
 	h.Write(parent[:])
-	h.Write([]byte(rel))
-	for _, r := range ig.forDir(rel) {
-		h.Write([]byte{0})
-		h.Write([]byte(r.source))
-		h.Write([]byte{0})
-		h.Write([]byte(r.text))
+	str(rel)
+	rules := ig.forDir(rel)
+	h.Write(binary.AppendUvarint(n[:0], uint64(len(rules))))
+	for _, r := range rules {
+		str(r.source)
+		str(r.text)
 	}
 	var mark ruleMark
 	h.Sum(mark[:0])

@@ -373,7 +373,7 @@ func (w *Workspace) surveyStat() func(string) (fs.FileInfo, error) {
 // began that a later change could leave its time as it was.
 func recent(stamps map[string]stamp, began time.Time) bool {
 	for _, st := range stamps {
-		if st.exists && st.mod.After(began.Add(-racyFor(st.mod, st.change))) {
+		if st.exists && !settled(st, began) {
 			return true
 		}
 	}

@@ -330,3 +330,24 @@ func TestSettledByGrain(t *testing.T) {
 		}
 	}
 }
+
+// TestRecentByChangeTime checks that a folder or ignore file whose
+// modification time was set back after a change counts as recent: its
+// change time, which no program sets back, is what tells.
+func TestRecentByChangeTime(t *testing.T) {
+	now := time.Date(2026, 3, 1, 12, 0, 0, 123456789, time.UTC)
+	for _, tc := range []struct {
+		name   string
+		st     stamp
+		recent bool
+	}{
+		{"old", stamp{exists: true, mod: now.Add(-time.Hour), change: now.Add(-time.Hour).UnixNano()}, false},
+		{"time set back", stamp{exists: true, mod: now.Add(-time.Hour), change: now.Add(-time.Millisecond).UnixNano()}, true},
+		{"modified just now", stamp{exists: true, mod: now.Add(-time.Millisecond), change: now.Add(-time.Millisecond).UnixNano()}, true},
+		{"gone", stamp{}, false},
+	} {
+		if got := recent(map[string]stamp{"x": tc.st}, now); got != tc.recent {
+			t.Errorf("%s: recent = %v, want %v", tc.name, got, tc.recent)
+		}
+	}
+}

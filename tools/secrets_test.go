@@ -496,6 +496,9 @@ func age(t *testing.T, root string) {
 		}
 		return nil
 	})
+	// Their change times are now, and no program can set them back: wait
+	// until they are old enough to be trusted.
+	time.Sleep(fineRacy + 50*time.Millisecond)
 }
 
 // A folder or an ignore file changed just before a walk might change again
