@@ -2,6 +2,7 @@ package tools
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -247,5 +248,35 @@ func TestLineIndexMarks(t *testing.T) {
 		if m.line > line || line-m.line >= markLines {
 			t.Errorf("near(%d) = %+v", line, m)
 		}
+	}
+}
+
+// sniff looks at the first 8 KiB of a file for NUL bytes, or the whole of
+// a shorter one, whatever size it was told the file had when it was
+// opened (a file may grow in between), and its reader reads the file from
+// the start.
+func TestSniff(t *testing.T) {
+	text := strings.Repeat("x", 3000) + "\x00" + strings.Repeat("y", 999)
+	path := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, size := range []int64{int64(len(text)), 0, 100, 2999, 3001, 100000} {
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		br, head, err := sniff(f, size)
+		if err != nil {
+			t.Fatalf("told %d bytes: %v", size, err)
+		}
+		if len(head) != len(text) || bytes.IndexByte(head, 0) != 3000 {
+			t.Errorf("told %d bytes: head of %d bytes, NUL at %d; want all %d, NUL at 3000", size, len(head), bytes.IndexByte(head, 0), len(text))
+		}
+		all, err := io.ReadAll(br)
+		if err != nil || string(all) != text {
+			t.Errorf("told %d bytes: the reader gave %d bytes, %v; want the whole file", size, len(all), err)
+		}
+		f.Close()
 	}
 }
