@@ -72,7 +72,10 @@ func (s *Sources) Leak(name string) string {
 	if err != nil {
 		return ""
 	}
-	if now, err := f.Stat(); err == nil && settled {
+	if !settled {
+		return what // not kept: no need to look at the file again
+	}
+	if now, err := f.Stat(); err == nil {
 		if after, _ := versionOf(now, s.now()); after == v {
 			s.leaks.put(abs, v, what)
 		}
