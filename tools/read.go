@@ -81,11 +81,11 @@ func readFile(ctx context.Context, ws *Workspace, known *knownFiles, a readArgs)
 	// is read, and its end found, in one read; up to what one read shows:
 	// most files are small, and a 64 KiB buffer for each would be mostly
 	// waste.
-	br, head, err := sniff(f, fi.Size())
+	br, head, whole, err := sniff(f, fi.Size())
 	if err != nil {
 		return "", fail(err, "cannot read %s: %v", name, reason(err))
 	}
-	if bytes.IndexByte(head, 0) >= 0 {
+	if bytes.IndexByte(head[:min(len(head), sniffBytes)], 0) >= 0 {
 		return "", fail(errBinary, "%s is a binary file (it holds NUL bytes); read_file shows text only", name)
 	}
 	// A file longer than one read is read whole once, to count its lines
@@ -96,9 +96,15 @@ func readFile(ctx context.Context, ws *Workspace, known *knownFiles, a readArgs)
 		index = known.get(path, fi)
 	}
 	page := pageBytes(ctx)
-	w, err := readFrom(ctx, f, br, index, first, limit, page, fi.Size())
-	if err != nil {
-		return "", fail(err, "cannot read %s: %v", name, reason(err))
+	w, ok := window{}, false
+	if whole && first == 1 && len(head) <= page {
+		// Read already, and shown whole if it has no more than limit lines.
+		w, ok = wholeWindow(head, limit)
+	}
+	if !ok {
+		if w, err = readFrom(ctx, f, br, index, first, limit, page, fi.Size()); err != nil {
+			return "", fail(err, "cannot read %s: %v", name, reason(err))
+		}
 	}
 	if w.counted && fi.Size() > maxReadBytes {
 		if now, err := f.Stat(); err == nil && sameVersion(fi, now) {
@@ -132,26 +138,45 @@ func readFile(ctx context.Context, ws *Workspace, known *knownFiles, a readArgs)
 }
 
 // sniff returns a reader of f, which has not moved from its start, with
-// a buffer of size bytes and one more, up to maxReadBytes, and the start
-// of f to look for NUL bytes in: its first sniffBytes, or all of it when
-// it is shorter. size is f's size when it was opened; a file that grew
-// since gets a buffer that holds the whole of that start.
-func sniff(f *os.File, size int64) (*bufio.Reader, []byte, error) {
-	br := bufio.NewReaderSize(f, int(min(max(size, 0)+1, maxReadBytes)))
-	head, err := br.Peek(min(sniffBytes, br.Size()))
+// a buffer of size bytes and one more, up to maxReadBytes, and what the
+// reader holds of the start of f: as much as the buffer takes, and at
+// least its first sniffBytes (to look for NUL bytes in), or all of it when
+// it is shorter. whole reports that this is the whole file. size is f's
+// size when it was opened; a file that grew since gets a larger buffer.
+func sniff(f *os.File, size int64) (br *bufio.Reader, head []byte, whole bool, err error) {
+	br = bufio.NewReaderSize(f, int(min(max(size, 0)+1, maxReadBytes)))
+	head, err = br.Peek(br.Size())
 	if err == nil && br.Size() < sniffBytes {
 		// Longer than size: the buffer is full and may hold less than
 		// the start to look at.
 		if _, err := f.Seek(0, io.SeekStart); err != nil {
-			return nil, nil, err
+			return nil, nil, false, err
 		}
 		br = bufio.NewReaderSize(f, sniffBytes)
 		head, err = br.Peek(sniffBytes)
 	}
-	if err != nil && err != io.EOF {
-		return nil, nil, err
+	switch err {
+	case nil:
+		return br, head, false, nil
+	case io.EOF:
+		return br, head, true, nil
 	}
-	return br, head, nil
+	return nil, nil, false, err
+}
+
+// wholeWindow is the window of text, a whole file, from its first line,
+// when it has no more than limit lines: all of it. It is what readWindow
+// gives of it then, but takes text as it is rather than copy it line by
+// line. It reports false when text has more lines.
+func wholeWindow(text []byte, limit int) (window, bool) {
+	lines := bytes.Count(text, []byte{'\n'})
+	if len(text) > 0 && text[len(text)-1] != '\n' {
+		lines++
+	}
+	if lines > limit {
+		return window{}, false
+	}
+	return window{text: text, last: lines, total: lines}, true
 }
 
 // readFrom reads the window of f, whose reader br has not moved from the
