@@ -52,3 +52,15 @@ func BenchmarkLeakReaderSmall(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkLeakSizedSmall is BenchmarkLeakReaderSmall told the size of
+// the text, as the check of a file is.
+func BenchmarkLeakSizedSmall(b *testing.B) {
+	text := bytes.Repeat([]byte("line 01 of a file used to time the loop. xxxx\n"), 40)
+	b.ReportAllocs()
+	for b.Loop() {
+		if what, err := LeakSized(bytes.NewReader(text), int64(len(text))); what != "" || err != nil {
+			b.Fatal(what, err)
+		}
+	}
+}

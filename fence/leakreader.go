@@ -28,14 +28,28 @@ const (
 // so that a chunk's edge does not cut a word and make its middle look
 // like the start or end of a key. A read that fails is returned, wrapped.
 func LeakReader(r io.Reader) (string, error) {
-	return leakChunks(r, leakChunk, leakSpan)
+	return leakChunks(r, leakChunk, leakSpan, 0)
+}
+
+// LeakSized is LeakReader of a text of about size bytes, such as a file
+// whose size is known: its first buffer holds that and one byte more, so
+// that a text of that size is read and found whole in one read, in a
+// buffer no bigger than it needs. A text of another size is read all the
+// same. A size of 0 or less says nothing, as LeakReader.
+func LeakSized(r io.Reader, size int64) (string, error) {
+	return leakChunks(r, leakChunk, leakSpan, size)
 }
 
 // leakChunks is LeakReader with chunks of chunk bytes overlapping by span
-// bytes or more (up to 2*span, to start at white space).
-func leakChunks(r io.Reader, chunk, span int) (string, error) {
+// bytes or more (up to 2*span, to start at white space), starting with a
+// buffer for a text of size bytes when size is above 0.
+func leakChunks(r io.Reader, chunk, span int, size64 int64) (string, error) {
 	size := chunk + 3*span
-	buf := make([]byte, 0, min(size, leakFirst))
+	first := leakFirst
+	if size64 > 0 {
+		first = int(min(size64+1, int64(size)))
+	}
+	buf := make([]byte, 0, min(size, first))
 	for {
 		n, err := io.ReadFull(r, buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]

@@ -29,12 +29,16 @@ func TestLeakChunks(t *testing.T) {
 				if whole := Leak(text); whole != tt.want {
 					t.Fatalf("Leak of the whole text at %d = %q, want %q", at, whole, tt.want)
 				}
-				got, err := leakChunks(strings.NewReader(text), chunk, span)
-				if err != nil || got != tt.want {
-					t.Fatalf("at %d: leakChunks = %q, %v; want %q", at, got, err, tt.want)
+				// Whatever size it is told the text has, the text's own,
+				// none, less or more, it reads and checks all of it.
+				for _, size := range []int64{int64(len(text)), 0, 1, int64(len(text)) / 2, 4 * int64(len(text))} {
+					got, err := leakChunks(strings.NewReader(text), chunk, span, size)
+					if err != nil || got != tt.want {
+						t.Fatalf("at %d, told %d bytes: leakChunks = %q, %v; want %q", at, size, got, err, tt.want)
+					}
 				}
 				// A reader that gives a byte at a time gives the same.
-				got, err = leakChunks(iotest.OneByteReader(strings.NewReader(text)), chunk, span)
+				got, err := leakChunks(iotest.OneByteReader(strings.NewReader(text)), chunk, span, int64(len(text)))
 				if err != nil || got != tt.want {
 					t.Fatalf("at %d, a byte at a time: leakChunks = %q, %v; want %q", at, got, err, tt.want)
 				}
@@ -55,6 +59,11 @@ func TestLeakReaderLong(t *testing.T) {
 		got, err := LeakReader(strings.NewReader(tt.text))
 		if err != nil || got != tt.want {
 			t.Errorf("LeakReader of %d bytes = %q, %v; want %q", len(tt.text), got, err, tt.want)
+		}
+		// Told a size far short of the text, it reads on to the end.
+		got, err = LeakSized(strings.NewReader(tt.text), 100)
+		if err != nil || got != tt.want {
+			t.Errorf("LeakSized of %d bytes told 100 = %q, %v; want %q", len(tt.text), got, err, tt.want)
 		}
 	}
 }

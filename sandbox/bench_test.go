@@ -3,7 +3,10 @@ package sandbox
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"testing"
+
+	"harness/fence"
 )
 
 // BenchmarkRun measures what one command costs, `true` being nearly free:
@@ -27,5 +30,20 @@ func BenchmarkRun(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkMakeCaches is what making the caches folder costs each start:
+// checking it against the places commands may not see (those of a home,
+// about thirty), and making its subfolders, which exist after the first.
+func BenchmarkMakeCaches(b *testing.B) {
+	home := b.TempDir()
+	caches := filepath.Join(b.TempDir(), "state", "caches")
+	hide := fence.SecretPlaces(home)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := makeCaches(caches, hide); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -688,8 +688,11 @@ func makeCaches(caches string, hide []string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("sandbox: the caches folder %s: %w", caches, err)
 	}
+	// The folder's real path is the same for every place it is checked
+	// against: resolve it once, not once a place.
+	real := realOrClean(abs)
 	for _, h := range hide {
-		if fence.Within(realOrClean(h), realOrClean(abs)) {
+		if fence.Within(realOrClean(h), real) {
 			return "", fmt.Errorf("sandbox: %w: %s lies in %s", ErrHiddenCaches, abs, h)
 		}
 	}
@@ -698,7 +701,7 @@ func makeCaches(caches string, hide []string) (string, error) {
 			return "", fmt.Errorf("sandbox: making the caches folder: %w", err)
 		}
 	}
-	real, err := filepath.EvalSymlinks(abs)
+	real, err = filepath.EvalSymlinks(abs)
 	if err != nil {
 		return "", fmt.Errorf("sandbox: the caches folder %s: %w", abs, err)
 	}

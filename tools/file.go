@@ -61,28 +61,35 @@ func statRegular(path, name string, missing func() string) (fs.FileInfo, error) 
 // (Workspace.Secret); one made before is not. Writes replace a file
 // rather than write through it, so they never reach the other names.
 func openRegular(ws *Workspace, path, name string) (*os.File, error) {
+	f, _, err := openRegularInfo(ws, path, name)
+	return f, err
+}
+
+// openRegularInfo is openRegular that returns as well the information of
+// the file it opened, as the open file gives it.
+func openRegularInfo(ws *Workspace, path, name string) (*os.File, fs.FileInfo, error) {
 	root, rel, err := ws.within(path)
 	if err != nil {
-		return nil, fail(err, "cannot open %s: %v", name, err)
+		return nil, nil, fail(err, "cannot open %s: %v", name, err)
 	}
 	defer root.Close()
 	f, err := root.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		if moved := ws.moved(path, name); moved != nil {
-			return nil, moved
+			return nil, nil, moved
 		}
-		return nil, fail(err, "cannot open %s: %v", name, reason(err))
+		return nil, nil, fail(err, "cannot open %s: %v", name, reason(err))
 	}
 	fi, err := regular(f)
 	if err != nil {
 		f.Close()
-		return nil, fail(ErrNotRegular, "%s is not a regular file; only regular files can be read or changed", name)
+		return nil, nil, fail(ErrNotRegular, "%s is not a regular file; only regular files can be read or changed", name)
 	}
 	if n := links(fi); n > 1 {
 		f.Close()
-		return nil, fail(ErrProtected, "%s has %d names (hard links), and the others may be files outside the workspace or in .git, which cannot be told from here, so it is %s and not read; ask the user for what you need from it", name, n, ErrProtected)
+		return nil, nil, fail(ErrProtected, "%s has %d names (hard links), and the others may be files outside the workspace or in .git, which cannot be told from here, so it is %s and not read; ask the user for what you need from it", name, n, ErrProtected)
 	}
-	return f, nil
+	return f, fi, nil
 }
 
 // ReadHead reads at most limit+1 bytes of the regular file at path, and

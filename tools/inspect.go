@@ -86,9 +86,13 @@ func stringArg(call protocol.Call, name string) string {
 // the secret it would read, and, for read_file (file), the file it reads.
 func inspectRead(ws *Workspace, file bool) inspector {
 	return func(_ context.Context, call protocol.Call) approve.Inspection {
-		in := approve.Inspection{Subject: Subject(call), Secret: ws.secretRead(call)}
-		if abs, err := ws.Resolve(stringArg(call, "path")); err == nil && file {
-			in.Reads = []string{ws.Rel(abs)}
+		in := approve.Inspection{Subject: Subject(call)}
+		// Resolved once, for both what is secret and what is read.
+		if abs, err := ws.Resolve(stringArg(call, "path")); err == nil {
+			in.Secret = ws.secretAt(abs)
+			if file {
+				in.Reads = []string{ws.Rel(abs)}
+			}
 		}
 		return in
 	}

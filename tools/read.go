@@ -71,40 +71,42 @@ func readFile(ctx context.Context, ws *Workspace, known *knownFiles, a readArgs)
 	if _, err := statRegular(path, name, missing); err != nil {
 		return "", err
 	}
-	f, err := openRegular(ws, path, name)
+	f, fi, err := openRegularInfo(ws, path, name)
 	if err != nil {
 		return "", err
 	}
 	defer f.Close()
 
-	// A buffer the size of the file, up to what one read shows: most files
-	// are small, and a 64 KiB buffer for each would be mostly waste.
-	size := maxReadBytes
-	fi, err := f.Stat()
-	if err == nil {
-		size = int(min(max(fi.Size()+1, sniffBytes), maxReadBytes))
-	}
-	br := bufio.NewReaderSize(f, size)
-	head, err := br.Peek(sniffBytes)
-	if err != nil && err != io.EOF {
+	// A buffer the size of the file and a byte more, so that a small file
+	// is read, and its end found, in one read; up to what one read shows:
+	// most files are small, and a 64 KiB buffer for each would be mostly
+	// waste.
+	br, head, whole, err := sniff(f, fi.Size())
+	if err != nil {
 		return "", fail(err, "cannot read %s: %v", name, reason(err))
 	}
-	if bytes.IndexByte(head, 0) >= 0 {
+	if bytes.IndexByte(head[:min(len(head), sniffBytes)], 0) >= 0 {
 		return "", fail(errBinary, "%s is a binary file (it holds NUL bytes); read_file shows text only", name)
 	}
 	// A file longer than one read is read whole once, to count its lines
 	// and mark where some begin; later reads of the same version start
 	// near their first line and stop at their last.
 	var index *lineIndex
-	if fi != nil && fi.Size() > maxReadBytes {
+	if fi.Size() > maxReadBytes {
 		index = known.get(path, fi)
 	}
 	page := pageBytes(ctx)
-	w, err := readFrom(ctx, f, br, index, first, limit, page)
-	if err != nil {
-		return "", fail(err, "cannot read %s: %v", name, reason(err))
+	w, ok := window{}, false
+	if whole && first == 1 && len(head) <= page {
+		// Read already, and shown whole if it has no more than limit lines.
+		w, ok = wholeWindow(head, limit)
 	}
-	if w.counted && fi != nil && fi.Size() > maxReadBytes {
+	if !ok {
+		if w, err = readFrom(ctx, f, br, index, first, limit, page, fi.Size()); err != nil {
+			return "", fail(err, "cannot read %s: %v", name, reason(err))
+		}
+	}
+	if w.counted && fi.Size() > maxReadBytes {
 		if now, err := f.Stat(); err == nil && sameVersion(fi, now) {
 			index := w.index
 			known.put(path, fi, &index)
@@ -135,13 +137,60 @@ func readFile(ctx context.Context, ws *Workspace, known *knownFiles, a readArgs)
 	return string(text) + "[" + note + "]", nil
 }
 
+// sniff returns a reader of f, which has not moved from its start, with
+// a buffer of size bytes and one more, up to maxReadBytes, and what the
+// reader holds of the start of f: as much as the buffer takes, and at
+// least its first sniffBytes (to look for NUL bytes in), or all of it when
+// it is shorter. whole reports that this is the whole file. size is f's
+// size when it was opened; a file that grew since gets a larger buffer.
+func sniff(f *os.File, size int64) (br *bufio.Reader, head []byte, whole bool, err error) {
+	br = bufio.NewReaderSize(f, int(min(max(size, 0)+1, maxReadBytes)))
+	head, err = br.Peek(br.Size())
+	if err == nil && br.Size() < sniffBytes {
+		// Longer than size: the buffer is full and may hold less than
+		// the start to look at.
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return nil, nil, false, err
+		}
+		br = bufio.NewReaderSize(f, sniffBytes)
+		head, err = br.Peek(sniffBytes)
+	}
+	switch err {
+	case nil:
+		return br, head, false, nil
+	case io.EOF:
+		return br, head, true, nil
+	}
+	return nil, nil, false, err
+}
+
+// wholeWindow is the window of text, a whole file, from its first line,
+// when it has no more than limit lines: all of it. It is what readWindow
+// gives of it then, but takes text as it is rather than copy it line by
+// line. It reports false when text has more lines.
+func wholeWindow(text []byte, limit int) (window, bool) {
+	lines := bytes.Count(text, []byte{'\n'})
+	if len(text) > 0 && text[len(text)-1] != '\n' {
+		lines++
+	}
+	if lines > limit {
+		return window{}, false
+	}
+	return window{text: text, last: lines, total: lines}, true
+}
+
 // readFrom reads the window of f, whose reader br has not moved from the
 // start, from line first on. With index it starts at the last mark at or
 // before first and stops at the window's end; without, or when the index
 // does not fit the file, it reads the whole file and counts its lines.
-func readFrom(ctx context.Context, f *os.File, br *bufio.Reader, index *lineIndex, first, limit, page int) (window, error) {
+//
+// size is the file's size when it was opened: the text kept starts in a
+// buffer that holds as much of it as the window may, rather than growing
+// to it.
+func readFrom(ctx context.Context, f *os.File, br *bufio.Reader, index *lineIndex, first, limit, page int, size int64) (window, error) {
 	if index == nil {
-		return readWindow(ctx, br, mark{line: 1}, first, limit, page, true)
+		w := window{text: make([]byte, 0, min(max(size, 0), int64(page)))}
+		return readWindowInto(ctx, br, w, mark{line: 1}, first, limit, page, true)
 	}
 	if first > index.total {
 		return window{total: index.total}, nil
@@ -152,7 +201,7 @@ func readFrom(ctx context.Context, f *os.File, br *bufio.Reader, index *lineInde
 		// version that looked the same: count again.
 		var before [1]byte
 		if _, err := f.ReadAt(before[:], from.off-1); err != nil || before[0] != '\n' {
-			return readFrom(ctx, f, br, nil, first, limit, page)
+			return readFrom(ctx, f, br, nil, first, limit, page, size)
 		}
 		if _, err := f.Seek(from.off, io.SeekStart); err != nil {
 			return window{}, err
@@ -186,7 +235,13 @@ type window struct {
 // of the text; without, it stops as soon as the window is full, and w.total
 // is left 0.
 func readWindow(ctx context.Context, r *bufio.Reader, from mark, first, limit, page int, count bool) (window, error) {
-	w := window{last: first - 1}
+	return readWindowInto(ctx, r, window{}, from, first, limit, page, count)
+}
+
+// readWindowInto is readWindow that keeps the text in w.text, empty, whose
+// capacity is what it expects to keep.
+func readWindowInto(ctx context.Context, r *bufio.Reader, w window, from mark, first, limit, page int, count bool) (window, error) {
+	w.last = first - 1
 	line, atStart, full := from.line-1, true, false
 	off := from.off
 	lineStart := 0 // where line begins in w.text

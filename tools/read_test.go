@@ -2,6 +2,7 @@ package tools
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -246,6 +247,79 @@ func TestLineIndexMarks(t *testing.T) {
 		m := index.near(line)
 		if m.line > line || line-m.line >= markLines {
 			t.Errorf("near(%d) = %+v", line, m)
+		}
+	}
+}
+
+// sniff looks at the first 8 KiB of a file for NUL bytes, or the whole of
+// a shorter one, whatever size it was told the file had when it was
+// opened (a file may grow in between), and its reader reads the file from
+// the start.
+func TestSniff(t *testing.T) {
+	text := strings.Repeat("x", 3000) + "\x00" + strings.Repeat("y", 999)
+	path := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, size := range []int64{int64(len(text)), 0, 100, 2999, 3001, 100000} {
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		br, head, whole, err := sniff(f, size)
+		if err != nil {
+			t.Fatalf("told %d bytes: %v", size, err)
+		}
+		if len(head) != len(text) || !whole || bytes.IndexByte(head, 0) != 3000 {
+			t.Errorf("told %d bytes: head of %d bytes (whole %v), NUL at %d; want all %d, NUL at 3000", size, len(head), whole, bytes.IndexByte(head, 0), len(text))
+		}
+		all, err := io.ReadAll(br)
+		if err != nil || string(all) != text {
+			t.Errorf("told %d bytes: the reader gave %d bytes, %v; want the whole file", size, len(all), err)
+		}
+		f.Close()
+	}
+}
+
+// Of a file longer than it holds, sniff says it has not the whole, and
+// holds at least the first 8 KiB.
+func TestSniffLong(t *testing.T) {
+	text := strings.Repeat("x", 3*maxReadBytes)
+	path := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, size := range []int64{int64(len(text)), 100, 20000} {
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, head, whole, err := sniff(f, size)
+		if err != nil || whole || len(head) < sniffBytes {
+			t.Errorf("told %d bytes: head of %d bytes, whole %v, %v; want at least %d, not whole", size, len(head), whole, err, sniffBytes)
+		}
+		f.Close()
+	}
+}
+
+// wholeWindow gives what readWindow gives of a whole text from its first
+// line, whenever it has no more than limit lines, and declines otherwise.
+func TestWholeWindow(t *testing.T) {
+	for _, text := range []string{"", "a", "a\n", "a\nb", "a\nb\n", "\n\n\n", "é\nü"} {
+		for limit := 1; limit <= 4; limit++ {
+			got, ok := wholeWindow([]byte(text), limit)
+			want, err := readWindow(context.Background(), bufio.NewReader(strings.NewReader(text)), mark{line: 1}, 1, limit, maxReadBytes, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fits := want.last == want.total && !want.cut
+			if ok != fits {
+				t.Errorf("wholeWindow(%q, %d) ok = %v, want %v", text, limit, ok, fits)
+				continue
+			}
+			if ok && (string(got.text) != string(want.text) || got.last != want.last || got.total != want.total || got.cut) {
+				t.Errorf("wholeWindow(%q, %d) = %q, last %d of %d; readWindow gives %q, last %d of %d", text, limit, got.text, got.last, got.total, want.text, want.last, want.total)
+			}
 		}
 	}
 }

@@ -3,6 +3,7 @@ package tools
 import (
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -47,11 +48,7 @@ func (s *Sources) Leak(name string) string {
 			return fence.Leak(text)
 		}
 	}
-	abs, err := s.ws.Resolve(name)
-	if err != nil {
-		return ""
-	}
-	root, rel, err := s.ws.within(abs)
+	root, rel, abs, err := s.open(name)
 	if err != nil {
 		return ""
 	}
@@ -71,16 +68,39 @@ func (s *Sources) Leak(name string) string {
 	}
 	// The whole file, a chunk at a time: a secret past its first
 	// megabytes is sent as surely as one at its start.
-	what, err := fence.LeakReader(f)
+	what, err := fence.LeakSized(f, fi.Size())
 	if err != nil {
 		return ""
 	}
-	if now, err := f.Stat(); err == nil && settled {
+	if !settled {
+		return what // not kept: no need to look at the file again
+	}
+	if now, err := f.Stat(); err == nil {
 		if after, _ := versionOf(now, s.now()); after == v {
 			s.leaks.put(abs, v, what)
 		}
 	}
 	return what
+}
+
+// open opens the workspace root and returns it with the path of name
+// relative to it, and the absolute path name names. A relative name, as
+// an inspection gives a file of the workspace, is taken as it is: the
+// root opens it without leaving the workspace whatever symlinks it meets,
+// so resolving it first would only walk it once more. Any other is
+// resolved first (Workspace.Resolve).
+func (s *Sources) open(name string) (*os.Root, string, string, error) {
+	if name != "" && !filepath.IsAbs(name) && filepath.IsLocal(filepath.FromSlash(name)) {
+		rel := filepath.Clean(filepath.FromSlash(name))
+		root, err := os.OpenRoot(s.ws.root)
+		return root, rel, filepath.Join(s.ws.root, rel), err
+	}
+	abs, err := s.ws.Resolve(name)
+	if err != nil {
+		return nil, "", "", err
+	}
+	root, rel, err := s.ws.within(abs)
+	return root, rel, abs, err
 }
 
 // versionOf returns the version fi describes (its identity, size, and

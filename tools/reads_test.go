@@ -101,18 +101,37 @@ func TestSourcesLeak(t *testing.T) {
 	if err := mkfifo(filepath.Join(ws.Root(), "pipe")); err != nil {
 		t.Skip("no named pipes:", err)
 	}
+	// A key outside the workspace, which a link in it leads to, is not
+	// read; a link to one inside is.
+	outside := filepath.Join(t.TempDir(), "key.txt")
+	if err := os.WriteFile(outside, []byte("-----BEGIN RSA PRIVATE KEY-----\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(ws.Root(), "out-link")); err != nil {
+		t.Skip("no symlinks:", err)
+	}
+	if err := os.Symlink("key.txt", filepath.Join(ws.Root(), "in-link")); err != nil {
+		t.Fatal(err)
+	}
 	out := WithOutputs(mustSet(t), "")
 	t.Cleanup(func() { out.Close() })
 	keepBody(t, out, "call_3", "password = hunter2hunter2")
 	src := NewSources(ws, out)
 	for name, want := range map[string]string{
-		"notes.txt":    "",
-		"key.txt":      "a private key",
-		"rows.csv":     "",
-		"tail.csv":     "a private key",
-		"pipe":         "", // never blocks
-		"missing":      "",
-		"../x":         "",
+		"notes.txt":                           "",
+		"key.txt":                             "a private key",
+		"rows.csv":                            "",
+		"tail.csv":                            "a private key",
+		"pipe":                                "", // never blocks
+		"missing":                             "",
+		"../x":                                "",
+		"out-link":                            "",
+		"in-link":                             "a private key",
+		"./notes.txt/../key.txt":              "a private key",
+		filepath.Join(ws.Root(), "key.txt"):   "a private key",
+		filepath.Join(ws.Root(), "notes.txt"): "",
+		filepath.Join(ws.Root(), "out-link"):  "",
+		filepath.Join(filepath.Dir(outside), "key.txt"): "",
 		"output:out_3": "a password or token assignment",
 		"output:out_4": "",
 	} {

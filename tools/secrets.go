@@ -192,6 +192,11 @@ func (w *Workspace) secretRead(call protocol.Call) string {
 	if err != nil {
 		return ""
 	}
+	return w.secretAt(abs)
+}
+
+// secretAt is secretRead of abs, a path Resolve returned.
+func (w *Workspace) secretAt(abs string) string {
 	if why := w.Secret(abs); why != "" {
 		return w.Rel(abs) + " is " + ErrSecret.Error() + ": " + why
 	}
