@@ -84,14 +84,14 @@ func (s *Sources) Leak(name string) string {
 }
 
 // open opens the workspace root and returns it with the path of name
-// relative to it, and the absolute path name names. A relative name, as
-// an inspection gives a file of the workspace, is taken as it is: the
-// root opens it without leaving the workspace whatever symlinks it meets,
-// so resolving it first would only walk it once more. Any other is
-// resolved first (Workspace.Resolve).
+// relative to it, and the absolute path name names. A clean relative name
+// with no "..", as an inspection gives a file of the workspace, is taken
+// as it is: the root opens it without leaving the workspace whatever
+// symlinks it meets, so resolving it first would only walk it once more.
+// Any other is resolved first (Workspace.Resolve): cleaning "link/../x"
+// by its text would name another file than the one behind the link.
 func (s *Sources) open(name string) (*os.Root, string, string, error) {
-	if name != "" && !filepath.IsAbs(name) && filepath.IsLocal(filepath.FromSlash(name)) {
-		rel := filepath.Clean(filepath.FromSlash(name))
+	if rel := filepath.FromSlash(name); rel != "" && filepath.IsLocal(rel) && filepath.Clean(rel) == rel {
 		root, err := os.OpenRoot(s.ws.root)
 		return root, rel, filepath.Join(s.ws.root, rel), err
 	}

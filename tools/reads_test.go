@@ -93,10 +93,12 @@ func TestInspectRefusesUnchecked(t *testing.T) {
 func TestSourcesLeak(t *testing.T) {
 	rows := strings.Repeat("row,1234567890\n", (5<<20)/15) // past 4 MiB
 	ws := newWorkspace(t, map[string]string{
-		"notes.txt": "milk\n",
-		"key.txt":   "-----BEGIN RSA PRIVATE KEY-----\n",
-		"rows.csv":  rows,
-		"tail.csv":  rows + "-----BEGIN RSA PRIVATE KEY-----\n", // the whole file is checked
+		"notes.txt":      "milk\n",
+		"key.txt":        "-----BEGIN RSA PRIVATE KEY-----\n",
+		"rows.csv":       rows,
+		"tail.csv":       rows + "-----BEGIN RSA PRIVATE KEY-----\n", // the whole file is checked
+		"sub/secret.txt": "-----BEGIN RSA PRIVATE KEY-----\n",
+		"sub/dir/a.txt":  "a\n",
 	})
 	if err := mkfifo(filepath.Join(ws.Root(), "pipe")); err != nil {
 		t.Skip("no named pipes:", err)
@@ -113,6 +115,11 @@ func TestSourcesLeak(t *testing.T) {
 	if err := os.Symlink("key.txt", filepath.Join(ws.Root(), "in-link")); err != nil {
 		t.Fatal(err)
 	}
+	// A link, then "..": the name leads to sub/secret.txt, not to
+	// secret.txt (there is none) as its text would say once cleaned.
+	if err := os.Symlink(filepath.Join("sub", "dir"), filepath.Join(ws.Root(), "link")); err != nil {
+		t.Fatal(err)
+	}
 	out := WithOutputs(mustSet(t), "")
 	t.Cleanup(func() { out.Close() })
 	keepBody(t, out, "call_3", "password = hunter2hunter2")
@@ -127,7 +134,8 @@ func TestSourcesLeak(t *testing.T) {
 		"../x":                                "",
 		"out-link":                            "",
 		"in-link":                             "a private key",
-		"./notes.txt/../key.txt":              "a private key",
+		"link/../secret.txt":                  "a private key",
+		"./notes.txt":                         "",
 		filepath.Join(ws.Root(), "key.txt"):   "a private key",
 		filepath.Join(ws.Root(), "notes.txt"): "",
 		filepath.Join(ws.Root(), "out-link"):  "",
