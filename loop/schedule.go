@@ -117,18 +117,23 @@ func (t *turn) runBatch(ctx context.Context, batch []*job) error {
 		j.res.CallID, j.res.Tool = j.call.ID, j.call.Name
 		j.took = time.Since(begin)
 	}
+	// The last call to run runs here, while the others run: a goroutine
+	// for it would only add a stack to grow.
+	last := -1
+	for i, j := range batch[:started] {
+		if j.run {
+			last = i
+		}
+	}
 	var wg sync.WaitGroup
 	for i, j := range batch[:started] {
-		if !j.run {
-			continue
-		}
-		if !othersRun(batch[i+1 : started]) {
-			// The last call to run runs here, while the others run: a
-			// goroutine for it would only add a stack to grow.
+		switch {
+		case !j.run:
+		case i == last:
 			run(j)
-			break
+		default:
+			wg.Go(func() { run(j) })
 		}
-		wg.Go(func() { run(j) })
 	}
 	wg.Wait()
 	for i, j := range batch {
@@ -143,16 +148,6 @@ func (t *turn) runBatch(ctx context.Context, batch []*job) error {
 		}
 	}
 	return stop
-}
-
-// othersRun reports whether any of jobs runs.
-func othersRun(jobs []*job) bool {
-	for _, j := range jobs {
-		if j.run {
-			return true
-		}
-	}
-	return false
 }
 
 // refuse gives each job a result saying it was not run because of why,

@@ -54,7 +54,7 @@ func (b body) piece(i int) ([]byte, bool) {
 		return b.msgs[i/2], true
 	case i < 2*n:
 		return comma, true
-	case i == max(2*n, 1):
+	case i == max(2*n, 1): // with no messages, the tail follows the head
 		return b.tail, true
 	}
 	return nil, false

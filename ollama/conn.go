@@ -9,9 +9,15 @@ import (
 )
 
 // client is the HTTP client of every Model: http.DefaultClient's, but for
-// connections that copy request bodies through a buffer of their own.
+// connections that copy request bodies through a buffer of their own. A
+// program that put another transport in the place of net/http's gets
+// http.DefaultClient as it is.
 var client = sync.OnceValue(func() *http.Client {
-	t := http.DefaultTransport.(*http.Transport).Clone()
+	def, ok := http.DefaultTransport.(*http.Transport)
+	if !ok {
+		return http.DefaultClient
+	}
+	t := def.Clone()
 	dial := t.DialContext
 	if dial == nil {
 		var d net.Dialer

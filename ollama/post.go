@@ -34,8 +34,8 @@ type chunk struct {
 var readers = sync.Pool{New: func() any { return bufio.NewReader(nil) }}
 
 // post sends a request to /api/chat and calls fn with each chunk of the streamed
-// reply, reading the stream with a buffer that grows only as long as its
-// longest line. An HTTP error status is an api.StatusError, an error chunk
+// reply, reading the stream with a pooled reader of 4 KiB (a longer line is
+// copied out of it). An HTTP error status is an api.StatusError, an error chunk
 // in the stream a plain error, as api.Client reports them.
 func (m *Model) post(ctx context.Context, b body, fn func(*chunk) error) error {
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, m.host.JoinPath("api", "chat").String(), b.reader())

@@ -30,7 +30,7 @@ type providerFlags struct {
 func (providerFlags) help(field string) string {
 	switch field {
 	case "Model":
-		return "Model to use, as MODEL or PROVIDER/MODEL (default: $HARNESS_MODEL, else the settings file's model, else qwen2.5-coder:7b)."
+		return "Model to use, as MODEL or PROVIDER/MODEL (default: $HARNESS_MODEL, else the settings file's model, else " + config.DefaultModel + ")."
 	case "Provider":
 		return "Provider of the model: ollama, openai, or one the settings file defines (-m PROVIDER/MODEL beats it)."
 	case "Backend":

@@ -193,7 +193,10 @@ func addHelp(node *kong.Node) {
 }
 
 // fieldHelp returns the help that the struct s, or a struct embedded in
-// it, holds for its field at addr, or "".
+// it, holds for its field at addr, or "". A kong flag knows the value it
+// sets but not the name of its field, so the field is found by its
+// address; an embedded struct is searched before its own address is
+// compared, since it shares that address with its first field.
 func fieldHelp(s reflect.Value, addr uintptr) string {
 	t := s.Type()
 	for i := range t.NumField() {

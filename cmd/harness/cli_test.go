@@ -15,7 +15,7 @@ import (
 )
 
 func TestStrayWords(t *testing.T) {
-	parser, err := kong.New(&cli{}, kong.Vars{"version": "test", "default_model": "m", "test_pattern": "x", "backends": backendNames(), "default_backend": backends[0].Name})
+	parser, err := kong.New(&cli{}, kong.FlagNamer(flagName))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +46,7 @@ func TestStrayWords(t *testing.T) {
 }
 
 func TestMisplacedFlag(t *testing.T) {
-	parser, err := kong.New(&cli{}, kong.Vars{"version": "test", "default_model": "m", "test_pattern": "x", "backends": backendNames(), "default_backend": backends[0].Name})
+	parser, err := kong.New(&cli{}, kong.FlagNamer(flagName))
 	if err != nil {
 		t.Fatal(err)
 	}
