@@ -37,9 +37,7 @@ func censusRun(t *testing.T, root, file string) (hidden []string, reads int) {
 // between the runs: the second run takes the folders that did not change
 // from the census, and whatever changed still hides what it must.
 func TestCensusSeesEveryChange(t *testing.T) {
-	if _, ok := markOf(mustLstat(t, t.TempDir())); !ok {
-		t.Skip("no change times or identities here: no census is kept")
-	}
+	needCensus(t)
 	files := map[string]string{
 		".gitignore":    "build/\n",
 		"sub/notes.txt": "notes\n",
@@ -129,9 +127,7 @@ func TestCensusSeesEveryChange(t *testing.T) {
 // here, the user's global excludes file, outside the workspace, ignores a
 // file the first run had no reason to keep.
 func TestCensusUnderOtherGlobalRules(t *testing.T) {
-	if _, ok := markOf(mustLstat(t, t.TempDir())); !ok {
-		t.Skip("no change times or identities here: no census is kept")
-	}
+	needCensus(t)
 	base := t.TempDir()
 	root := filepath.Join(base, "ws")
 	writeFiles(t, root, map[string]string{"sub/notes.txt": "notes\n", "sub/plan.txt": "plan\n"})
@@ -218,9 +214,7 @@ func TestCensusUnderRulesChangedInTheRun(t *testing.T) {
 // TestCensusRefused checks that a census file that cannot be trusted is
 // not used: every folder is read from the disk.
 func TestCensusRefused(t *testing.T) {
-	if _, ok := markOf(mustLstat(t, t.TempDir())); !ok {
-		t.Skip("no change times or identities here: no census is kept")
-	}
+	needCensus(t)
 	tests := []struct {
 		name  string
 		spoil func(t *testing.T, file string)
@@ -378,9 +372,7 @@ func TestCensusDistrustsRecentFolders(t *testing.T) {
 // node_modules, which the walks for secrets skip) are kept too: a run
 // in an unchanged workspace reads none of them again.
 func TestCensusKeepsWhatOnlyTheSurveyReads(t *testing.T) {
-	if _, ok := markOf(mustLstat(t, t.TempDir())); !ok {
-		t.Skip("no change times or identities here: no census is kept")
-	}
+	needCensus(t)
 	base := t.TempDir()
 	root := filepath.Join(base, "ws")
 	writeFiles(t, root, map[string]string{
@@ -420,9 +412,7 @@ func settleAfter(d time.Duration) func(time.Time, int64) time.Duration {
 // then while the watch saw nothing change: a folder the command gave the
 // shape of a git directory is still found after it, and taken out.
 func TestSurveyTakesWatchedLooks(t *testing.T) {
-	if _, ok := markOf(mustLstat(t, t.TempDir())); !ok {
-		t.Skip("no change times or identities here: no census is kept")
-	}
+	needCensus(t)
 	base := t.TempDir()
 	root := filepath.Join(base, "ws")
 	writeFiles(t, root, map[string]string{"sub/a.txt": "a\n", "other/b.txt": "b\n"})
@@ -461,9 +451,7 @@ func TestSurveyTakesWatchedLooks(t *testing.T) {
 // read as: the census kept under the first must not be trusted under the
 // second, which ignores a file the first did not.
 func TestCensusRulesWithNUL(t *testing.T) {
-	if _, ok := markOf(mustLstat(t, t.TempDir())); !ok {
-		t.Skip("no change times or identities here: no census is kept")
-	}
+	needCensus(t)
 	base := t.TempDir()
 	root := filepath.Join(base, "ws")
 	writeFiles(t, root, map[string]string{
@@ -487,9 +475,7 @@ func TestCensusRulesWithNUL(t *testing.T) {
 // that knew other secret names is not trusted: a folder's kept entries
 // would lack a name that is secret now.
 func TestCensusOfOtherSecretNames(t *testing.T) {
-	if _, ok := markOf(mustLstat(t, t.TempDir())); !ok {
-		t.Skip("no change times or identities here: no census is kept")
-	}
+	needCensus(t)
 	base := t.TempDir()
 	root := filepath.Join(base, "ws")
 	writeFiles(t, root, map[string]string{"a/x.txt": "x", "b/y.txt": "y"})
@@ -504,5 +490,14 @@ func TestCensusOfOtherSecretNames(t *testing.T) {
 	walkedPolicy = func() ruleMark { return ruleMark{1} }
 	if _, other := censusRun(t, root, file); other != first {
 		t.Errorf("under other secret names the run read %d folders from the disk, want all %d", other, first)
+	}
+}
+
+// needCensus skips a test where the system gives folders no change time
+// or identity: no census is kept there.
+func needCensus(t *testing.T) {
+	t.Helper()
+	if _, ok := markOf(mustLstat(t, t.TempDir())); !ok {
+		t.Skip("no change times or identities here: no census is kept")
 	}
 }
