@@ -22,7 +22,7 @@ func BenchmarkLeakReader(b *testing.B) {
 	text := benchRows()
 	b.SetBytes(int64(len(text)))
 	for b.Loop() {
-		if what, err := LeakReader(bytes.NewReader(text)); what != "" || err != nil {
+		if what, err := LeakReader(bytes.NewReader(text), 0); what != "" || err != nil {
 			b.Fatal(what, err)
 		}
 	}
@@ -35,7 +35,7 @@ func BenchmarkLeakReaderProse(b *testing.B) {
 	text := bytes.Repeat([]byte(line), (8<<20)/len(line))
 	b.SetBytes(int64(len(text)))
 	for b.Loop() {
-		if what, err := LeakReader(bytes.NewReader(text)); what != "" || err != nil {
+		if what, err := LeakReader(bytes.NewReader(text), 0); what != "" || err != nil {
 			b.Fatal(what, err)
 		}
 	}
@@ -47,19 +47,19 @@ func BenchmarkLeakReaderSmall(b *testing.B) {
 	text := bytes.Repeat([]byte("line 01 of a file used to time the loop. xxxx\n"), 40)
 	b.ReportAllocs()
 	for b.Loop() {
-		if what, err := LeakReader(bytes.NewReader(text)); what != "" || err != nil {
+		if what, err := LeakReader(bytes.NewReader(text), 0); what != "" || err != nil {
 			b.Fatal(what, err)
 		}
 	}
 }
 
-// BenchmarkLeakSizedSmall is BenchmarkLeakReaderSmall told the size of
+// BenchmarkLeakReaderSizedSmall is BenchmarkLeakReaderSmall told the size of
 // the text, as the check of a file is.
-func BenchmarkLeakSizedSmall(b *testing.B) {
+func BenchmarkLeakReaderSizedSmall(b *testing.B) {
 	text := bytes.Repeat([]byte("line 01 of a file used to time the loop. xxxx\n"), 40)
 	b.ReportAllocs()
 	for b.Loop() {
-		if what, err := LeakSized(bytes.NewReader(text), int64(len(text))); what != "" || err != nil {
+		if what, err := LeakReader(bytes.NewReader(text), int64(len(text))); what != "" || err != nil {
 			b.Fatal(what, err)
 		}
 	}

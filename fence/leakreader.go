@@ -27,16 +27,12 @@ const (
 // lies, and they end and start at white space where there is one near,
 // so that a chunk's edge does not cut a word and make its middle look
 // like the start or end of a key. A read that fails is returned, wrapped.
-func LeakReader(r io.Reader) (string, error) {
-	return leakChunks(r, leakChunk, leakSpan, 0)
-}
-
-// LeakSized is LeakReader of a text of about size bytes, such as a file
-// whose size is known: its first buffer holds that and one byte more, so
-// that a text of that size is read and found whole in one read, in a
+// size is about how long the text is, when that is known, as a file's
+// size is (0 or less when not): the first buffer holds that and one byte
+// more, so that a small text is read and found whole in one read, in a
 // buffer no bigger than it needs. A text of another size is read all the
-// same. A size of 0 or less says nothing, as LeakReader.
-func LeakSized(r io.Reader, size int64) (string, error) {
+// same.
+func LeakReader(r io.Reader, size int64) (string, error) {
 	return leakChunks(r, leakChunk, leakSpan, size)
 }
 

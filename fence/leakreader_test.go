@@ -56,14 +56,14 @@ func TestLeakReaderLong(t *testing.T) {
 		{rows + "AKIAABCDEFGHIJKLMNOP\n" + rows, "an AWS access key"},
 		{rows[:leakFirst-10] + " AKIAABCDEFGHIJKLMNOP\n" + rows, "an AWS access key"}, // across the first read's end
 	} {
-		got, err := LeakReader(strings.NewReader(tt.text))
+		got, err := LeakReader(strings.NewReader(tt.text), 0)
 		if err != nil || got != tt.want {
 			t.Errorf("LeakReader of %d bytes = %q, %v; want %q", len(tt.text), got, err, tt.want)
 		}
 		// Told a size far short of the text, it reads on to the end.
-		got, err = LeakSized(strings.NewReader(tt.text), 100)
+		got, err = LeakReader(strings.NewReader(tt.text), 100)
 		if err != nil || got != tt.want {
-			t.Errorf("LeakSized of %d bytes told 100 = %q, %v; want %q", len(tt.text), got, err, tt.want)
+			t.Errorf("LeakReader of %d bytes told 100 = %q, %v; want %q", len(tt.text), got, err, tt.want)
 		}
 	}
 }
@@ -71,7 +71,7 @@ func TestLeakReaderLong(t *testing.T) {
 // A read that fails is an error that wraps the reader's.
 func TestLeakReaderError(t *testing.T) {
 	boom := errors.New("boom")
-	_, err := LeakReader(io.MultiReader(strings.NewReader("text"), iotest.ErrReader(boom)))
+	_, err := LeakReader(io.MultiReader(strings.NewReader("text"), iotest.ErrReader(boom)), 0)
 	if !errors.Is(err, boom) {
 		t.Errorf("LeakReader error = %v, want one wrapping %v", err, boom)
 	}

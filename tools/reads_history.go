@@ -407,7 +407,7 @@ func (g gitRun) scan(ctx context.Context, ids []string, limit int64, keep func(i
 			}
 			what = fence.Leak(string(buf))
 		default:
-			what, err = fence.LeakReader(body)
+			what, err = fence.LeakReader(body, size)
 			if err != nil {
 				stop = fmt.Errorf("git cat-file: %w", err)
 			}
