@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"harness/fakemodel"
+	"harness/xdg"
 )
 
 // benchSession writes a workspace of steps-1 files of 2.5 KB and the script
@@ -126,7 +127,8 @@ func longReply(n int) string {
 }
 
 // BenchmarkVersion is `harness --version` in process: building the command
-// line's parser, the part of every run's start that the program itself
+// line's parser (the chat command's alone, as for every line that names no
+// other command), the part of every run's start that the program itself
 // does after its packages are initialized.
 func BenchmarkVersion(b *testing.B) {
 	ctx := context.Background()
@@ -135,5 +137,29 @@ func BenchmarkVersion(b *testing.B) {
 		if code := execute(ctx, []string{"--version"}, nil, io.Discard, io.Discard); code != exitOK {
 			b.Fatalf("exit code %d", code)
 		}
+	}
+}
+
+// BenchmarkParse is parsing a command line, without running it: one of
+// the default command, parsed by the chat command's parser, and one of
+// another command, and one with an error, parsed by the whole command
+// line's (the error's after the chat command's failed).
+func BenchmarkParse(b *testing.B) {
+	ctx := context.Background()
+	dirs := xdg.OS()
+	for _, bb := range []struct {
+		name string
+		args []string
+	}{
+		{"chat", []string{"-w", "dir", "-m", "qwen3", "--max-steps", "30", "-p", "what does this project do?"}},
+		{"prompt", []string{"prompt", "-w", "dir"}},
+		{"error", []string{"-w", "dir", "--max-steps", "x"}},
+	} {
+		b.Run(bb.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				parseLine(ctx, dirs, bb.args, stdio{out: io.Discard, err: io.Discard}, chatOnly(bb.args))
+			}
+		})
 	}
 }

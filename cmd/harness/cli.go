@@ -1,11 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/alecthomas/kong"
@@ -15,10 +17,18 @@ import (
 	"harness/xdg"
 )
 
-type cli struct {
+// chatCLI is the part of the command line that a run of the default
+// command needs: the version flag and the chat command. cli embeds it, so
+// that the two are one declaration.
+type chatCLI struct {
 	Version versionFlag `help:"Print the version and exit."`
 
-	Chat       chatCmd       `cmd:"" default:"withargs" help:"Work with the model in the workspace: a REPL, or one turn with -p (the default command)."`
+	Chat chatCmd `cmd:"" default:"withargs" help:"Work with the model in the workspace: a REPL, or one turn with -p (the default command)."`
+}
+
+type cli struct {
+	chatCLI `embed:""`
+
 	Prompt     promptCmd     `cmd:"" help:"Print the system prompt that would be sent, and exit."`
 	Sessions   sessionsCmd   `cmd:"" help:"List the saved conversations of this workspace (--all: of every workspace), to continue with --resume ID."`
 	Context    contextCmd    `cmd:"" help:"Show what a saved conversation holds of its context window, by part, as the REPL's /context does (default: this workspace's latest session)."`
@@ -39,47 +49,151 @@ func execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 // executeIn runs the command line args, the harness's settings and state
 // in the folders that dirs finds.
 func executeIn(ctx context.Context, dirs xdg.Dirs, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	var c cli
-	exited, code := false, 0
-	parser, err := kong.New(&c,
+	return executeLine(ctx, dirs, args, stdio{in: stdin, out: stdout, err: stderr}, chatOnly(args))
+}
+
+// executeLine runs the command line args as parseLine parses it with
+// tryChat.
+func executeLine(ctx context.Context, dirs xdg.Dirs, args []string, std stdio, tryChat bool) int {
+	p := parseLine(ctx, dirs, args, std, tryChat)
+	if p.exited {
+		return p.code
+	}
+	err := p.err
+	if p.parser == nil {
+		fmt.Fprintf(std.err, "harness: %v\n", err)
+		return exitError
+	}
+	if errors.Is(err, errNoPrompt) {
+		err = errNoPrompt // the flag's name is in the message already
+	}
+	if m, ok := misplacedFlag(p.parser.Model.Node, args); ok && err != nil {
+		err = errors.New(m.String())
+	}
+	if err != nil {
+		if words := strayWords(p.parser.Model.Node, args); len(words) > 0 {
+			err = fmt.Errorf("%w. %s", err, wordsHint(words))
+		}
+		fmt.Fprintf(std.err, "harness: %v\n", err)
+		return exitUsage
+	}
+	err = p.kctx.Run()
+	if err != nil {
+		fmt.Fprintf(std.err, "harness: %v\n", err)
+	}
+	return exitCodeOf(err)
+}
+
+// parseLine parses the command line args, its commands to run with std.
+//
+// kong builds the model of every command, flag and help text it is given
+// at every start, before it reads a word, and a run of the default command
+// needs one command of ten. So with tryChat, which chatOnly(args) allows,
+// args are parsed first with the parser of chatCLI alone, whose output is
+// held back; when that parse fails in any way, they are parsed again with
+// the whole command line's parser, as they would have been without the
+// first, so that errors, usage and help are the whole parser's.
+func parseLine(ctx context.Context, dirs xdg.Dirs, args []string, std stdio, tryChat bool) parsed {
+	if tryChat {
+		var out, errs bytes.Buffer
+		p := parse(ctx, &chatCLI{}, dirs, args, std, &out, &errs)
+		if p.err == nil && p.code == exitOK {
+			if out.Len() > 0 { // a writer may be nil where nothing is written
+				std.out.Write(out.Bytes())
+			}
+			if errs.Len() > 0 {
+				std.err.Write(errs.Bytes())
+			}
+			return p
+		}
+	}
+	return parse(ctx, &cli{}, dirs, args, std, std.out, std.err)
+}
+
+// parsed is what parse found.
+type parsed struct {
+	grammar any           // what args were parsed into: a *cli or a *chatCLI
+	parser  *kong.Kong    // nil when it could not be built (err says why)
+	kctx    *kong.Context // the command to run, when err is nil
+	err     error
+	exited  bool // whether the parser asked to exit, with code
+	code    int
+}
+
+// parse parses args into the command line grammar, a *cli or a *chatCLI,
+// the parser writing its help, version and usage to stdout and stderr and
+// binding std for the commands to run with.
+func parse(ctx context.Context, grammar any, dirs xdg.Dirs, args []string, std stdio, stdout, stderr io.Writer) parsed {
+	p := parsed{grammar: grammar}
+	p.parser, p.err = kong.New(grammar,
 		kong.Name("harness"),
 		kong.Description("An agent harness for local models: it gives the model tools through a plain-text protocol and runs them inside a workspace."),
 		kong.Writers(stdout, stderr),
-		kong.Exit(func(c int) { exited, code = true, c }),
+		kong.Exit(func(c int) { p.exited, p.code = true, c }),
 		kong.UsageOnError(),
 		kong.Help(withHelp(kong.DefaultHelpPrinter)),
 		kong.ShortHelp(withHelp(kong.DefaultShortHelpPrinter)),
 		kong.FlagNamer(flagName),
 		kong.BindTo(ctx, (*context.Context)(nil)),
-		kong.Bind(stdio{in: stdin, out: stdout, err: stderr}, dirs),
+		kong.Bind(std, dirs),
 		kong.BindTo(tour.Harness(executeIn), (*tour.Harness)(nil)),
 	)
-	if err != nil {
-		fmt.Fprintf(stderr, "harness: %v\n", err)
-		return exitError
+	if p.err != nil {
+		p.parser = nil
+		return p
 	}
-	kctx, err := parser.Parse(args)
-	if exited {
-		return code
-	}
-	if errors.Is(err, errNoPrompt) {
-		err = errNoPrompt // the flag's name is in the message already
-	}
-	if m, ok := misplacedFlag(parser.Model.Node, args); ok && err != nil {
-		err = errors.New(m.String())
-	}
-	if err != nil {
-		if words := strayWords(parser.Model.Node, args); len(words) > 0 {
-			err = fmt.Errorf("%w. %s", err, wordsHint(words))
+	p.kctx, p.err = p.parser.Parse(args)
+	return p
+}
+
+// chatOnly reports whether chatCLI's parser can parse args as the whole
+// command line's parser would: when no word of args names a command that
+// cli has and chatCLI has not, wherever it stands (the value of a flag
+// too, which is simpler than telling values from commands and costs only
+// time), and none asks for help: help, --help, or a short flag or group
+// of them with an h, such as -h or -ch. Lines that then parse alike (the
+// same command, flags, values and errors) are those the two parsers trace
+// alike: kong reads flags before a command as the default command's, and
+// turns to it when a word names no command.
+func chatOnly(args []string) bool {
+	for _, a := range args {
+		switch {
+		case a == "help", strings.HasPrefix(a, "--help"),
+			!strings.HasPrefix(a, "--") && strings.HasPrefix(a, "-") && strings.Contains(a, "h"),
+			isCommand(reflect.TypeFor[cli](), a) && !isCommand(reflect.TypeFor[chatCLI](), a):
+			return false
 		}
-		fmt.Fprintf(stderr, "harness: %v\n", err)
-		return exitUsage
 	}
-	err = kctx.Run()
-	if err != nil {
-		fmt.Fprintf(stderr, "harness: %v\n", err)
+	return true
+}
+
+// isCommand reports whether name names a command of the command line
+// struct t, or of a struct it embeds, by its name tag or its field's
+// name, as kong names them, or by one of its aliases.
+func isCommand(t reflect.Type, name string) bool {
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if _, ok := f.Tag.Lookup("embed"); ok && f.Anonymous {
+			if isCommand(f.Type, name) {
+				return true
+			}
+			continue
+		}
+		if _, ok := f.Tag.Lookup("cmd"); !ok {
+			continue
+		}
+		n, ok := f.Tag.Lookup("name")
+		if !ok {
+			n = flagName(f.Name)
+		}
+		if n == name {
+			return true
+		}
+		if aliases := f.Tag.Get("aliases"); aliases != "" && slices.Contains(strings.Split(aliases, ","), name) {
+			return true
+		}
 	}
-	return exitCodeOf(err)
+	return false
 }
 
 // exitCodeOf is the exit code of a command that returned err.

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"slices"
 	"strings"
@@ -219,6 +222,251 @@ func TestFlagHelp(t *testing.T) {
 		}
 		if got != tt.want || got == "" {
 			t.Errorf("harness %s --%s: help %q, want %q", tt.command, tt.flag, got, tt.want)
+		}
+	}
+}
+
+// TestChatOnly: the lines that may be parsed with chatCLI's parser alone
+// are those that name no other command and ask for no help.
+func TestChatOnly(t *testing.T) {
+	tests := []struct {
+		args []string
+		want bool
+	}{
+		{nil, true},
+		{[]string{"-p", "what is this"}, true},
+		{[]string{"chat", "-p", "hi"}, true},
+		{[]string{"--version"}, true},
+		{[]string{"-w", "dir", "-c", "--approve", "all"}, true},
+		{[]string{"-p", "the test-server"}, true}, // a command of mcp's only
+		{[]string{""}, true},
+		{[]string{"--help"}, false},
+		{[]string{"--help=false"}, false},
+		{[]string{"-h"}, false},
+		{[]string{"-ch"}, false},
+		{[]string{"help"}, false},
+		{[]string{"chat", "--help"}, false},
+		{[]string{"prompt"}, false},
+		{[]string{"-w", "dir", "prompt"}, false},
+		{[]string{"-p", "prompt"}, false},
+		{[]string{"--", "sessions"}, false},
+		{[]string{"fake-ollama"}, false},
+		{[]string{"tiny-model"}, false},
+		{[]string{"mcp"}, false},
+	}
+	for _, tt := range tests {
+		if got := chatOnly(tt.args); got != tt.want {
+			t.Errorf("chatOnly(%q) = %v, want %v", tt.args, got, tt.want)
+		}
+	}
+}
+
+// TestCommandNames: isCommand knows the commands of the command line by
+// the names, and the aliases, that kong gives them, and chatCLI's alone.
+func TestCommandNames(t *testing.T) {
+	for _, tt := range []struct {
+		grammar any
+		t       reflect.Type
+		min     int
+	}{{&cli{}, reflect.TypeFor[cli](), 10}, {&chatCLI{}, reflect.TypeFor[chatCLI](), 1}} {
+		parser, err := kong.New(tt.grammar, kong.FlagNamer(flagName))
+		if err != nil {
+			t.Fatal(err)
+		}
+		commands := 0
+		for _, c := range parser.Model.Children {
+			for _, name := range append([]string{c.Name}, c.Aliases...) {
+				commands++
+				if !isCommand(tt.t, name) {
+					t.Errorf("isCommand(%v, %q) = false, want true", tt.t, name)
+				}
+			}
+		}
+		if commands < tt.min {
+			t.Errorf("%v: %d commands, want %d or more", tt.t, commands, tt.min)
+		}
+		for _, name := range []string{"", "workspace", "version", "help", "test-server", "list"} {
+			if isCommand(tt.t, name) {
+				t.Errorf("isCommand(%v, %q) = true, want false", tt.t, name)
+			}
+		}
+	}
+	if isCommand(reflect.TypeFor[chatCLI](), "prompt") {
+		t.Error("chatCLI has the command prompt")
+	}
+}
+
+// chatOf returns the chat command that p parsed args into.
+func chatOf(t *testing.T, p parsed) chatCmd {
+	t.Helper()
+	switch g := p.grammar.(type) {
+	case *cli:
+		return g.Chat
+	case *chatCLI:
+		return g.Chat
+	}
+	t.Fatalf("parsed into %T", p.grammar)
+	return chatCmd{}
+}
+
+// TestChatParsesAlike: a line that chatCLI's parser takes is parsed into
+// the same command, with the same values and flags given, as the whole
+// command line's parser parses it; a line it does not take, the whole
+// parser parses as it would alone.
+func TestChatParsesAlike(t *testing.T) {
+	tests := []struct {
+		args []string
+		env  map[string]string
+		lean bool // whether chatCLI's parser takes it
+	}{
+		{nil, nil, true},
+		{[]string{"chat"}, nil, true},
+		{[]string{"-p", "hi"}, nil, true},
+		{[]string{"chat", "-p", "hi", "-m", "qwen3"}, nil, true},
+		{[]string{"-p", "what does it do", "-m", "p/qwen3", "--host", "x:1", "-w", "dir", "--max-steps", "3",
+			"--max-time", "5s", "--no-compact", "--show-wire", "--output", "json", "--parser", "strict"}, nil, true},
+		{[]string{"--prompt=hi", "--compact=false", "--output=stream-json", "--record", "r.jsonl"}, nil, true},
+		{[]string{"-pxyz"}, nil, true},
+		{[]string{"-p=hi"}, nil, true},
+		{[]string{"--version"}, nil, true},
+		{[]string{"--version", "-p", "hi"}, nil, true},
+		{[]string{"-c", "--no-session"}, nil, true},
+		{[]string{"--resume", "abc"}, nil, true},
+		{[]string{"--lie", "joke", "--lie", "ext:.go=.js", "--tools", "read_file,bash"}, nil, true},
+		{[]string{"--tools", ""}, nil, true},
+		{[]string{"--temperature", "0.5", "--seed", "3", "--max-tokens", "9", "--num-ctx", "4096"}, nil, true},
+		{[]string{"--backend", "openai", "--base-url", "127.0.0.1:1", "--provider", "lms"}, nil, true},
+		{[]string{"--sandbox-hide", "a,b", "--sandbox-hide", "c", "--sandbox-write", "w", "--sandbox-read", "r"}, nil, true},
+		{[]string{"--bash-allow", "a,b", "--bash-block", "c", "--bash-max-file-size", "2GiB", "--bash-timeout", "1m"}, nil, true},
+		{[]string{"--mcp", "a", "--mcp", "b", "--no-mcp"}, nil, true},
+		{[]string{"--agent-max-steps", "2", "--max-repeats", "0", "--max-output-tokens", "5", "--max-model-calls", "1",
+			"--max-format-errors", "1", "--test-pattern", "x"}, nil, true},
+		{[]string{"-w", "dir", "--"}, nil, true},
+		{nil, map[string]string{"HARNESS_SANDBOX": "none", "HARNESS_APPROVE": "deny"}, true},
+		{[]string{"--approve", "all", "--sandbox", "bwrap"}, map[string]string{"HARNESS_SANDBOX": "none", "HARNESS_APPROVE": "deny"}, true},
+		{[]string{"--sandbox", "none"}, map[string]string{"HARNESS_SANDBOX": "bogus"}, true},
+		{nil, map[string]string{"HARNESS_SANDBOX": "bogus"}, false},
+		{[]string{"hello"}, nil, false},
+		{[]string{"--version", "hi"}, nil, false},
+		{[]string{"--version", "--output", "bogus"}, nil, false},
+		{[]string{"-p"}, nil, false},
+		{[]string{"-p", "hi", "--bogus"}, nil, false},
+		{[]string{"--output", "bogus"}, nil, false},
+		{[]string{"--max-steps", "x"}, nil, false},
+		{[]string{"-c", "--resume", "x"}, nil, false},
+		{[]string{"chat", "chat"}, nil, false},
+		{[]string{"--", "-p", "hi"}, nil, false},
+		{[]string{"--continue=maybe"}, nil, false},
+		{[]string{"--help"}, nil, false},
+		{[]string{"-w", "dir", "sessions"}, nil, false},
+	}
+	ctx := context.Background()
+	dirs := tempDirs(t)
+	for _, tt := range tests {
+		for k, v := range tt.env {
+			t.Setenv(k, v)
+		}
+		var out, errs [2]strings.Builder
+		lean := parseLine(ctx, dirs, tt.args, stdio{out: &out[0], err: &errs[0]}, true)
+		full := parseLine(ctx, dirs, tt.args, stdio{out: &out[1], err: &errs[1]}, false)
+		for k := range tt.env {
+			os.Unsetenv(k)
+		}
+		if _, ok := full.grammar.(*cli); !ok {
+			t.Fatalf("%q: the whole parser parsed into %T", tt.args, full.grammar)
+		}
+		if _, ok := lean.grammar.(*chatCLI); ok != tt.lean {
+			t.Errorf("%q %v: parsed into %T (err %v)", tt.args, tt.env, lean.grammar, lean.err)
+		}
+		if fmt.Sprint(lean.err) != fmt.Sprint(full.err) || lean.exited != full.exited || lean.code != full.code {
+			t.Errorf("%q %v: err %v, exit %v %d; the whole parser: %v, %v %d", tt.args, tt.env, lean.err, lean.exited, lean.code, full.err, full.exited, full.code)
+		}
+		if out[0].String() != out[1].String() || errs[0].String() != errs[1].String() {
+			t.Errorf("%q: printed %q and %q; the whole parser %q and %q", tt.args, out[0].String(), errs[0].String(), out[1].String(), errs[1].String())
+		}
+		if lean.err != nil || full.err != nil {
+			continue
+		}
+		if got, want := lean.kctx.Command(), full.kctx.Command(); got != want {
+			t.Errorf("%q: command %q, the whole parser %q", tt.args, got, want)
+		}
+		if got, want := flagsGiven(lean.kctx), flagsGiven(full.kctx); !slices.Equal(got, want) {
+			t.Errorf("%q: flags given %q, the whole parser %q", tt.args, got, want)
+		}
+		if got, want := chatOf(t, lean), chatOf(t, full); !reflect.DeepEqual(got, want) {
+			t.Errorf("%q %v: chat\n%+v\nthe whole parser\n%+v", tt.args, tt.env, got, want)
+		}
+	}
+}
+
+// TestExecuteAlike: what a command line prints, and its exit code, are
+// those of the whole command line's parser alone, for help, usage, errors
+// and the version.
+func TestExecuteAlike(t *testing.T) {
+	lines := [][]string{
+		{"--help"}, {"-h"}, {"help"}, {"chat", "--help"}, {"chat", "-h"}, {"-ch"}, {"-p", "hi", "--help"},
+		{"--version"}, {"--version", "-p", "hi"}, {"--version", "hi"}, {"--version", "--output", "bogus"}, {"chat", "--version"},
+		{"hello"}, {"hello", "there"}, {"-p"}, {"-p", "hi", "--bogus"}, {"--bogus"}, {"-x"},
+		{"--tools", "x", "prompt"}, {"-p", "hi", "sessions"}, {"--", "-p"}, {"--output", "bogus"},
+		{"--sandbox", "bogus", "-p", "hi"}, {"--max-steps", "x"}, {"-c", "--resume", "x", "-p", "hi"},
+		{"promt"}, {"chat", "hello"}, {"chat", "chat"}, {"-w"}, {"--continue=maybe"}, {"-p", "--max-steps", "3"},
+		{"--output=json"}, {"-m"},
+	}
+	ctx := context.Background()
+	for _, c := range []string{"prompt", "sessions", "context", "replay", "config", "fake-ollama", "tour", "mcp", "tiny-model"} {
+		lines = append(lines, []string{c, "--help"}, []string{c, "--bogus"})
+	}
+	for _, args := range lines {
+		var out, errs [2]strings.Builder
+		dirs := tempDirs(t)
+		got := executeIn(ctx, dirs, args, strings.NewReader(""), &out[0], &errs[0])
+		want := executeLine(ctx, dirs, args, stdio{in: strings.NewReader(""), out: &out[1], err: &errs[1]}, false)
+		if got != want || out[0].String() != out[1].String() || errs[0].String() != errs[1].String() {
+			t.Errorf("%q: exit %d, printed\n%s\n%s\nthe whole parser: exit %d, printed\n%s\n%s",
+				args, got, out[0].String(), errs[0].String(), want, out[1].String(), errs[1].String())
+		}
+		if out[1].Len()+errs[1].Len() == 0 {
+			t.Errorf("%q printed nothing", args)
+		}
+	}
+}
+
+// TestOtherCommandsSelected: a line that names a command other than chat
+// runs that command.
+func TestOtherCommandsSelected(t *testing.T) {
+	parser, err := kong.New(&cli{}, kong.FlagNamer(flagName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := map[string][]string{
+		"prompt":      {"prompt", "-w", "dir"},
+		"sessions":    {"sessions", "--all"},
+		"context":     {"context"},
+		"replay":      {"replay", "record.jsonl"},
+		"config":      {"config", "-m", "qwen3"},
+		"fake-ollama": {"fake-ollama", "--script", "s.fake"},
+		"tour":        {"tour", "2"},
+		"mcp":         {"mcp", "list", "x"},
+		"tiny-model":  {"tiny-model", "--out", "dir"},
+	}
+	ctx := context.Background()
+	for _, c := range parser.Model.Children {
+		if c.Name == "chat" {
+			continue
+		}
+		args, ok := lines[c.Name]
+		if !ok {
+			t.Errorf("no line for the command %s", c.Name)
+			continue
+		}
+		var out, errs strings.Builder
+		p := parseLine(ctx, tempDirs(t), args, stdio{out: &out, err: &errs}, chatOnly(args))
+		if p.err != nil {
+			t.Errorf("%q: %v", args, p.err)
+			continue
+		}
+		if got := strings.Fields(p.kctx.Command()); len(got) == 0 || got[0] != c.Name {
+			t.Errorf("%q: runs the command %q, want %s", args, p.kctx.Command(), c.Name)
 		}
 	}
 }
