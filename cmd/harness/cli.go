@@ -95,19 +95,40 @@ func executeLine(ctx context.Context, dirs xdg.Dirs, args []string, std stdio, t
 // first, so that errors, usage and help are the whole parser's.
 func parseLine(ctx context.Context, dirs xdg.Dirs, args []string, std stdio, tryChat bool) parsed {
 	if tryChat {
-		var out, errs bytes.Buffer
-		p := parse(ctx, &chatCLI{}, dirs, args, std, &out, &errs)
+		out, errs := &heldWriter{to: std.out}, &heldWriter{to: std.err}
+		p := parse(ctx, &chatCLI{}, dirs, args, std, out, errs)
 		if p.err == nil && p.code == exitOK {
-			if out.Len() > 0 { // a writer may be nil where nothing is written
-				std.out.Write(out.Bytes())
-			}
-			if errs.Len() > 0 {
-				std.err.Write(errs.Bytes())
-			}
+			out.release()
+			errs.release()
 			return p
 		}
 	}
 	return parse(ctx, &cli{}, dirs, args, std, std.out, std.err)
+}
+
+// heldWriter holds what is written to it until it is released, and then
+// writes it, and what follows, to the writer to.
+type heldWriter struct {
+	to       io.Writer
+	held     bytes.Buffer
+	released bool
+}
+
+func (w *heldWriter) Write(p []byte) (int, error) {
+	if w.released {
+		return w.to.Write(p)
+	}
+	return w.held.Write(p)
+}
+
+// release writes what w holds, and lets what follows through.
+func (w *heldWriter) release() error {
+	w.released = true
+	if w.held.Len() == 0 { // to may be nil where nothing is written
+		return nil
+	}
+	_, err := w.to.Write(w.held.Bytes())
+	return err
 }
 
 // parsed is what parse found.

@@ -470,3 +470,39 @@ func TestOtherCommandsSelected(t *testing.T) {
 		}
 	}
 }
+
+// TestHeldWriter: what is written before release reaches the writer only
+// at release, in order with what follows; nothing held writes nothing.
+func TestHeldWriter(t *testing.T) {
+	var to strings.Builder
+	w := &heldWriter{to: &to}
+	fmt.Fprint(w, "one ")
+	fmt.Fprint(w, "two ")
+	if to.Len() != 0 {
+		t.Fatalf("wrote %q before release", to.String())
+	}
+	if err := w.release(); err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprint(w, "three")
+	if got := to.String(); got != "one two three" {
+		t.Errorf("wrote %q, want %q", got, "one two three")
+	}
+	if err := (&heldWriter{}).release(); err != nil { // to is nil
+		t.Errorf("releasing nothing: %v", err)
+	}
+}
+
+// TestCLIMethods: cli has no method of its own, such as a hook or a
+// Validate that kong would call on the application at every parse: the
+// parser of chatCLI, which parses most lines, would never call it. Such a
+// method belongs on chatCLI.
+func TestCLIMethods(t *testing.T) {
+	for _, typ := range []reflect.Type{reflect.TypeFor[cli](), reflect.TypeFor[*cli]()} {
+		for m := range typ.Methods() {
+			if _, ok := reflect.PointerTo(reflect.TypeFor[chatCLI]()).MethodByName(m.Name); !ok {
+				t.Errorf("%v has the method %s, which chatCLI has not", typ, m.Name)
+			}
+		}
+	}
+}
