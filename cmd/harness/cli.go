@@ -26,6 +26,7 @@ type chatCLI struct {
 	Chat chatCmd `cmd:"" default:"withargs" help:"Work with the model in the workspace: a REPL, or one turn with -p (the default command)."`
 }
 
+// cli is the whole command line: every command, the default one first.
 type cli struct {
 	chatCLI `embed:""`
 
