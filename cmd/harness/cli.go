@@ -178,44 +178,42 @@ func parse(ctx context.Context, grammar any, dirs xdg.Dirs, args []string, std s
 // alike: kong reads flags before a command as the default command's, and
 // turns to it when a word names no command.
 func chatOnly(args []string) bool {
+	all, chat := commandNames(reflect.TypeFor[cli]()), commandNames(reflect.TypeFor[chatCLI]())
 	for _, a := range args {
 		switch {
 		case a == "help", strings.HasPrefix(a, "--help"),
 			!strings.HasPrefix(a, "--") && strings.HasPrefix(a, "-") && strings.Contains(a, "h"),
-			isCommand(reflect.TypeFor[cli](), a) && !isCommand(reflect.TypeFor[chatCLI](), a):
+			slices.Contains(all, a) && !slices.Contains(chat, a):
 			return false
 		}
 	}
 	return true
 }
 
-// isCommand reports whether name names a command of the command line
-// struct t, or of a struct it embeds, by its name tag or its field's
-// name, as kong names them, or by one of its aliases.
-func isCommand(t reflect.Type, name string) bool {
+// commandNames returns the names of the commands of the command line
+// struct t and of the structs it embeds, by their name tags or their
+// fields' names, as kong names them, and their aliases.
+func commandNames(t reflect.Type) []string {
+	var names []string
 	for i := range t.NumField() {
 		f := t.Field(i)
 		if _, ok := f.Tag.Lookup("embed"); ok && f.Anonymous {
-			if isCommand(f.Type, name) {
-				return true
-			}
+			names = append(names, commandNames(f.Type)...)
 			continue
 		}
 		if _, ok := f.Tag.Lookup("cmd"); !ok {
 			continue
 		}
-		n, ok := f.Tag.Lookup("name")
+		name, ok := f.Tag.Lookup("name")
 		if !ok {
-			n = flagName(f.Name)
+			name = flagName(f.Name)
 		}
-		if n == name {
-			return true
-		}
-		if aliases := f.Tag.Get("aliases"); aliases != "" && slices.Contains(strings.Split(aliases, ","), name) {
-			return true
+		names = append(names, name)
+		if aliases := f.Tag.Get("aliases"); aliases != "" {
+			names = append(names, strings.Split(aliases, ",")...)
 		}
 	}
-	return false
+	return names
 }
 
 // exitCodeOf is the exit code of a command that returned err.
