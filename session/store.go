@@ -30,6 +30,9 @@ var ErrNotFound = errors.New("no such session")
 type Store struct {
 	dir string
 	now func() time.Time
+	// syncDir makes a new file's name in dir durable (syncDir, but for
+	// tests).
+	syncDir func(dir string)
 }
 
 // Open returns the store in dir, creating the folder (0700) if it is
@@ -38,7 +41,7 @@ func Open(dir string) (*Store, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("cannot create the session folder %s: %w", dir, err)
 	}
-	return &Store{dir: dir, now: time.Now}, nil
+	return &Store{dir: dir, now: time.Now, syncDir: syncDir}, nil
 }
 
 // Dir is the store's folder.
