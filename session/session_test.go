@@ -1087,3 +1087,21 @@ func TestFolderSyncBesideTheFirstWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// An id is the time and four hex digits that differ from one session to
+// the next: ids made in the same second are an id's form, and seldom the
+// same (create takes another when one is taken).
+func TestNewID(t *testing.T) {
+	now := time.Date(2026, 12, 1, 10, 15, 0, 0, time.UTC)
+	seen := map[string]bool{}
+	for range 100 {
+		id := newID(now)
+		if !IsID(id) || !strings.HasPrefix(id, "20261201-101500-") {
+			t.Fatalf("newID = %q, not an id of the time", id)
+		}
+		seen[id] = true
+	}
+	if len(seen) < 90 {
+		t.Errorf("100 ids made in one second hold %d different ones", len(seen))
+	}
+}

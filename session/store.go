@@ -3,12 +3,12 @@ package session
 import (
 	"bufio"
 	"bytes"
-	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -110,10 +110,13 @@ func (e *TakenError) Error() string {
 
 func (e *TakenError) Unwrap() error { return ErrNameTaken }
 
-// newID returns a fresh id for a session started at t.
+// newID returns a fresh id for a session started at t. Its digits need
+// not be unguessable, only unlikely to be another's (create takes another
+// when they are): the runtime's generator, seeded at start, gives them
+// without the first use of a secure one.
 func newID(t time.Time) string {
-	var b [2]byte
-	rand.Read(b[:])
+	n := rand.Uint32()
+	b := [2]byte{byte(n >> 8), byte(n)}
 	return t.UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
 }
 
