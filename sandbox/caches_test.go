@@ -111,3 +111,36 @@ func TestGoTestInSandbox(t *testing.T) {
 		})
 	}
 }
+
+// realPaths resolves every path as realOrClean does, through links to
+// folders, files and nowhere, in folders that are not there or are files,
+// whatever it resolved before.
+func TestRealPathsAsRealOrClean(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("skipped: makes symlinks")
+	}
+	root := t.TempDir()
+	writeTree(t, map[string]string{filepath.Join(root, "d", "f"): "f", filepath.Join(root, "file"): "x"})
+	for link, to := range map[string]string{
+		"l": filepath.Join(root, "d"), "lf": filepath.Join(root, "file"), "dangling": filepath.Join(root, "nowhere"),
+		"chain": "l", "rel": filepath.Join("..", filepath.Base(root), "d"), "loop": "loop",
+	} {
+		if err := os.Symlink(to, filepath.Join(root, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var paths []string
+	for _, rel := range []string{"", "d", "d/f", "d/missing", "d/missing/deeper", "l", "l/f", "l/missing/x", "dangling", "dangling/x",
+		"file/x", "lf", "chain/f", "chain/missing", "rel/f", "loop", "loop/x", "d/../l/f", "missing/../d"} {
+		paths = append(paths, filepath.Join(root, filepath.FromSlash(rel)))
+	}
+	paths = append(paths, "/", root+"/d/./f", filepath.Dir(root))
+	r := realPaths{}
+	for range 2 { // the second time from what the first kept
+		for i := len(paths) - 1; i >= 0; i-- {
+			if got, want := r.of(paths[i]), realOrClean(paths[i]); got != want {
+				t.Errorf("realPaths.of(%s) = %s, realOrClean %s", paths[i], got, want)
+			}
+		}
+	}
+}

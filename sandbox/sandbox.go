@@ -55,6 +55,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -689,10 +690,12 @@ func makeCaches(caches string, hide []string) (string, error) {
 		return "", fmt.Errorf("sandbox: the caches folder %s: %w", caches, err)
 	}
 	// The folder's real path is the same for every place it is checked
-	// against: resolve it once, not once a place.
-	real := realOrClean(abs)
+	// against: resolve it once, not once a place; and the places share
+	// their folders (most are in the home folder): resolve each once.
+	resolved := realPaths{}
+	real := resolved.of(abs)
 	for _, h := range hide {
-		if fence.Within(realOrClean(h), real) {
+		if fence.Within(resolved.of(h), real) {
 			return "", fmt.Errorf("sandbox: %w: %s lies in %s", ErrHiddenCaches, abs, h)
 		}
 	}
@@ -706,6 +709,33 @@ func makeCaches(caches string, hide []string) (string, error) {
 		return "", fmt.Errorf("sandbox: the caches folder %s: %w", abs, err)
 	}
 	return real, nil
+}
+
+// realPaths resolves paths as realOrClean does, keeping what it found of
+// each path and of the folders on its way: a path in a folder resolved
+// before costs one look, not one a folder of its path and then as many
+// again for each folder that holds it when it does not exist.
+type realPaths map[string]string
+
+func (r realPaths) of(p string) string {
+	p = filepath.Clean(p)
+	if real, ok := r[p]; ok {
+		return real
+	}
+	dir := filepath.Dir(p)
+	var real string
+	if dir == p || filepath.Base(p) == ".." {
+		real = realOrClean(p)
+	} else {
+		real = filepath.Join(r.of(dir), filepath.Base(p))
+		if fi, err := os.Lstat(real); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			if target, err := filepath.EvalSymlinks(real); err == nil {
+				real = target
+			}
+		}
+	}
+	r[p] = real
+	return real
 }
 
 // env returns the environment of a command, with tmp as its temporary
