@@ -63,6 +63,7 @@ type Writer struct {
 // Session and Format are set here). Its file is created once the first
 // step has completed: when its reply has come, or at Save.
 func (s *Store) Create(start record.Start) *Writer {
+	go readyLines()
 	return &Writer{store: s, id: newID(s.now()), start: &start}
 }
 
@@ -316,6 +317,14 @@ func (b batch) add(l *record.Line) error {
 	l.Time = b.now
 	return b.enc.Encode(l)
 }
+
+// readyLines has encoding/json make, once, what encodes a line (it makes
+// it at a type's first use, for every type a line may hold): a new
+// session's first lines are written once the first reply has come, and
+// the run waits for them there, so Create has it made meanwhile.
+var readyLines = sync.OnceFunc(func() {
+	json.NewEncoder(io.Discard).Encode(&record.Line{Start: &record.Start{}})
+})
 
 // maxKept is the most a Writer keeps of the buffer of its last batch.
 const maxKept = 1 << 20
