@@ -144,3 +144,23 @@ func TestRealPathsAsRealOrClean(t *testing.T) {
 		}
 	}
 }
+
+// Without an environment of its own, a sandbox gives commands that of the
+// process as it was at New, made only when the first command needs it: a
+// run that runs none does not filter it.
+func TestEnvAtFirstCommand(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("HARNESS_TEST_AT_NEW", "1")
+	want := Env(os.Environ(), dir)
+	s, err := New(Config{Mode: None, Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.cfg.Env != nil {
+		t.Error("New made the commands' environment")
+	}
+	t.Setenv("HARNESS_TEST_AT_NEW", "2")
+	if got := s.env(""); !slices.Equal(got, want) {
+		t.Errorf("env = %q, want the environment at New %q", got, want)
+	}
+}

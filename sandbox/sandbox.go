@@ -139,7 +139,8 @@ type Config struct {
 	// Home is the home folder whose secrets fence.SecretPlaces lists; empty
 	// means the user's.
 	Home string
-	// Env is the environment of commands; nil means Env(os.Environ(), Dir).
+	// Env is the environment of commands; nil means Env(os.Environ(), Dir),
+	// of the environment at New, made when the first command needs it.
 	Env []string
 	// Timeout bounds one command; zero means DefaultTimeout.
 	Timeout time.Duration
@@ -251,6 +252,10 @@ type Sandbox struct {
 	fallback string
 	err      error
 	noticed  atomic.Bool // the fallback was told
+	// environ is the process's environment at New, when Config.Env is
+	// nil: what commands get of it is made once, by baseEnv.
+	environ []string
+	envOnce sync.Once
 	// What commands may reach, found once (see toolDirs and private).
 	reach    sync.Once
 	tools    []string
@@ -295,8 +300,9 @@ func New(cfg Config) (*Sandbox, error) {
 		}
 		cfg.Write = append(cfg.Write, cfg.Caches)
 	}
+	var environ []string
 	if cfg.Env == nil {
-		cfg.Env = Env(os.Environ(), cfg.Dir)
+		environ = os.Environ()
 	}
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = DefaultTimeout
@@ -322,7 +328,7 @@ func New(cfg Config) (*Sandbox, error) {
 	if cfg.Shell == "" {
 		cfg.Shell = "bash"
 	}
-	return &Sandbox{cfg: cfg, live: make(map[*tree]bool)}, nil
+	return &Sandbox{cfg: cfg, environ: environ, live: make(map[*tree]bool)}, nil
 }
 
 // existing makes paths absolute and checks that each exists.
@@ -711,6 +717,18 @@ func makeCaches(caches string, hide []string) (string, error) {
 	return real, nil
 }
 
+// baseEnv returns Config.Env, made from the environment at New (Env) at
+// its first call: the first command's, and a run that runs none never
+// pays for it.
+func (s *Sandbox) baseEnv() []string {
+	s.envOnce.Do(func() {
+		if s.cfg.Env == nil {
+			s.cfg.Env = Env(s.environ, s.cfg.Dir)
+		}
+	})
+	return s.cfg.Env
+}
+
 // realPaths resolves paths as realOrClean does, keeping what it found of
 // each path and of the folders on its way: a path in a folder resolved
 // before costs one look, not one a folder of its path and then as many
@@ -743,7 +761,7 @@ func (r realPaths) of(p string) string {
 // cacheVars). Git searches for no repository (see gitVars): GIT_DIR
 // names it.
 func (s *Sandbox) env(tmp string) []string {
-	env := s.cfg.Env
+	env := s.baseEnv()
 	var set []string
 	if tmp != "" {
 		set = append(set, "TMPDIR="+tmp)
