@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"context"
 	"errors"
 	"os"
 	"os/exec"
@@ -162,5 +163,27 @@ func TestEnvAtFirstCommand(t *testing.T) {
 	t.Setenv("HARNESS_TEST_AT_NEW", "2")
 	if got := s.env(""); !slices.Equal(got, want) {
 		t.Errorf("env = %q, want the environment at New %q", got, want)
+	}
+}
+
+// Where Installed found bwrap at start is where the probe runs it: it is
+// not looked for again, and a PATH that no longer finds it does not
+// matter.
+func TestBwrapFoundOnce(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("skipped: bubblewrap runs only on Linux")
+	}
+	ctx := context.Background()
+	s := newSandbox(t, Config{Mode: Bwrap, Dir: t.TempDir()})
+	if why := (&bwrap{}).probe(ctx, s); why != "" {
+		t.Skipf("skipped: %s", why)
+	}
+	s = newSandbox(t, Config{Mode: Bwrap, Dir: t.TempDir()})
+	if !s.Installed() {
+		t.Fatal("Installed: no bwrap where the probe found one")
+	}
+	t.Setenv("PATH", t.TempDir())
+	if why := (&bwrap{}).probe(ctx, s); why != "" {
+		t.Errorf("the probe looked for bwrap again: %s", why)
 	}
 }

@@ -256,6 +256,9 @@ type Sandbox struct {
 	// nil: what commands get of it is made once, by baseEnv.
 	environ []string
 	envOnce sync.Once
+	// bwrapAt is where Installed found bwrap, for the probe at Start; nil
+	// when it did not look, or found none.
+	bwrapAt atomic.Pointer[string]
 	// What commands may reach, found once (see toolDirs and private).
 	reach    sync.Once
 	tools    []string
