@@ -29,10 +29,25 @@ func (*bwrap) name() string { return "bubblewrap" }
 
 func (*bwrap) auto() bool { return runtime.GOOS == "linux" }
 
-// installed reports whether the bwrap program is on the PATH.
+// installed reports whether the bwrap program is on the PATH, and keeps
+// where it is for the probe: until the first command, nothing the tools do
+// can change what the PATH finds outside the workspace.
 func (*bwrap) installed(s *Sandbox) bool {
-	_, err := fence.LookPath(s.cfg.Bwrap, s.cfg.Dir)
-	return err == nil
+	path, err := fence.LookPath(s.cfg.Bwrap, s.cfg.Dir)
+	if err != nil {
+		return false
+	}
+	s.bwrapAt.Store(&path)
+	return true
+}
+
+// lookPath returns where bwrap is: where installed found it, or else
+// where the PATH finds it now, outside the workspace.
+func (*bwrap) lookPath(s *Sandbox) (string, error) {
+	if found := s.bwrapAt.Load(); found != nil {
+		return *found, nil
+	}
+	return fence.LookPath(s.cfg.Bwrap, s.cfg.Dir)
 }
 
 // probe returns why bwrap cannot run a command, or "": it must be
@@ -42,7 +57,7 @@ func (b *bwrap) probe(ctx context.Context, s *Sandbox) string {
 	if runtime.GOOS != "linux" {
 		return "bubblewrap runs only on Linux"
 	}
-	path, err := fence.LookPath(s.cfg.Bwrap, s.cfg.Dir)
+	path, err := b.lookPath(s)
 	if err != nil {
 		return "bwrap is not installed (Debian and Ubuntu: apt-get install bubblewrap)"
 	}

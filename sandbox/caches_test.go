@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"context"
 	"errors"
 	"os"
 	"os/exec"
@@ -109,5 +110,80 @@ func TestGoTestInSandbox(t *testing.T) {
 				t.Errorf("go test under %s: exit %d\n%s", mode, res.Exit, res.Output)
 			}
 		})
+	}
+}
+
+// realPaths resolves every path as realOrClean does, through links to
+// folders, files and nowhere, in folders that are not there or are files,
+// whatever it resolved before.
+func TestRealPathsAsRealOrClean(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("skipped: makes symlinks")
+	}
+	root := t.TempDir()
+	writeTree(t, map[string]string{filepath.Join(root, "d", "f"): "f", filepath.Join(root, "file"): "x"})
+	for link, to := range map[string]string{
+		"l": filepath.Join(root, "d"), "lf": filepath.Join(root, "file"), "dangling": filepath.Join(root, "nowhere"),
+		"chain": "l", "rel": filepath.Join("..", filepath.Base(root), "d"), "loop": "loop",
+	} {
+		if err := os.Symlink(to, filepath.Join(root, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var paths []string
+	for _, rel := range []string{"", "d", "d/f", "d/missing", "d/missing/deeper", "l", "l/f", "l/missing/x", "dangling", "dangling/x",
+		"file/x", "lf", "chain/f", "chain/missing", "rel/f", "loop", "loop/x", "d/../l/f", "missing/../d"} {
+		paths = append(paths, filepath.Join(root, filepath.FromSlash(rel)))
+	}
+	paths = append(paths, "/", root+"/d/./f", filepath.Dir(root))
+	r := realPaths{}
+	for range 2 { // the second time from what the first kept
+		for i := len(paths) - 1; i >= 0; i-- {
+			if got, want := r.of(paths[i]), realOrClean(paths[i]); got != want {
+				t.Errorf("realPaths.of(%s) = %s, realOrClean %s", paths[i], got, want)
+			}
+		}
+	}
+}
+
+// Without an environment of its own, a sandbox gives commands that of the
+// process as it was at New, made only when the first command needs it: a
+// run that runs none does not filter it.
+func TestEnvAtFirstCommand(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("HARNESS_TEST_AT_NEW", "1")
+	want := Env(os.Environ(), dir)
+	s, err := New(Config{Mode: None, Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.cfg.Env != nil {
+		t.Error("New made the commands' environment")
+	}
+	t.Setenv("HARNESS_TEST_AT_NEW", "2")
+	if got := s.env(""); !slices.Equal(got, want) {
+		t.Errorf("env = %q, want the environment at New %q", got, want)
+	}
+}
+
+// Where Installed found bwrap at start is where the probe runs it: it is
+// not looked for again, and a PATH that no longer finds it does not
+// matter.
+func TestBwrapFoundOnce(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("skipped: bubblewrap runs only on Linux")
+	}
+	ctx := context.Background()
+	s := newSandbox(t, Config{Mode: Bwrap, Dir: t.TempDir()})
+	if why := (&bwrap{}).probe(ctx, s); why != "" {
+		t.Skipf("skipped: %s", why)
+	}
+	s = newSandbox(t, Config{Mode: Bwrap, Dir: t.TempDir()})
+	if !s.Installed() {
+		t.Fatal("Installed: no bwrap where the probe found one")
+	}
+	t.Setenv("PATH", t.TempDir())
+	if why := (&bwrap{}).probe(ctx, s); why != "" {
+		t.Errorf("the probe looked for bwrap again: %s", why)
 	}
 }

@@ -70,7 +70,7 @@ func (s *Sandbox) findReach() {
 func (s *Sandbox) findToolDirs() []string {
 	home := s.cfg.Home
 	env := make(map[string]string)
-	for _, kv := range s.cfg.Env {
+	for _, kv := range s.baseEnv() {
 		if k, v, ok := strings.Cut(kv, "="); ok {
 			env[k] = v
 		}

@@ -55,6 +55,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -138,7 +139,8 @@ type Config struct {
 	// Home is the home folder whose secrets fence.SecretPlaces lists; empty
 	// means the user's.
 	Home string
-	// Env is the environment of commands; nil means Env(os.Environ(), Dir).
+	// Env is the environment of commands; nil means Env(os.Environ(), Dir),
+	// of the environment at New, made when the first command needs it.
 	Env []string
 	// Timeout bounds one command; zero means DefaultTimeout.
 	Timeout time.Duration
@@ -250,6 +252,13 @@ type Sandbox struct {
 	fallback string
 	err      error
 	noticed  atomic.Bool // the fallback was told
+	// environ is the process's environment at New, when Config.Env is
+	// nil: what commands get of it is made once, by baseEnv.
+	environ []string
+	envOnce sync.Once
+	// bwrapAt is where Installed found bwrap, for the probe at Start; nil
+	// when it did not look, or found none.
+	bwrapAt atomic.Pointer[string]
 	// What commands may reach, found once (see toolDirs and private).
 	reach    sync.Once
 	tools    []string
@@ -294,8 +303,9 @@ func New(cfg Config) (*Sandbox, error) {
 		}
 		cfg.Write = append(cfg.Write, cfg.Caches)
 	}
+	var environ []string
 	if cfg.Env == nil {
-		cfg.Env = Env(os.Environ(), cfg.Dir)
+		environ = os.Environ()
 	}
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = DefaultTimeout
@@ -321,7 +331,7 @@ func New(cfg Config) (*Sandbox, error) {
 	if cfg.Shell == "" {
 		cfg.Shell = "bash"
 	}
-	return &Sandbox{cfg: cfg, live: make(map[*tree]bool)}, nil
+	return &Sandbox{cfg: cfg, environ: environ, live: make(map[*tree]bool)}, nil
 }
 
 // existing makes paths absolute and checks that each exists.
@@ -689,10 +699,12 @@ func makeCaches(caches string, hide []string) (string, error) {
 		return "", fmt.Errorf("sandbox: the caches folder %s: %w", caches, err)
 	}
 	// The folder's real path is the same for every place it is checked
-	// against: resolve it once, not once a place.
-	real := realOrClean(abs)
+	// against: resolve it once, not once a place; and the places share
+	// their folders (most are in the home folder): resolve each once.
+	resolved := realPaths{}
+	real := resolved.of(abs)
 	for _, h := range hide {
-		if fence.Within(realOrClean(h), real) {
+		if fence.Within(resolved.of(h), real) {
 			return "", fmt.Errorf("sandbox: %w: %s lies in %s", ErrHiddenCaches, abs, h)
 		}
 	}
@@ -708,12 +720,51 @@ func makeCaches(caches string, hide []string) (string, error) {
 	return real, nil
 }
 
+// baseEnv returns Config.Env, made from the environment at New (Env) at
+// its first call: the first command's, and a run that runs none never
+// pays for it.
+func (s *Sandbox) baseEnv() []string {
+	s.envOnce.Do(func() {
+		if s.cfg.Env == nil {
+			s.cfg.Env = Env(s.environ, s.cfg.Dir)
+		}
+	})
+	return s.cfg.Env
+}
+
+// realPaths resolves paths as realOrClean does, keeping what it found of
+// each path and of the folders on its way: a path in a folder resolved
+// before costs one look, not one a folder of its path and then as many
+// again for each folder that holds it when it does not exist.
+type realPaths map[string]string
+
+func (r realPaths) of(p string) string {
+	p = filepath.Clean(p)
+	if real, ok := r[p]; ok {
+		return real
+	}
+	dir := filepath.Dir(p)
+	var real string
+	if dir == p || filepath.Base(p) == ".." {
+		real = realOrClean(p)
+	} else {
+		real = filepath.Join(r.of(dir), filepath.Base(p))
+		if fi, err := os.Lstat(real); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			if target, err := filepath.EvalSymlinks(real); err == nil {
+				real = target
+			}
+		}
+	}
+	r[p] = real
+	return real
+}
+
 // env returns the environment of a command, with tmp as its temporary
 // folder when not empty, and the caches of Config.Caches (see
 // cacheVars). Git searches for no repository (see gitVars): GIT_DIR
 // names it.
 func (s *Sandbox) env(tmp string) []string {
-	env := s.cfg.Env
+	env := s.baseEnv()
 	var set []string
 	if tmp != "" {
 		set = append(set, "TMPDIR="+tmp)

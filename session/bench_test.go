@@ -4,6 +4,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"harness/loop"
 	"harness/protocol"
@@ -52,5 +53,14 @@ func BenchmarkWriteStep(b *testing.B) {
 		if err := w.Event(loop.Event{Kind: loop.StepStarted, Turn: 1, Step: 2}); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkNewID is what naming a new session costs, once a run: the first
+// in the process is the one a run pays.
+func BenchmarkNewID(b *testing.B) {
+	now := time.Now()
+	for b.Loop() {
+		newID(now)
 	}
 }

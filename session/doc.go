@@ -58,7 +58,9 @@
 // every message the file lacks, and the request line, with one write call
 // to a file opened for appending, so the messages are on disk before the
 // request is sent; at the end of each turn (TurnEnded) it does the same
-// with a turn_end line and syncs the file. While calls run (CallStarted,
+// with a turn_end line and syncs the file, and the first time the folder
+// too, whose sync of the file's new name runs beside the first write.
+// While calls run (CallStarted,
 // CallEnded) it writes the messages of the step under way the file lacks,
 // with no line that marks them complete: the reply that holds the calls,
 // and each result as it comes. The file is created once the

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -1038,5 +1039,69 @@ func TestCutCalls(t *testing.T) {
 	}
 	if ended, cut := sv.CutCalls(protocol.Parse); sv.Unfinished != nil || ended != nil || cut != nil {
 		t.Errorf("a complete session has unfinished %q, calls %v %v", sv.Unfinished, ended, cut)
+	}
+}
+
+// The folder's sync that makes a new session's name durable does not hold
+// up the first write, which is on disk while it runs, and is done by the
+// time the turn has ended, the file synced.
+func TestFolderSyncBesideTheFirstWrite(t *testing.T) {
+	s := openStore(t)
+	release := make(chan struct{})
+	var once sync.Once
+	let := func() { once.Do(func() { close(release) }) }
+	defer let()
+	time.AfterFunc(10*time.Second, let) // a writer that waits for the sync first goes on then
+	var synced atomic.Bool
+	s.syncDir = func(string) {
+		<-release
+		time.Sleep(100 * time.Millisecond)
+		synced.Store(true)
+	}
+	w := s.Create(start)
+	var early error
+	probe := loop.HookFunc(func(e loop.Event) error {
+		if e.Kind != loop.Replied {
+			return nil
+		}
+		if synced.Load() {
+			early = errors.New("the first write waited for the folder's sync")
+		} else if data, err := os.ReadFile(s.Path(w.ID())); err != nil || !bytes.Contains(data, []byte(`"type":"request"`)) {
+			early = fmt.Errorf("the first step is not in the file once its reply came: %q, %v", data, err)
+		}
+		let()
+		return nil
+	})
+	a := loop.New(model(t, ">>> expect=go\nhi\n"), echoTools(t), loop.Config{System: "SYSTEM"}, w, probe)
+	w.Follow(a)
+	if _, err := a.Turn(context.Background(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	if early != nil {
+		t.Error(early)
+	}
+	if !synced.Load() {
+		t.Error("the turn ended before the folder holding the new session was synced")
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// An id is the time and four hex digits that differ from one session to
+// the next: ids made in the same second are an id's form, and seldom the
+// same (create takes another when one is taken).
+func TestNewID(t *testing.T) {
+	now := time.Date(2026, 12, 1, 10, 15, 0, 0, time.UTC)
+	seen := map[string]bool{}
+	for range 100 {
+		id := newID(now)
+		if !IsID(id) || !strings.HasPrefix(id, "20261201-101500-") {
+			t.Fatalf("newID = %q, not an id of the time", id)
+		}
+		seen[id] = true
+	}
+	if len(seen) < 90 {
+		t.Errorf("100 ids made in one second hold %d different ones", len(seen))
 	}
 }

@@ -3,12 +3,12 @@ package session
 import (
 	"bufio"
 	"bytes"
-	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -30,6 +30,9 @@ var ErrNotFound = errors.New("no such session")
 type Store struct {
 	dir string
 	now func() time.Time
+	// syncDir makes a new file's name in dir durable (syncDir, but for
+	// tests).
+	syncDir func(dir string)
 }
 
 // Open returns the store in dir, creating the folder (0700) if it is
@@ -38,7 +41,7 @@ func Open(dir string) (*Store, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("cannot create the session folder %s: %w", dir, err)
 	}
-	return &Store{dir: dir, now: time.Now}, nil
+	return &Store{dir: dir, now: time.Now, syncDir: syncDir}, nil
 }
 
 // Dir is the store's folder.
@@ -107,10 +110,13 @@ func (e *TakenError) Error() string {
 
 func (e *TakenError) Unwrap() error { return ErrNameTaken }
 
-// newID returns a fresh id for a session started at t.
+// newID returns a fresh id for a session started at t. Its digits need
+// not be unguessable, only unlikely to be another's (create takes another
+// when they are): the runtime's generator, seeded at start, gives them
+// without the first use of a secure one.
 func newID(t time.Time) string {
-	var b [2]byte
-	rand.Read(b[:])
+	n := rand.Uint32()
+	b := [2]byte{byte(n >> 8), byte(n)}
 	return t.UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
 }
 

@@ -52,12 +52,18 @@ type Writer struct {
 	// of their own.
 	buf bytes.Buffer
 	enc *json.Encoder
+	// dirSynced is closed when the folder's sync that made the new file's
+	// name durable is done: it runs while the first lines are written,
+	// and is waited for where the file is synced. nil once waited for, or
+	// when there is none.
+	dirSynced chan struct{}
 }
 
 // Create starts a new session for a conversation described by start (its
 // Session and Format are set here). Its file is created once the first
 // step has completed: when its reply has come, or at Save.
 func (s *Store) Create(start record.Start) *Writer {
+	go readyLines()
 	return &Writer{store: s, id: newID(s.now()), start: &start}
 }
 
@@ -238,6 +244,7 @@ func (w *Writer) Close() error {
 	if w.dirty {
 		err = w.f.Sync()
 	}
+	w.waitDir()
 	if cerr := w.f.Close(); err == nil {
 		err = cerr
 	}
@@ -311,6 +318,14 @@ func (b batch) add(l *record.Line) error {
 	return b.enc.Encode(l)
 }
 
+// readyLines has encoding/json make, once, what encodes a line (it makes
+// it at a type's first use, for every type a line may hold): a new
+// session's first lines are written once the first reply has come, and
+// the run waits for them there, so Create has it made meanwhile.
+var readyLines = sync.OnceFunc(func() {
+	json.NewEncoder(io.Discard).Encode(&record.Line{Start: &record.Start{}})
+})
+
 // maxKept is the most a Writer keeps of the buffer of its last batch.
 const maxKept = 1 << 20
 
@@ -359,6 +374,7 @@ func (w *Writer) flush(b batch, msgs []protocol.Message, sync bool) error {
 		if err := w.f.Sync(); err != nil {
 			return fmt.Errorf("saving session %s: %w", w.id, err)
 		}
+		w.waitDir()
 		w.dirty = false
 	}
 	return nil
@@ -463,11 +479,26 @@ func (w *Writer) create() error {
 			f.Close()
 			return fmt.Errorf("creating session %s: %w", w.id, err)
 		}
-		syncDir(w.store.dir)
-		w.f = f
+		// The name is made durable beside the first write, not before
+		// it: both are done when the file is first synced.
+		synced, dir, syncDir := make(chan struct{}), w.store.dir, w.store.syncDir
+		go func() {
+			defer close(synced)
+			syncDir(dir)
+		}()
+		w.f, w.dirSynced = f, synced
 		return nil
 	}
 	return fmt.Errorf("creating a session in %s: %w", w.store.dir, os.ErrExist)
+}
+
+// waitDir waits for the sync of the folder of a file just created, if
+// one is under way. The caller holds w.mu.
+func (w *Writer) waitDir() {
+	if w.dirSynced != nil {
+		<-w.dirSynced
+		w.dirSynced = nil
+	}
 }
 
 // syncDir makes a new file's name in dir durable, where the system can.

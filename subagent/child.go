@@ -24,7 +24,7 @@ const (
 func (t *Tools) child(ctx context.Context, call protocol.Call, k *kind, task string) protocol.Result {
 	w := &witness{}
 	cfg := loop.Config{
-		System:          k.system,
+		System:          k.system(),
 		MaxSteps:        t.cfg.MaxSteps,
 		MaxFormatErrors: t.cfg.MaxFormatErrors,
 		IsTest:          t.cfg.IsTest,

@@ -130,8 +130,10 @@ type Tools struct {
 
 // kind is the tool set of one kind of child.
 type kind struct {
-	specs   []protocol.ToolSpec
-	system  string             // the system prompt of a child with these tools
+	specs []protocol.ToolSpec
+	// system is the system prompt of a child with these tools, made when
+	// the first such child starts: a run that starts none never needs it.
+	system  func() string
 	writes  bool               // some of the tools may write
 	limited map[string]Limited // by name: tools only some of whose calls run
 }
@@ -186,7 +188,7 @@ func newKind(root string, specs []protocol.ToolSpec, limited map[string]Limited)
 	}
 	return &kind{
 		specs:  specs,
-		system: System(root, specs, rules...),
+		system: sync.OnceValue(func() string { return System(root, specs, rules...) }),
 		writes: slices.ContainsFunc(specs, func(s protocol.ToolSpec) bool {
 			_, ok := limited[s.Name]
 			return s.Writes && !ok

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -639,5 +640,26 @@ ok
 	}
 	if len(w.reqs) != 1 {
 		t.Errorf("a child was started: %d conversations asked the model", len(w.reqs))
+	}
+}
+
+// New makes no helper's system prompt: a run whose model never starts a
+// helper never needs one, and each holds every tool's description. A tool
+// with a description of a megabyte shows it: New copies none of it.
+func TestNewMakesNoPrompt(t *testing.T) {
+	const size = 1 << 20
+	long := tools.New("long", strings.Repeat("x", size), false, func(context.Context, struct{}) (string, error) { return "", nil })
+	set, err := tools.NewSet(long)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	if _, err := subagent.New(set, subagent.Config{Root: t.TempDir()}); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	if got := after.TotalAlloc - before.TotalAlloc; got >= size {
+		t.Errorf("New allocated %d bytes for a tool described in %d: it made the helpers' system prompts", got, size)
 	}
 }

@@ -45,17 +45,14 @@ const (
 // root holds the home folder, the home folder's settings (homePlaces).
 func ownPlaces(root string) []place {
 	var out []place
+	resolved := realDirs{}
 	add := func(p, why string, harness bool) {
 		if p == "" || !filepath.IsAbs(p) {
 			return
 		}
-		dir, err := realPath(filepath.Dir(p), 0)
-		if err != nil {
+		paths, ok := resolved.paths(p)
+		if !ok {
 			return
-		}
-		paths := []string{filepath.Join(dir, filepath.Base(p))}
-		if real, err := realPath(p, 0); err == nil {
-			paths = append(paths, real)
 		}
 		for _, q := range paths {
 			if fence.Within(root, q) && !slices.ContainsFunc(out, func(x place) bool { return x.path == q }) {
@@ -75,6 +72,37 @@ func ownPlaces(root string) []place {
 		add(p, "git or the shell reads it when it starts, and runs what it says, outside any sandbox", false)
 	}
 	return append(out, homePlaces(root, home, filepath.SplitList(os.Getenv("PATH")))...)
+}
+
+// realDirs resolves the folders of places with realPath, each once: the
+// places share a few (the home folder, its .config).
+type realDirs map[string]realDir
+
+type realDir struct {
+	path string
+	err  error
+}
+
+// paths returns where p is, as the folder it is in resolves (realPath),
+// and, when it exists, where it leads; false when its folder does not
+// resolve.
+func (r realDirs) paths(p string) ([]string, bool) {
+	d := filepath.Dir(p)
+	dir, ok := r[d]
+	if !ok {
+		dir.path, dir.err = realPath(d, 0)
+		r[d] = dir
+	}
+	if dir.err != nil {
+		return nil, false
+	}
+	base := filepath.Base(p)
+	paths := []string{filepath.Join(dir.path, base)}
+	// realPath(p) walks p's folder as realPath(d) did, then its name.
+	if real, err := walkReal(dir.path, base, 0); err == nil {
+		paths = append(paths, real)
+	}
+	return paths, true
 }
 
 // ownPlace returns why abs, a path inside the workspace with its

@@ -4,6 +4,8 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"testing"
 )
 
@@ -69,5 +71,58 @@ func TestOwnPlacesFollowXDG(t *testing.T) {
 	for _, p := range []string{"cfg/harness/config.toml", "cfg/git/config", "st/harness/x"} {
 		_, err := WriteFile(ws).run(context.Background(), map[string]any{"path": p, "content": "x\n"})
 		checkErr(t, err, ErrProtected)
+	}
+}
+
+// realDirs gives each place the paths realPath gives it and its folder,
+// through links to folders, files and nowhere, in folders that are not
+// there or are files, whatever it resolved before.
+func TestRealDirsAsRealPath(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("skipped: makes symlinks")
+	}
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "d", "e"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "file"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for link, to := range map[string]string{
+		"l": filepath.Join(root, "d"), "lf": filepath.Join(root, "file"), "dangling": filepath.Join(root, "nowhere"),
+		"d/rel": "../file", "d/up": "..", "loop": "loop",
+	} {
+		if err := os.Symlink(to, filepath.Join(root, filepath.FromSlash(link))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := realDirs{}
+	for range 2 { // the second time from what the first kept
+		for _, rel := range []string{"d", "d/e", "d/missing", "l", "l/e", "l/rel", "l/up", "lf", "dangling", "dangling/x",
+			"file/x", "missing/x", "loop", "loop/x", "d/up/l/e"} {
+			p := filepath.Join(root, filepath.FromSlash(rel))
+			var want []string
+			dir, err := realPath(filepath.Dir(p), 0)
+			if err == nil {
+				want = []string{filepath.Join(dir, filepath.Base(p))}
+				if real, err := realPath(p, 0); err == nil {
+					want = append(want, real)
+				}
+			}
+			got, ok := r.paths(p)
+			if ok != (err == nil) || !slices.Equal(got, want) {
+				t.Errorf("paths(%s) = %q, %v; want %q, %v", rel, got, ok, want, err == nil)
+			}
+		}
+	}
+}
+
+// BenchmarkOwnPlaces is what finding the places a workspace must protect
+// costs each start, for a workspace that does not hold the home folder.
+func BenchmarkOwnPlaces(b *testing.B) {
+	root := b.TempDir()
+	b.ReportAllocs()
+	for b.Loop() {
+		ownPlaces(root)
 	}
 }

@@ -127,6 +127,17 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string, dirs xdg.
 	if err := c.startSandbox(ctx, tb.box, fb); err != nil {
 		return nil, err
 	}
+	// What needs no window is made while the server answers: the test
+	// pattern, whose error is told after the window's, and the system
+	// prompt, whose warnings come after the window's too.
+	pattern := c.TestPattern
+	if pattern == "" {
+		pattern = testPattern
+	}
+	tests, errTests := regexp.Compile(pattern)
+	specs := c.mainSpecs(ch.set.Specs())
+	var warnings bytes.Buffer
+	system, loaded := chat.SystemPrompt(tb.ws, specs, dirs, &warnings)
 	size, err := window(std.err)
 	stopAsking()
 	if err != nil {
@@ -141,15 +152,9 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string, dirs xdg.
 		}
 		fmt.Fprintf(std.err, "harness: --%s is ignored by the %s backend\n", fs.flag, described.Name)
 	}
-	pattern := c.TestPattern
-	if pattern == "" {
-		pattern = testPattern
+	if errTests != nil {
+		return nil, &exitCodeError{code: exitUsage, err: fmt.Errorf("--test-pattern: %w", errTests)}
 	}
-	tests, err := regexp.Compile(pattern)
-	if err != nil {
-		return nil, &exitCodeError{code: exitUsage, err: fmt.Errorf("--test-pattern: %w", err)}
-	}
-	specs := c.mainSpecs(ch.set.Specs())
 	// The files the run made go when it ends: the copies for /undo and
 	// the long outputs; and the MCP servers stop.
 	closeFiles := func() {
@@ -162,7 +167,7 @@ func (c *chatCmd) wire(ctx context.Context, std stdio, given []string, dirs xdg.
 			ch.out.Close()
 		}
 	}
-	system, loaded := chat.SystemPrompt(tb.ws, specs, dirs, log)
+	log.Write(warnings.Bytes())
 	notices, err := chat.Notices(tb.ws.Root(), loaded, dirs, !c.NoSession)
 	for _, n := range notices {
 		fmt.Fprintln(log, n)
