@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -82,10 +81,12 @@ func stampOf(p string) stamp {
 // of .git/info/exclude; elsewhere, and when the watch cannot be had, it
 // costs a look at the time of every folder too.
 type hiddenList struct {
-	mu       sync.Mutex
-	paths    []string
+	mu    sync.Mutex
+	paths []string
+	// dirs and files are made anew by each walk, and not changed after
+	// it: ignoreStamps hands them out.
 	dirs     map[string]stamp // the folders the walk read
-	files    map[string]stamp // the ignore files it read or would read
+	files    map[string]stamp // the ignore files it read: those its folders' names showed, and exclude
 	exclude  string           // of those, the one in no folder the walk read
 	watch    *folderWatch
 	watching bool // every folder in dirs is watched
@@ -99,7 +100,7 @@ type hiddenList struct {
 	noWatch  bool // look at the folders' times even where they could be watched, for tests
 	walked   bool
 	distrust bool // something changed too close to the walk to trust its time
-	walks    int  // how many walks were made, for tests
+	walks    int  // how many walks were made
 	reads    int  // how many folders they read, for tests
 	scan     int  // the entries a walk looks at, if not maxSecretScan, for tests
 	watchMax int  // the folders the watch takes before it fails, if not 0, for tests
@@ -140,9 +141,10 @@ func (w *Workspace) Hidden() ([]string, error) {
 
 // changed reports whether a folder or an ignore file the last walk saw is
 // not as it was. An ignore file that was not there needs no look: made,
-// it changes its folder, which the watch or the folder's times show. The
-// others are looked at each time, whether written under their name or
-// another (a link): the watch does not report writes.
+// it changes its folder, which the watch or the folder's times show; so
+// files holds none of a folder whose names showed none. The others are
+// looked at each time, whether written under their name or another (a
+// link): the watch does not report writes.
 func (h *hiddenList) changed() bool {
 	for p, st := range h.files {
 		if (st.exists || p == h.exclude) && stampOf(p) != st {
@@ -281,11 +283,10 @@ func (h *hiddenList) walk(w *Workspace) {
 		if err != nil {
 			unmoved[dir] = false
 		}
-		// A folder's ignore file counts even before it exists: its
-		// names say whether it does.
-		gi := filepath.Join(dir, ".gitignore")
-		h.files[gi] = stamp{}
+		// A folder whose names hold no ignore file has none: made, it
+		// changes the folder (see changed, ignoreFilesChanged).
 		if err != nil || !ig.none(below(w.root, dir), entries) {
+			gi := join(dir, ".gitignore")
 			h.files[gi] = stampOf(gi)
 		}
 	})
@@ -464,14 +465,24 @@ func skip(d fs.DirEntry) error {
 	return nil
 }
 
-// ignoreStamps returns the ignore files the last walk of Hidden read or
+// ignoreStamps are the ignore files the last walk of Hidden read or
 // would read (every folder's .gitignore, and .git/info/exclude), with what
 // each looked like then.
-func (w *Workspace) ignoreStamps() map[string]stamp {
+type ignoreStamps struct {
+	files   map[string]stamp // those the walk's folders' names showed, and exclude
+	dirs    map[string]stamp // the folders the walk read: one's .gitignore not in files was not there
+	exclude string
+	walk    int // which walk of Hidden they come from
+}
+
+// ignoreStamps returns the ignore files the last walk of Hidden read or
+// would read. The walk's own lists are handed out, not copied: the next
+// walk makes others.
+func (w *Workspace) ignoreStamps() ignoreStamps {
 	h := w.hidden
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return maps.Clone(h.files)
+	return ignoreStamps{files: h.files, dirs: h.dirs, exclude: h.exclude, walk: h.walks}
 }
 
 // ignoreFilesChanged returns the ignore files of before, relative to the
@@ -479,22 +490,26 @@ func (w *Workspace) ignoreStamps() map[string]stamp {
 // Where the walk's folders are watched, and the watch saw none of them
 // change, only the ignore files that existed are looked at, and
 // .git/info/exclude, in no folder watched: one made or removed would be a
-// change the watch sees.
-func (w *Workspace) ignoreFilesChanged(before map[string]stamp) []string {
+// change the watch sees. Else each folder's is.
+func (w *Workspace) ignoreFilesChanged(before ignoreStamps) []string {
 	h := w.hidden
 	h.mu.Lock()
-	look := func(string, stamp) bool { return true }
-	// A walk since before was taken may have reset the watch: it then
-	// stamped some file otherwise, and all are looked at.
-	if h.watching && maps.Equal(before, h.files) && !h.events() {
-		exclude := h.exclude
-		look = func(p string, st stamp) bool { return p == exclude || st.exists }
-	}
+	// A walk since before was taken may have reset the watch: all are
+	// looked at then.
+	quick := h.watching && before.walk == h.walks && !h.events()
 	h.mu.Unlock()
 	var out []string
-	for p, st := range before {
-		if look(p, st) && stampOf(p) != st {
+	for p, st := range before.files {
+		if (!quick || p == before.exclude || st.exists) && stampOf(p) != st {
 			out = append(out, w.Rel(p))
+		}
+	}
+	if !quick {
+		for dir := range before.dirs {
+			gi := join(dir, ".gitignore")
+			if _, ok := before.files[gi]; !ok && stampOf(gi).exists {
+				out = append(out, w.Rel(gi))
+			}
 		}
 	}
 	slices.Sort(out)
