@@ -191,6 +191,10 @@ type ignores struct {
 	root  *os.Root
 	rules map[string][]ignoreRule // by folder, "" for the root
 	// frozen rules read no more files: a folder not read yet has none.
+	// A walk that reads every folder before it decides anything in it
+	// freezes them from the start, and loads the rules of each folder
+	// whose names hold an ignore file (see load): the many folders
+	// without one then take no room.
 	frozen bool
 	layout *gitdir.Layout // the repository's, found on first use
 	// global are the rules of the user's global excludes file, which
@@ -264,10 +268,10 @@ func startIgnoresReading(root string, global []ignoreRule, limit int, keep *read
 	}
 	defer r.Close()
 	ig := newIgnores(r)
-	ig.global = global
+	ig.global, ig.frozen = global, true
 	size := c.size() // about how many folders the walk reads
 	ig.protected, ig.folders = make(map[id]string), make(map[string]folderStamp, size)
-	ig.rules, ig.marks = make(map[string][]ignoreRule, size), make(ruleMarks, size)
+	ig.marks = make(ruleMarks, size)
 	seen := 0
 	// The walk reads folders by their path, which gives each entry's
 	// type without a look at the entry (an os.Root's folders look at
@@ -293,7 +297,7 @@ func startIgnoresReading(root string, global []ignoreRule, limit int, keep *read
 		}
 		rel := below(root, dir)
 		if !ig.none(rel, l.entries) { // its ignore file is among what is kept
-			ig.forDir(rel)
+			ig.load(rel)
 		}
 		mark := ig.marks.of(ig, rel)
 		if !l.whole && l.rules != mark {
@@ -353,10 +357,10 @@ func startIgnoresReading(root string, global []ignoreRule, limit int, keep *read
 		return nil
 	}, func(dir string, entries []fs.DirEntry, err error) {
 		if err != nil {
-			ig.forDir(below(root, dir))
+			ig.load(below(root, dir))
 		}
 	})
-	ig.root, ig.frozen = nil, true
+	ig.root = nil
 	return ig
 }
 
@@ -506,6 +510,14 @@ func (ig *ignores) forDir(dir string) []ignoreRule {
 	if rules, ok := ig.rules[dir]; ok || ig.frozen {
 		return rules
 	}
+	return ig.load(dir)
+}
+
+// load reads the rules of folder dir, as forDir does, frozen or not.
+func (ig *ignores) load(dir string) []ignoreRule {
+	if rules, ok := ig.rules[dir]; ok {
+		return rules
+	}
 	var rules []ignoreRule
 	files := []string{path.Join(dir, ".gitignore")}
 	if dir == "" {
@@ -521,7 +533,8 @@ func (ig *ignores) forDir(dir string) []ignoreRule {
 
 // none records that folder dir, not the root, has no rules, when its
 // entries, as just read, hold no .gitignore, and reports whether it did:
-// its ignore file need not be looked for.
+// its ignore file need not be looked for. Frozen rules record nothing:
+// a folder they did not load has none.
 func (ig *ignores) none(dir string, entries []fs.DirEntry) bool {
 	if dir == "" || holdsIgnoreFile(entries) {
 		return false

@@ -167,7 +167,7 @@ func (h *hiddenList) walk(w *Workspace) {
 	began := time.Now()
 	// As many folders as the last walk, or the census, saw.
 	size := max(len(h.dirs), w.census.size())
-	h.paths, h.err, h.dirs, h.files = nil, nil, make(map[string]stamp, size), make(map[string]stamp, size)
+	h.paths, h.err, h.dirs, h.files = nil, nil, make(map[string]stamp, size), make(map[string]stamp) // few folders hold an ignore file
 	if h.watch == nil {
 		h.watch = newFolderWatch()
 		// A Workspace has no Close: its watch goes when it does.
@@ -198,7 +198,10 @@ func (h *hiddenList) walk(w *Workspace) {
 		return
 	}
 	defer root.Close()
+	// The walk reads a folder before it decides anything in it: the
+	// rules are frozen, and each folder's loaded as it is read.
 	ig := w.ignores(root)
+	ig.frozen, ig.marks = true, make(ruleMarks, size)
 	layout := gitdir.Find(w.root)
 	h.exclude = filepath.Join(w.root, ".git", "info", "exclude")
 	h.files[h.exclude] = stampOf(h.exclude)
@@ -224,11 +227,11 @@ func (h *hiddenList) walk(w *Workspace) {
 		// walk read and watched since, or one as it was then.
 		unmoved[dir] = ok || start != nil && len(start.protected) > 0 && start.unmoved(dir)
 		rel := below(w.root, dir)
+		if !ig.none(rel, l.entries) {
+			ig.load(rel)
+		}
 		if l.whole {
 			return l.entries, nil
-		}
-		if !ig.none(rel, l.entries) {
-			ig.forDir(rel)
 		}
 		was, marked := start.mark(rel)
 		if !marked || was != l.rules || ig.marks.of(ig, rel) != was || start.linked || len(start.protected) > 0 && !unmoved[dir] {
