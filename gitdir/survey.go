@@ -74,7 +74,9 @@ func NewSurveys(changeTime func(fs.FileInfo) int64) *Surveys {
 // the folder holds: one that keeps what it read of folders that did not
 // change since. It may leave out the files whose names Surveyed does not
 // report, which play no part in a survey. It is given what os.Lstat told
-// of the folder just before, or nil.
+// of the folder just before, or nil. An entry with a method Path() string
+// gives its path with it, which must be dir and its name joined: the
+// survey then makes no path of its own.
 func (sv *Surveys) ReadWith(read func(dir string, fi fs.FileInfo) ([]fs.DirEntry, int, error)) {
 	sv.mu.Lock()
 	defer sv.mu.Unlock()
@@ -195,7 +197,7 @@ func surveyed(root string, skip []string, prev *survey, changeTime func(fs.FileI
 			if !e.IsDir() || fence.GitName(name) {
 				continue // a file's path is never made: most entries are files
 			}
-			if p := filepath.Join(dir, name); !slices.Contains(skip, p) {
+			if p := entryPath(dir, e); !slices.Contains(skip, p) {
 				queue = append(queue, p)
 				f.subdirs = append(f.subdirs, p)
 			}
@@ -215,6 +217,20 @@ func surveyed(root string, skip []string, prev *survey, changeTime func(fs.FileI
 		}
 	}
 	return s
+}
+
+// pathEntry is an entry that knows its path (see Surveys.ReadWith).
+type pathEntry interface {
+	Path() string
+}
+
+// entryPath returns the path of e, an entry of folder dir: its own, when
+// it knows it, else dir and its name joined.
+func entryPath(dir string, e fs.DirEntry) string {
+	if pe, ok := e.(pathEntry); ok {
+		return pe.Path()
+	}
+	return filepath.Join(dir, e.Name())
 }
 
 // readSome returns up to n entries of dir, sorted by name, and how many

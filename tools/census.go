@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -159,12 +160,33 @@ func (m folderMark) settledBy(t time.Time, settle func(time.Time, int64) time.Du
 type keptEntry struct {
 	dir, name string
 	typ       fs.FileMode
+	// path is the entry's path, when a folder the census kept: the path
+	// that folder is kept under, which every walk and survey then shares
+	// in the place of one each made by joining dir and name.
+	path string
 }
 
 func (e *keptEntry) Name() string               { return e.name }
 func (e *keptEntry) IsDir() bool                { return e.typ.IsDir() }
 func (e *keptEntry) Type() fs.FileMode          { return e.typ }
-func (e *keptEntry) Info() (fs.FileInfo, error) { return os.Lstat(join(e.dir, e.name)) }
+func (e *keptEntry) Info() (fs.FileInfo, error) { return os.Lstat(e.Path()) }
+
+// Path returns the entry's path: dir and name joined.
+func (e *keptEntry) Path() string {
+	if e.path != "" {
+		return e.path
+	}
+	return join(e.dir, e.name)
+}
+
+// entryPath returns the path of e, an entry of folder dir: the census's,
+// for an entry it kept, else dir and e's name joined.
+func entryPath(dir string, e fs.DirEntry) string {
+	if k, ok := e.(*keptEntry); ok && k.path != "" {
+		return k.path
+	}
+	return join(dir, e.Name())
+}
 
 // loadCensus returns the census of the workspace at root kept in file,
 // or an empty one when there is none to trust (see census).
@@ -529,6 +551,24 @@ func decodeCensus(data []byte, root string) (map[string]*censusFolder, error) {
 	}
 	if at != len(body) {
 		return nil, errCensus
+	}
+	// Each folder kept is an entry of the folder above it: that entry
+	// takes its path.
+	for dir := range folders {
+		up := filepath.Dir(dir)
+		f := folders[up]
+		if dir == root || f == nil {
+			continue
+		}
+		// dir is clean: up and name joined.
+		name := strings.TrimPrefix(dir[len(up):], string(filepath.Separator))
+		i, found := slices.BinarySearchFunc(f.kept, name, func(e fs.DirEntry, name string) int { return strings.Compare(e.Name(), name) })
+		if !found {
+			continue
+		}
+		if e, ok := f.kept[i].(*keptEntry); ok && e.IsDir() {
+			e.path = dir
+		}
 	}
 	return folders, nil
 }

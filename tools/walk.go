@@ -50,7 +50,7 @@ func (t tree) walk(p string, d fs.DirEntry) error {
 	entries, err := t.read(p)
 	t.listed(p, entries, err)
 	for _, e := range entries {
-		switch err := t.walk(join(p, e.Name()), e); err {
+		switch err := t.walk(entryPath(p, e), e); err {
 		case nil:
 		case filepath.SkipDir: // from a file: the rest of its folder
 			return nil
