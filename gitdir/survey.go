@@ -151,7 +151,7 @@ func surveyed(root string, skip []string, prev *survey, changeTime func(fs.FileI
 	s := survey{parts: make(map[string][]string), folders: make(map[string]*folder, size)}
 	// The queue keeps the folders taken from it, before next: those
 	// looked at, but those that could not be read (unread).
-	queue, next, seen := []string{root}, 0, 0
+	queue, next, seen := append(make([]string, 0, max(size, 1)), root), 0, 0
 	var unread map[string]bool
 	for next < len(queue) && seen < maxSurvey {
 		dir := queue[next]
@@ -187,6 +187,13 @@ func surveyed(root string, skip []string, prev *survey, changeTime func(fs.FileI
 		if seen >= maxSurvey {
 			s.cut = true
 		}
+		dirs := 0
+		for _, e := range entries {
+			if e.IsDir() {
+				dirs++
+			}
+		}
+		f.subdirs = make([]string, 0, dirs)
 		for _, e := range entries {
 			name := e.Name()
 			// The root's .git is Snap's to watch; one in a folder below
@@ -207,7 +214,7 @@ func surveyed(root string, skip []string, prev *survey, changeTime func(fs.FileI
 		// is read again next time.
 		if !s.cut && time.Since(time.Unix(0, f.change)) > settle {
 			f.entries = count
-			s.folders[dir] = &f
+			s.folders[dir] = &folder{mod: f.mod, change: f.change, entries: f.entries, subdirs: f.subdirs}
 		}
 	}
 	if s.cut {
