@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 
 	"harness/fence"
 	"harness/gitdir"
@@ -465,7 +466,8 @@ func encodeCensus(root string, folders map[string]*censusFolder) ([]byte, bool) 
 	return append(b, sum[:]...), true
 }
 
-// decodeCensus reads a census file of root (see encodeCensus).
+// decodeCensus reads a census file of root (see encodeCensus). The paths
+// and names it returns are parts of data, which must not change after.
 func decodeCensus(data []byte, root string) (map[string]*censusFolder, error) {
 	if len(data) < sha256.Size {
 		return nil, errCensus
@@ -477,8 +479,9 @@ func decodeCensus(data []byte, root string) (map[string]*censusFolder, error) {
 	if !bytes.HasPrefix(body, []byte(censusMagic)) {
 		return nil, errCensus
 	}
-	// One string for all the names: each name is a part of it.
-	text := string(body)
+	// One string for all the names, data itself: each name is a part of
+	// it. Its checksum was taken above, and nothing writes it after.
+	text := unsafe.String(unsafe.SliceData(body), len(body))
 	at := len(censusMagic)
 	bad := false
 	uv := func() uint64 {
@@ -513,15 +516,18 @@ func decodeCensus(data []byte, root string) (map[string]*censusFolder, error) {
 		return nil, errCensus
 	}
 	count := uv()
-	if bad || count > uint64(len(body)) {
+	// Each folder takes at least the bytes of its rules' mark: no more
+	// records are made than the file can hold.
+	if bad || count > uint64(len(body)/len(ruleMark{})) {
 		return nil, errCensus
 	}
 	folders := make(map[string]*censusFolder, count)
+	records := make([]censusFolder, count) // in one allocation
 	total := uint64(0)
 	var slab []keptEntry // the entries of many folders, in one allocation
-	for range count {
+	for i := range count {
 		dir := str()
-		f := &censusFolder{}
+		f := &records[i]
 		f.mark.id.dev, f.mark.id.ino = uv(), uv()
 		f.mark.mod, f.mark.change = sv(), sv()
 		count := uv()

@@ -1,6 +1,8 @@
 package tools
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -548,4 +550,28 @@ func keyOf[V any](m map[string]V, k string) string {
 		}
 	}
 	return ""
+}
+
+// TestDecodeCensusBoundsFolders checks that a census that claims more
+// folders than its bytes could hold is refused before room is made for
+// them: each takes at least the 32 bytes of its rules' mark.
+func TestDecodeCensusBoundsFolders(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "ws")
+	b := []byte(censusMagic)
+	b = binary.AppendUvarint(b, uint64(len(root)))
+	b = append(b, root...)
+	b = binary.AppendUvarint(b, 1<<20) // a million folders, in a megabyte
+	b = append(b, make([]byte, 1<<20)...)
+	sum := sha256.Sum256(b)
+	data := append(b, sum[:]...)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := decodeCensus(data, root)
+	runtime.ReadMemStats(&after)
+	if err == nil {
+		t.Fatal("a census of a million folders in a megabyte was taken")
+	}
+	if made := after.TotalAlloc - before.TotalAlloc; made > 8<<20 {
+		t.Errorf("refusing it made %d MB of room", made>>20)
+	}
 }
