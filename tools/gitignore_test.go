@@ -2,6 +2,7 @@ package tools
 
 import (
 	"path"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -128,4 +129,44 @@ func FuzzSegMatch(f *testing.F) {
 			t.Errorf("segMatch(%q, %q) = %v, path.Match says %v (%v)", pat, name, !want, want, err)
 		}
 	})
+}
+
+// TestFolderChain checks that a chain gives, in a depth-first walk, the
+// value of each folder above where the walk is, and nothing for one it
+// has left or never held.
+func TestFolderChain(t *testing.T) {
+	root := string(filepath.Separator) + "ws"
+	p := func(rel string) string {
+		if rel == "" {
+			return root
+		}
+		return root + string(filepath.Separator) + filepath.FromSlash(rel)
+	}
+	var c folderChain[int]
+	steps := []struct {
+		push string // pushed with its index, when not "-"
+		ask  map[string]int
+	}{
+		{"", map[string]int{"": 1}},
+		{"a", map[string]int{"": 1, "a": 2}},
+		{"a/b", map[string]int{"": 1, "a": 2, "a/b": 3}},
+		{"a/bc", map[string]int{"": 1, "a": 2, "a/b": 0, "a/bc": 4}}, // a/b is not above a/bc
+		{"ab", map[string]int{"": 1, "a": 0, "a/bc": 0, "ab": 5}},
+		{"ab/x/y", map[string]int{"ab": 5, "ab/x/y": 6, "ab/x": 0}},
+		{"z", map[string]int{"": 1, "ab": 0, "ab/x/y": 0, "z": 7}},
+	}
+	for i, st := range steps {
+		c.push(p(st.push), i+1)
+		for rel, want := range st.ask {
+			if got := c.of(p(rel)); got != want {
+				t.Errorf("after %q: of(%q) = %d, want %d", st.push, rel, got, want)
+			}
+		}
+	}
+	var rels folderChain[bool] // paths from the root, "" for it
+	rels.push("", true)
+	rels.push("a", true)
+	if rels.push("b", false); rels.of("a") || !rels.of("") {
+		t.Error("a relative chain kept a beside b, or let go of the root")
+	}
 }

@@ -85,7 +85,10 @@ type hiddenList struct {
 	paths []string
 	// dirs and files are made anew by each walk, and not changed after
 	// it: ignoreStamps hands them out.
-	dirs     map[string]stamp // the folders the walk read
+	dirs []string // the folders the walk read
+	// stamps holds the times of dirs when they are not watched; nil
+	// while they are.
+	stamps   map[string]stamp
 	files    map[string]stamp // the ignore files it read: those its folders' names showed, and exclude
 	exclude  string           // of those, the one in no folder the walk read
 	watch    *folderWatch
@@ -154,7 +157,7 @@ func (h *hiddenList) changed() bool {
 	if h.watching {
 		return h.events()
 	}
-	for p, st := range h.dirs {
+	for p, st := range h.stamps {
 		if stampOf(p) != st {
 			return true
 		}
@@ -167,7 +170,7 @@ func (h *hiddenList) walk(w *Workspace) {
 	began := time.Now()
 	// As many folders as the last walk, or the census, saw.
 	size := max(len(h.dirs), w.census.size())
-	h.paths, h.err, h.dirs, h.files = nil, nil, make(map[string]stamp, size), make(map[string]stamp) // few folders hold an ignore file
+	h.paths, h.err, h.dirs, h.files = nil, nil, make([]string, 0, size), make(map[string]stamp) // few folders hold an ignore file
 	if h.watch == nil {
 		h.watch = newFolderWatch()
 		// A Workspace has no Close: its watch goes when it does.
@@ -191,6 +194,10 @@ func (h *hiddenList) walk(w *Workspace) {
 		keep.close()
 		h.watching = !h.noWatch && h.watch.reset()
 	}
+	h.stamps = nil
+	if !h.watching {
+		h.stamps = make(map[string]stamp, size)
+	}
 	root, err := os.OpenRoot(w.root)
 	if err != nil {
 		h.walked = false
@@ -206,7 +213,10 @@ func (h *hiddenList) walk(w *Workspace) {
 	h.exclude = filepath.Join(w.root, ".git", "info", "exclude")
 	h.files[h.exclude] = stampOf(h.exclude)
 	var secrets, ignored, unseen []string
-	unmoved := make(map[string]bool, size) // the folders read where nothing moved in
+	// The folders read where nothing moved in, from the root down to the
+	// last one read: the walk goes depth first, so a folder's entries are
+	// classified while it is held.
+	var unmoved folderChain[bool]
 	seen, cut, lost := 0, "", false
 	// A folder is read as the start's walk read it, or through the
 	// census: either may give only the entries a walk does something
@@ -225,7 +235,8 @@ func (h *hiddenList) walk(w *Workspace) {
 		}
 		// Nothing moved in or was linked anew in a folder the start's
 		// walk read and watched since, or one as it was then.
-		unmoved[dir] = ok || start != nil && len(start.protected) > 0 && start.unmoved(dir)
+		still := ok || start != nil && len(start.protected) > 0 && start.unmoved(dir)
+		unmoved.push(dir, still)
 		rel := below(w.root, dir)
 		if !ig.none(rel, l.entries) {
 			ig.load(rel)
@@ -234,7 +245,7 @@ func (h *hiddenList) walk(w *Workspace) {
 			return l.entries, nil
 		}
 		was, marked := start.mark(rel)
-		if !marked || was != l.rules || ig.marks.of(ig, rel) != was || start.linked || len(start.protected) > 0 && !unmoved[dir] {
+		if !marked || was != l.rules || ig.marks.of(ig, rel) != was || start.linked || len(start.protected) > 0 && !still {
 			l, err := w.census.whole(dir, nil)
 			return l.entries, err
 		}
@@ -252,7 +263,7 @@ func (h *hiddenList) walk(w *Workspace) {
 			secrets = append(secrets, p)
 			return false
 		}
-		if ignoredNowOrAtStart(ig, start, below(w.root, p), d.IsDir()) || start.protects(d, unmoved[filepath.Dir(p)]) {
+		if ignoredNowOrAtStart(ig, start, below(w.root, p), d.IsDir()) || start.protects(d, unmoved.of(filepath.Dir(p))) {
 			ignored = append(ignored, p)
 			return false
 		}
@@ -276,15 +287,15 @@ func (h *hiddenList) walk(w *Workspace) {
 			if h.watching && !watched && (h.watchMax > 0 && len(h.dirs) >= h.watchMax || !h.watch.add(p)) {
 				lost = h.unwatch()
 			}
-			h.dirs[p] = stamp{}
+			h.dirs = append(h.dirs, p)
 			if !h.watching {
-				h.dirs[p] = stampOf(p)
+				h.stamps[p] = stampOf(p)
 			}
 		}
 		return nil
 	}, func(dir string, entries []fs.DirEntry, err error) {
 		if err != nil {
-			unmoved[dir] = false
+			unmoved.push(dir, false)
 		}
 		// A folder whose names hold no ignore file has none: made, it
 		// changes the folder (see changed, ignoreFilesChanged).
@@ -328,8 +339,46 @@ func (h *hiddenList) walk(w *Workspace) {
 	w.census.save(false) // a census not kept costs the next run a walk, nothing more
 	h.distrust = lost || recent(h.files, began)
 	if !h.watching {
-		h.distrust = h.distrust || recent(h.dirs, began)
+		h.distrust = h.distrust || recent(h.stamps, began)
 	}
+}
+
+// folderChain holds a value for each folder from a walk's root down to
+// the last one pushed: a walk that goes depth first needs those of the
+// folders above where it is, not one for every folder.
+type folderChain[T any] struct {
+	dirs []string
+	vals []T
+}
+
+// push holds v for dir, after it lets go of the folders that do not hold
+// dir.
+func (c *folderChain[T]) push(dir string, v T) {
+	for n := len(c.dirs); n > 0 && !holdsPath(c.dirs[n-1], dir); n-- {
+		c.dirs, c.vals = c.dirs[:n-1], c.vals[:n-1]
+	}
+	c.dirs, c.vals = append(c.dirs, dir), append(c.vals, v)
+}
+
+// of returns the value held for dir, or the zero value.
+func (c *folderChain[T]) of(dir string) T {
+	for i := len(c.dirs) - 1; i >= 0; i-- {
+		if c.dirs[i] == dir {
+			return c.vals[i]
+		}
+	}
+	var zero T
+	return zero
+}
+
+// holdsPath reports whether dir lies in the folder up, a path of the
+// same walk: both absolute, or both from its root ("" for it),
+// slash-separated.
+func holdsPath(up, dir string) bool {
+	if len(dir) <= len(up) || dir[:len(up)] != up {
+		return false
+	}
+	return up == "" || dir[len(up)] == '/' || dir[len(up)] == filepath.Separator || os.IsPathSeparator(up[len(up)-1])
 }
 
 // events reports whether the watch saw a folder change since the walk.
@@ -343,8 +392,9 @@ func (h *hiddenList) events() bool {
 // taken now, and a change the watch saw before that, which their times
 // may not show, is reported.
 func (h *hiddenList) unwatch() (changed bool) {
-	for d := range h.dirs {
-		h.dirs[d] = stampOf(d)
+	h.stamps = make(map[string]stamp, len(h.dirs))
+	for _, d := range h.dirs {
+		h.stamps[d] = stampOf(d)
 	}
 	changed = h.events()
 	h.watching, h.looks = false, nil
@@ -473,7 +523,7 @@ func skip(d fs.DirEntry) error {
 // each looked like then.
 type ignoreStamps struct {
 	files   map[string]stamp // those the walk's folders' names showed, and exclude
-	dirs    map[string]stamp // the folders the walk read: one's .gitignore not in files was not there
+	dirs    []string         // the folders the walk read: one's .gitignore not in files was not there
 	exclude string
 	walk    int // which walk of Hidden they come from
 }
@@ -508,7 +558,7 @@ func (w *Workspace) ignoreFilesChanged(before ignoreStamps) []string {
 		}
 	}
 	if !quick {
-		for dir := range before.dirs {
+		for _, dir := range before.dirs {
 			gi := join(dir, ".gitignore")
 			if _, ok := before.files[gi]; !ok && stampOf(gi).exists {
 				out = append(out, w.Rel(gi))
