@@ -387,25 +387,49 @@ func (m ruleMarks) of(ig *ignores, rel string) ruleMark {
 		}
 		parent = m.of(ig, up)
 	}
+	mark := markWith(parent, rel, ig.forDir(rel))
+	m[rel] = mark
+	return mark
+}
+
+// markWith returns the mark of folder rel whose own rules are rules,
+// under the mark parent of the folder above it (walkedPolicy for the
+// root).
+func markWith(parent ruleMark, rel string, rules []ignoreRule) ruleMark {
 	// Every string goes in with its length, so that no rule's text (which
 	// may hold any byte but a newline) can read as several rules.
-	h := sha256.New()
-	var n [binary.MaxVarintLen64]byte
-	str := func(s string) {
-		h.Write(binary.AppendUvarint(n[:0], uint64(len(s))))
-		h.Write([]byte(s))
-	}
-	h.Write(parent[:])
-	str(rel)
-	rules := ig.forDir(rel)
-	h.Write(binary.AppendUvarint(n[:0], uint64(len(rules))))
+	var buf [512]byte // most folders' fit, without the heap
+	b := append(buf[:0], parent[:]...)
+	b = appendString(b, rel)
+	b = binary.AppendUvarint(b, uint64(len(rules)))
 	for _, r := range rules {
-		str(r.source)
-		str(r.text)
+		b = appendString(appendString(b, r.source), r.text)
 	}
-	var mark ruleMark
-	h.Sum(mark[:0])
-	m[rel] = mark
+	return sha256.Sum256(b)
+}
+
+// appendString appends s to b, after its length.
+func appendString(b []byte, s string) []byte {
+	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
+}
+
+// chainedMark returns the mark of folder rel under ig, as ruleMarks.of
+// does, for a walk that goes depth first: c holds those of the folders
+// above where it is, not one for every folder.
+func chainedMark(c *folderChain[ruleMark], ig *ignores, rel string) ruleMark {
+	if mark, ok := c.find(rel); ok {
+		return mark
+	}
+	parent := walkedPolicy()
+	if rel != "" {
+		up := ""
+		if i := strings.LastIndexByte(rel, '/'); i >= 0 {
+			up = rel[:i]
+		}
+		parent = chainedMark(c, ig, up)
+	}
+	mark := markWith(parent, rel, ig.forDir(rel))
+	c.push(rel, mark)
 	return mark
 }
 

@@ -170,3 +170,38 @@ func TestFolderChain(t *testing.T) {
 		t.Error("a relative chain kept a beside b, or let go of the root")
 	}
 }
+
+// TestChainedMark checks that the marks a depth-first walk takes from a
+// chain are those ruleMarks gives, folder by folder, that the rules and
+// the folder's path both change a mark, and that a folder with few rules
+// is marked without the heap.
+func TestChainedMark(t *testing.T) {
+	ig := newIgnores(nil)
+	ig.frozen = true
+	ig.rules[""] = parseIgnore(strings.NewReader("*.log\n"), "", ".gitignore")
+	ig.rules["a/b"] = parseIgnore(strings.NewReader("!keep.log\nbuild/\n"), "a/b", "a/b/.gitignore")
+	marks := make(ruleMarks)
+	var chain folderChain[ruleMark]
+	seen := map[ruleMark]string{}
+	for _, rel := range []string{"", "a", "a/b", "a/b/c", "a/bc", "b", "b/a/b", "a/b"} {
+		want, got := marks.of(ig, rel), chainedMark(&chain, ig, rel)
+		if got != want {
+			t.Errorf("the chain's mark of %q is not ruleMarks'", rel)
+		}
+		if other, ok := seen[got]; ok && other != rel {
+			t.Errorf("%q and %q have one mark", rel, other)
+		}
+		seen[got] = rel
+	}
+	other := newIgnores(nil)
+	other.frozen = true
+	other.rules[""] = ig.rules[""]
+	other.rules["a/b"] = parseIgnore(strings.NewReader("!keep.log\n"), "a/b", "a/b/.gitignore")
+	if make(ruleMarks).of(other, "a/b/c") == marks.of(ig, "a/b/c") {
+		t.Error("other rules above a folder left its mark as it was")
+	}
+	rules := ig.rules["a/b"]
+	if n := testing.AllocsPerRun(100, func() { markWith(ruleMark{}, "a/b", rules) }); n != 0 {
+		t.Errorf("a mark took %v allocations", n)
+	}
+}

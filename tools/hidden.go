@@ -208,7 +208,10 @@ func (h *hiddenList) walk(w *Workspace) {
 	// The walk reads a folder before it decides anything in it: the
 	// rules are frozen, and each folder's loaded as it is read.
 	ig := w.ignores(root)
-	ig.frozen, ig.marks = true, make(ruleMarks, size)
+	// Its marks are asked for in the same order: a chain of them is
+	// enough.
+	ig.frozen = true
+	var marks folderChain[ruleMark]
 	layout := gitdir.Find(w.root)
 	h.exclude = filepath.Join(w.root, ".git", "info", "exclude")
 	h.files[h.exclude] = stampOf(h.exclude)
@@ -245,7 +248,7 @@ func (h *hiddenList) walk(w *Workspace) {
 			return l.entries, nil
 		}
 		was, marked := start.mark(rel)
-		if !marked || was != l.rules || ig.marks.of(ig, rel) != was || start.linked || len(start.protected) > 0 && !still {
+		if !marked || was != l.rules || chainedMark(&marks, ig, rel) != was || start.linked || len(start.protected) > 0 && !still {
 			l, err := w.census.whole(dir, nil)
 			return l.entries, err
 		}
@@ -362,13 +365,19 @@ func (c *folderChain[T]) push(dir string, v T) {
 
 // of returns the value held for dir, or the zero value.
 func (c *folderChain[T]) of(dir string) T {
+	v, _ := c.find(dir)
+	return v
+}
+
+// find returns the value held for dir, and whether there is one.
+func (c *folderChain[T]) find(dir string) (T, bool) {
 	for i := len(c.dirs) - 1; i >= 0; i-- {
 		if c.dirs[i] == dir {
-			return c.vals[i]
+			return c.vals[i], true
 		}
 	}
 	var zero T
-	return zero
+	return zero, false
 }
 
 // holdsPath reports whether dir lies in the folder up, a path of the
