@@ -96,7 +96,7 @@ type hiddenList struct {
 	// looks is what the folders the start's walk read looked like, all
 	// watched since before then (see surveyStat); nil when the walk did
 	// not take them over, or the watch was given up.
-	looks map[string]fs.FileInfo
+	looks map[string]readFolder
 	// seen is whether the watch reported a change since the walk, kept
 	// until the next walk: more than one check reads it (see events).
 	seen     bool
@@ -189,7 +189,7 @@ func (h *hiddenList) walk(w *Workspace) {
 	h.looks = nil
 	if known != nil {
 		h.watch.take(keep.fw)
-		h.watching, h.looks = true, keep.looks
+		h.watching, h.looks = true, known
 	} else {
 		keep.close()
 		h.watching = !h.noWatch && h.watch.reset()
@@ -228,7 +228,8 @@ func (h *hiddenList) walk(w *Workspace) {
 	// those, and the start's look at the identity of every file (see
 	// protects) is not needed: else every entry is read.
 	read := func(dir string) ([]fs.DirEntry, error) {
-		l, ok := known[dir]
+		k := known[dir]
+		l, ok := k.list, k.listed
 		if !ok {
 			h.reads++
 			var err error
@@ -286,7 +287,7 @@ func (h *hiddenList) walk(w *Workspace) {
 			// Watched before its names are read: a name made after the
 			// read is a change. A watched folder needs no time. One the
 			// start's walk read is watched already.
-			_, watched := known[p]
+			watched := known[p].listed
 			if h.watching && !watched && (h.watchMax > 0 && len(h.dirs) >= h.watchMax || !h.watch.add(p)) {
 				lost = h.unwatch()
 			}
@@ -425,8 +426,8 @@ func (w *Workspace) surveyStat() func(string) (fs.FileInfo, error) {
 	}
 	h.mu.Unlock()
 	return func(dir string) (fs.FileInfo, error) {
-		if fi, ok := looks[dir]; ok {
-			return fi, nil
+		if f := looks[dir]; f.fi != nil {
+			return f.fi, nil
 		}
 		return os.Lstat(dir)
 	}
