@@ -53,6 +53,20 @@ func Within(root, path string) bool { return Host.Within(root, path) }
 // not resolved: a link inside root that points out of it is within, as
 // text. Names are compared as bytes, or without case under FoldCase.
 func (s System) Within(root, path string) bool {
+	if s&WindowsPaths == 0 && strings.HasPrefix(root, "/") && strings.HasPrefix(path, "/") && !dotName(root) && !dotName(path) {
+		// Their names are those split gives, read in place: no slice
+		// for the walks of a workspace, which ask for every folder.
+		i, j := 0, 0
+		for {
+			var rname, pname string
+			if rname, i = nextName(root, i); rname == "" {
+				return true
+			}
+			if pname, j = nextName(path, j); pname == "" || !s.same(rname, pname) {
+				return false
+			}
+		}
+	}
 	rvol, rnames, ok := s.split(root)
 	if !ok {
 		return false
@@ -67,6 +81,33 @@ func (s System) Within(root, path string) bool {
 		}
 	}
 	return true
+}
+
+// nextName returns the first name of p from i on, a slash-separated
+// path, and where the rest of p begins; "" when no name is left.
+func nextName(p string, i int) (string, int) {
+	for i < len(p) && p[i] == '/' {
+		i++
+	}
+	j := i
+	for j < len(p) && p[j] != '/' {
+		j++
+	}
+	return p[i:j], j
+}
+
+// dotName reports whether p, a slash-separated path, holds a name "." or
+// "..", which cleaning takes away.
+func dotName(p string) bool {
+	for i := 0; ; {
+		var name string
+		if name, i = nextName(p, i); name == "" {
+			return false
+		}
+		if name == "." || name == ".." {
+			return true
+		}
+	}
 }
 
 // same reports whether two names are the same name on s.

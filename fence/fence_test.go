@@ -412,3 +412,22 @@ func FuzzStripUserinfo(f *testing.F) {
 		}
 	})
 }
+
+// TestWithinAllocates checks that Within allocates nothing for the clean
+// absolute paths a walk of a workspace asks about, one per folder, and
+// still cleans those that are not: the walks of a large workspace made
+// a slice of names for each.
+func TestWithinAllocates(t *testing.T) {
+	for _, s := range []System{Unix, MacOS} {
+		if n := testing.AllocsPerRun(100, func() {
+			if !s.Within("/home/u/work/.git", "/home/u/work/.git/objects/pack") || s.Within("/home/u/work/.git", "/home/u/work/src/pkg") {
+				t.Fatal("wrong answer")
+			}
+		}); n != 0 {
+			t.Errorf("%v: Within of clean paths makes %v allocations, want 0", s, n)
+		}
+	}
+	if !Unix.Within("/a/b", "/a/c/../b/x") || Unix.Within("/a/b/..", "/b") {
+		t.Error("a path with .. in it is not cleaned")
+	}
+}

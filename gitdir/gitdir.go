@@ -112,8 +112,8 @@ func resolve(dir, p string) string {
 // is .git, the git directory, the common directory, or lies in one of
 // them.
 func (l Layout) Holds(abs string) bool {
-	for _, p := range l.Paths() {
-		if fence.Within(p, abs) {
+	for _, p := range [...]string{l.Dot, l.Git, l.Common} {
+		if p != "" && fence.Within(p, abs) {
 			return true
 		}
 	}

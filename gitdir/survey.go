@@ -15,8 +15,8 @@ import (
 
 // maxSurvey bounds the entries a survey of the workspace looks at. Past
 // it, the folders not reached are not looked at: a shape made there is
-// neither found nor undone.
-const maxSurvey = 100_000
+// neither found nor undone. A variable for the tests.
+var maxSurvey = 100_000
 
 // errNotLooked is why a shape is left in a folder that Snap did not look
 // at, in a workspace larger than it looks at.
@@ -26,12 +26,14 @@ var errNotLooked = errors.New("the folder was past what was looked at before the
 // directory (see Shaped), or of a .git below the root: for each folder
 // that held any of those entries, their names as the folder spells them.
 type survey struct {
-	parts   map[string][]string // by absolute folder
-	visited map[string]bool     // the folders looked at
-	cut     bool                // some were not, for maxSurvey
+	parts map[string][]string // by absolute folder
+	cut   bool                // some folders were not looked at, for maxSurvey
+	// visited is the folders looked at, when cut; else every folder was.
+	visited map[string]bool
 	// folders is what a later survey needs to read again only the folders
-	// that changed since this one.
-	folders map[string]folder
+	// that changed since this one: one record for each, shared by the
+	// surveys that found it unchanged.
+	folders map[string]*folder
 	reads   int // folders whose entries were read, not taken from before
 }
 
@@ -42,10 +44,10 @@ var settle = 2 * time.Second
 
 // folder is one folder as a survey saw it.
 type folder struct {
-	mod     time.Time // its modification time
-	change  int64     // its change time, which no program can set back
-	entries int       // how many entries it held
-	subdirs []string  // the folders in it the survey went into
+	mod     int64    // its modification time, in nanoseconds
+	change  int64    // its change time, which no program can set back
+	entries int      // how many entries it held
+	subdirs []string // the folders in it the survey went into
 }
 
 // Surveys remembers the last survey of a workspace's folders, so that the
@@ -72,7 +74,9 @@ func NewSurveys(changeTime func(fs.FileInfo) int64) *Surveys {
 // the folder holds: one that keeps what it read of folders that did not
 // change since. It may leave out the files whose names Surveyed does not
 // report, which play no part in a survey. It is given what os.Lstat told
-// of the folder just before, or nil.
+// of the folder just before, or nil. An entry with a method Path() string
+// gives its path with it, which must be dir and its name joined: the
+// survey then makes no path of its own.
 func (sv *Surveys) ReadWith(read func(dir string, fi fs.FileInfo) ([]fs.DirEntry, int, error)) {
 	sv.mu.Lock()
 	defer sv.mu.Unlock()
@@ -142,13 +146,16 @@ func shaped(names []string) bool {
 func surveyed(root string, skip []string, prev *survey, changeTime func(fs.FileInfo) int64, read func(string, fs.FileInfo) ([]fs.DirEntry, int, error), stat func(string) (fs.FileInfo, error)) survey {
 	size := 0 // as many folders as the last survey saw
 	if prev != nil {
-		size = len(prev.visited)
+		size = len(prev.folders)
 	}
-	s := survey{parts: make(map[string][]string), visited: make(map[string]bool, size), folders: make(map[string]folder, size)}
-	queue, seen := []string{root}, 0
-	for len(queue) > 0 && seen < maxSurvey {
-		dir := queue[0]
-		queue = queue[1:]
+	s := survey{parts: make(map[string][]string), folders: make(map[string]*folder, size)}
+	// The queue keeps the folders taken from it, before next: those
+	// looked at, but those that could not be read (unread).
+	queue, next, seen := append(make([]string, 0, max(size, 1)), root), 0, 0
+	var unread map[string]bool
+	for next < len(queue) && seen < maxSurvey {
+		dir := queue[next]
+		next++
 		var f folder
 		fi, err := stat(dir)
 		if err != nil {
@@ -156,11 +163,11 @@ func surveyed(root string, skip []string, prev *survey, changeTime func(fs.FileI
 		} else if changeTime != nil {
 			// Its times before its entries: a change while they are read
 			// shows next time.
-			f.mod, f.change = fi.ModTime(), changeTime(fi)
+			f.mod, f.change = fi.ModTime().UnixNano(), changeTime(fi)
 		}
 		if old, ok := prev.unchanged(dir, f); ok && seen+old.entries < maxSurvey {
 			seen += old.entries
-			s.visited[dir], s.folders[dir] = true, old
+			s.folders[dir] = old
 			if parts := prev.parts[dir]; parts != nil {
 				s.parts[dir] = parts
 			}
@@ -169,14 +176,24 @@ func surveyed(root string, skip []string, prev *survey, changeTime func(fs.FileI
 		}
 		entries, count, err := readSome(dir, fi, maxSurvey-seen, read)
 		if err != nil {
+			if unread == nil {
+				unread = make(map[string]bool)
+			}
+			unread[dir] = true
 			continue
 		}
 		s.reads++
 		seen += count
-		s.visited[dir] = true
 		if seen >= maxSurvey {
 			s.cut = true
 		}
+		dirs := 0
+		for _, e := range entries {
+			if e.IsDir() {
+				dirs++
+			}
+		}
+		f.subdirs = make([]string, 0, dirs)
 		for _, e := range entries {
 			name := e.Name()
 			// The root's .git is Snap's to watch; one in a folder below
@@ -187,7 +204,7 @@ func surveyed(root string, skip []string, prev *survey, changeTime func(fs.FileI
 			if !e.IsDir() || fence.GitName(name) {
 				continue // a file's path is never made: most entries are files
 			}
-			if p := filepath.Join(dir, name); !slices.Contains(skip, p) {
+			if p := entryPath(dir, e); !slices.Contains(skip, p) {
 				queue = append(queue, p)
 				f.subdirs = append(f.subdirs, p)
 			}
@@ -197,10 +214,30 @@ func surveyed(root string, skip []string, prev *survey, changeTime func(fs.FileI
 		// is read again next time.
 		if !s.cut && time.Since(time.Unix(0, f.change)) > settle {
 			f.entries = count
-			s.folders[dir] = f
+			s.folders[dir] = &folder{mod: f.mod, change: f.change, entries: f.entries, subdirs: f.subdirs}
+		}
+	}
+	if s.cut {
+		s.visited = make(map[string]bool, next)
+		for _, dir := range queue[:next] {
+			s.visited[dir] = !unread[dir]
 		}
 	}
 	return s
+}
+
+// pathEntry is an entry that knows its path (see Surveys.ReadWith).
+type pathEntry interface {
+	Path() string
+}
+
+// entryPath returns the path of e, an entry of folder dir: its own, when
+// it knows it, else dir and its name joined.
+func entryPath(dir string, e fs.DirEntry) string {
+	if pe, ok := e.(pathEntry); ok {
+		return pe.Path()
+	}
+	return filepath.Join(dir, e.Name())
 }
 
 // readSome returns up to n entries of dir, sorted by name, and how many
@@ -226,12 +263,12 @@ func readSome(dir string, fi fs.FileInfo, n int, read func(string, fs.FileInfo) 
 
 // unchanged returns what s saw of dir, when dir has the times f gives and
 // its change time is known, and s read it whole.
-func (s *survey) unchanged(dir string, f folder) (folder, bool) {
+func (s *survey) unchanged(dir string, f folder) (*folder, bool) {
 	if s == nil || f.change == 0 {
-		return folder{}, false
+		return nil, false
 	}
 	old, ok := s.folders[dir]
-	return old, ok && old.change == f.change && old.mod.Equal(f.mod)
+	return old, ok && old.change == f.change && old.mod == f.mod
 }
 
 // undoShapes compares the workspace with what Snap saw, and takes out,

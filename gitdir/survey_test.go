@@ -3,10 +3,12 @@
 package gitdir
 
 import (
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -78,5 +80,45 @@ func TestSurveysReadRecentFoldersAgain(t *testing.T) {
 	sv.survey(root, nil)
 	if s := sv.survey(root, nil); s.reads != 3 {
 		t.Errorf("a second survey read %d folders; want all 3, just made", s.reads)
+	}
+}
+
+// In a workspace larger than a survey looks at, a shape made in a folder
+// the survey before the command never reached is reported and left, lest
+// what the user keeps there be taken out; one made in a folder it looked
+// at is taken out.
+func TestSurveyCutLeavesWhatItDidNotSee(t *testing.T) {
+	// The survey looks at the root's 3 entries, at a's none and at b's
+	// 4, and stops there: z is past it.
+	root := tree(t, map[string]string{"a/": "", "b/1": "x", "b/2": "x", "b/3": "x", "b/4": "x", "z/": ""})
+	defer func(n int) { maxSurvey = n }(maxSurvey)
+	maxSurvey = 7
+	s := SnapWith(root, NewSurveys(ctime))
+	if !s.shapes.cut || !s.shapes.visited[filepath.Join(root, "b")] || s.shapes.visited[filepath.Join(root, "z")] {
+		t.Fatalf("the survey was cut %v and looked at %v; want b looked at and z not", s.shapes.cut, s.shapes.visited)
+	}
+	// The command empties b, so that the survey after it reaches z.
+	for _, f := range []string{"1", "2", "3", "4"} {
+		if err := os.Remove(filepath.Join(root, "b", f)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(t, root, map[string]string{"a/HEAD": "ref: refs/heads/main\n", "a/refs/": "", "z/HEAD": "ref: refs/heads/main\n", "z/refs/": ""})
+	changes, err := s.Restore()
+	var got []string
+	for _, c := range changes {
+		got = append(got, c.String())
+	}
+	if want := []string{"a/HEAD (made a repository)", "a/refs (made a repository)", "z/HEAD (made a repository)", "z/refs (made a repository)"}; !slices.Equal(got, want) {
+		t.Errorf("changes = %q, want %q", got, want)
+	}
+	if !errors.Is(err, ErrNotRestored) || !strings.Contains(err.Error(), errNotLooked.Error()) {
+		t.Errorf("Restore's error = %v, want one that z was not looked at", err)
+	}
+	if _, err := os.Lstat(filepath.Join(root, "a", "HEAD")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a/HEAD, in a folder looked at, was left: %v", err)
+	}
+	if _, err := os.Lstat(filepath.Join(root, "z", "HEAD")); err != nil {
+		t.Errorf("z/HEAD, in a folder not looked at, was taken out: %v", err)
 	}
 }

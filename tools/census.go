@@ -11,8 +11,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
+	"unsafe"
 
 	"harness/fence"
 	"harness/gitdir"
@@ -159,12 +161,33 @@ func (m folderMark) settledBy(t time.Time, settle func(time.Time, int64) time.Du
 type keptEntry struct {
 	dir, name string
 	typ       fs.FileMode
+	// path is the entry's path, when a folder the census kept: the path
+	// that folder is kept under, which every walk and survey then shares
+	// in the place of one each made by joining dir and name.
+	path string
 }
 
 func (e *keptEntry) Name() string               { return e.name }
 func (e *keptEntry) IsDir() bool                { return e.typ.IsDir() }
 func (e *keptEntry) Type() fs.FileMode          { return e.typ }
-func (e *keptEntry) Info() (fs.FileInfo, error) { return os.Lstat(join(e.dir, e.name)) }
+func (e *keptEntry) Info() (fs.FileInfo, error) { return os.Lstat(e.Path()) }
+
+// Path returns the entry's path: dir and name joined.
+func (e *keptEntry) Path() string {
+	if e.path != "" {
+		return e.path
+	}
+	return join(e.dir, e.name)
+}
+
+// entryPath returns the path of e, an entry of folder dir: the census's,
+// for an entry it kept, else dir and e's name joined.
+func entryPath(dir string, e fs.DirEntry) string {
+	if k, ok := e.(*keptEntry); ok && k.path != "" {
+		return k.path
+	}
+	return join(dir, e.Name())
+}
 
 // loadCensus returns the census of the workspace at root kept in file,
 // or an empty one when there is none to trust (see census).
@@ -443,7 +466,8 @@ func encodeCensus(root string, folders map[string]*censusFolder) ([]byte, bool) 
 	return append(b, sum[:]...), true
 }
 
-// decodeCensus reads a census file of root (see encodeCensus).
+// decodeCensus reads a census file of root (see encodeCensus). The paths
+// and names it returns are parts of data, which must not change after.
 func decodeCensus(data []byte, root string) (map[string]*censusFolder, error) {
 	if len(data) < sha256.Size {
 		return nil, errCensus
@@ -455,8 +479,9 @@ func decodeCensus(data []byte, root string) (map[string]*censusFolder, error) {
 	if !bytes.HasPrefix(body, []byte(censusMagic)) {
 		return nil, errCensus
 	}
-	// One string for all the names: each name is a part of it.
-	text := string(body)
+	// One string for all the names, data itself: each name is a part of
+	// it. Its checksum was taken above, and nothing writes it after.
+	text := unsafe.String(unsafe.SliceData(body), len(body))
 	at := len(censusMagic)
 	bad := false
 	uv := func() uint64 {
@@ -491,15 +516,18 @@ func decodeCensus(data []byte, root string) (map[string]*censusFolder, error) {
 		return nil, errCensus
 	}
 	count := uv()
-	if bad || count > uint64(len(body)) {
+	// Each folder takes at least the bytes of its rules' mark: no more
+	// records are made than the file can hold.
+	if bad || count > uint64(len(body)/len(ruleMark{})) {
 		return nil, errCensus
 	}
 	folders := make(map[string]*censusFolder, count)
+	records := make([]censusFolder, count) // in one allocation
 	total := uint64(0)
 	var slab []keptEntry // the entries of many folders, in one allocation
-	for range count {
+	for i := range count {
 		dir := str()
-		f := &censusFolder{}
+		f := &records[i]
 		f.mark.id.dev, f.mark.id.ino = uv(), uv()
 		f.mark.mod, f.mark.change = sv(), sv()
 		count := uv()
@@ -529,6 +557,24 @@ func decodeCensus(data []byte, root string) (map[string]*censusFolder, error) {
 	}
 	if at != len(body) {
 		return nil, errCensus
+	}
+	// Each folder kept is an entry of the folder above it: that entry
+	// takes its path.
+	for dir := range folders {
+		up := filepath.Dir(dir)
+		f := folders[up]
+		if dir == root || f == nil {
+			continue
+		}
+		// dir is clean: up and name joined.
+		name := strings.TrimPrefix(dir[len(up):], string(filepath.Separator))
+		i, found := slices.BinarySearchFunc(f.kept, name, func(e fs.DirEntry, name string) int { return strings.Compare(e.Name(), name) })
+		if !found {
+			continue
+		}
+		if e, ok := f.kept[i].(*keptEntry); ok && e.IsDir() {
+			e.path = dir
+		}
 	}
 	return folders, nil
 }

@@ -1,6 +1,8 @@
 package tools
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -8,6 +10,7 @@ import (
 	"slices"
 	"testing"
 	"time"
+	"unsafe"
 
 	"harness/gitdir"
 )
@@ -499,5 +502,76 @@ func needCensus(t *testing.T) {
 	t.Helper()
 	if _, ok := markOf(mustLstat(t, t.TempDir())); !ok {
 		t.Skip("no change times or identities here: no census is kept")
+	}
+}
+
+// TestCensusSharesFolderPaths checks that a folder the census keeps is
+// given, as an entry of the folder above it, the path it is kept under:
+// the walks and surveys take that one string in the place of one each.
+// Entries that are not kept folders join their folder and name.
+func TestCensusSharesFolderPaths(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "ws")
+	dir := func(rel string) string { return filepath.Join(root, filepath.FromSlash(rel)) }
+	entry := func(in, name string, typ fs.FileMode) fs.DirEntry {
+		return &keptEntry{dir: dir(in), name: name, typ: typ}
+	}
+	folders := map[string]*censusFolder{
+		root:          {entries: []fs.DirEntry{entry("", ".env", 0), entry("", "a", fs.ModeDir), entry("", "b", fs.ModeDir), entry("", "c", fs.ModeDir)}},
+		dir("a"):      {entries: []fs.DirEntry{entry("a", "deep", fs.ModeDir)}},
+		dir("a/deep"): {},
+		dir("c"):      {}, // b is not kept
+	}
+	data, ok := encodeCensus(root, folders)
+	if !ok {
+		t.Fatal("not encoded")
+	}
+	got, err := decodeCensus(data, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for d, f := range got {
+		for _, e := range f.kept {
+			p := entryPath(d, e)
+			if want := filepath.Join(d, e.Name()); p != want {
+				t.Errorf("the path of %s in %s is %s", e.Name(), d, p)
+			}
+			if _, isKept := got[p]; isKept && unsafe.StringData(p) != unsafe.StringData(keyOf(got, p)) {
+				t.Errorf("%s, a folder kept, has a path of its own", p)
+			}
+		}
+	}
+}
+
+// keyOf returns the key of m equal to k, as the map holds it.
+func keyOf[V any](m map[string]V, k string) string {
+	for key := range m {
+		if key == k {
+			return key
+		}
+	}
+	return ""
+}
+
+// TestDecodeCensusBoundsFolders checks that a census that claims more
+// folders than its bytes could hold is refused before room is made for
+// them: each takes at least the 32 bytes of its rules' mark.
+func TestDecodeCensusBoundsFolders(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "ws")
+	b := []byte(censusMagic)
+	b = binary.AppendUvarint(b, uint64(len(root)))
+	b = append(b, root...)
+	b = binary.AppendUvarint(b, 1<<20) // a million folders, in a megabyte
+	b = append(b, make([]byte, 1<<20)...)
+	sum := sha256.Sum256(b)
+	data := append(b, sum[:]...)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := decodeCensus(data, root)
+	runtime.ReadMemStats(&after)
+	if err == nil {
+		t.Fatal("a census of a million folders in a megabyte was taken")
+	}
+	if made := after.TotalAlloc - before.TotalAlloc; made > 8<<20 {
+		t.Errorf("refusing it made %d MB of room", made>>20)
 	}
 }

@@ -191,6 +191,10 @@ type ignores struct {
 	root  *os.Root
 	rules map[string][]ignoreRule // by folder, "" for the root
 	// frozen rules read no more files: a folder not read yet has none.
+	// A walk that reads every folder before it decides anything in it
+	// freezes them from the start, and loads the rules of each folder
+	// whose names hold an ignore file (see load): the many folders
+	// without one then take no room.
 	frozen bool
 	layout *gitdir.Layout // the repository's, found on first use
 	// global are the rules of the user's global excludes file, which
@@ -264,10 +268,10 @@ func startIgnoresReading(root string, global []ignoreRule, limit int, keep *read
 	}
 	defer r.Close()
 	ig := newIgnores(r)
-	ig.global = global
+	ig.global, ig.frozen = global, true
 	size := c.size() // about how many folders the walk reads
 	ig.protected, ig.folders = make(map[id]string), make(map[string]folderStamp, size)
-	ig.rules, ig.marks = make(map[string][]ignoreRule, size), make(ruleMarks, size)
+	ig.marks = make(ruleMarks, size)
 	seen := 0
 	// The walk reads folders by their path, which gives each entry's
 	// type without a look at the entry (an os.Root's folders look at
@@ -293,7 +297,7 @@ func startIgnoresReading(root string, global []ignoreRule, limit int, keep *read
 		}
 		rel := below(root, dir)
 		if !ig.none(rel, l.entries) { // its ignore file is among what is kept
-			ig.forDir(rel)
+			ig.load(rel)
 		}
 		mark := ig.marks.of(ig, rel)
 		if !l.whole && l.rules != mark {
@@ -353,10 +357,10 @@ func startIgnoresReading(root string, global []ignoreRule, limit int, keep *read
 		return nil
 	}, func(dir string, entries []fs.DirEntry, err error) {
 		if err != nil {
-			ig.forDir(below(root, dir))
+			ig.load(below(root, dir))
 		}
 	})
-	ig.root, ig.frozen = nil, true
+	ig.root = nil
 	return ig
 }
 
@@ -383,25 +387,49 @@ func (m ruleMarks) of(ig *ignores, rel string) ruleMark {
 		}
 		parent = m.of(ig, up)
 	}
+	mark := markWith(parent, rel, ig.forDir(rel))
+	m[rel] = mark
+	return mark
+}
+
+// markWith returns the mark of folder rel whose own rules are rules,
+// under the mark parent of the folder above it (walkedPolicy for the
+// root).
+func markWith(parent ruleMark, rel string, rules []ignoreRule) ruleMark {
 	// Every string goes in with its length, so that no rule's text (which
 	// may hold any byte but a newline) can read as several rules.
-	h := sha256.New()
-	var n [binary.MaxVarintLen64]byte
-	str := func(s string) {
-		h.Write(binary.AppendUvarint(n[:0], uint64(len(s))))
-		h.Write([]byte(s))
-	}
-	h.Write(parent[:])
-	str(rel)
-	rules := ig.forDir(rel)
-	h.Write(binary.AppendUvarint(n[:0], uint64(len(rules))))
+	var buf [512]byte // most folders' fit, without the heap
+	b := append(buf[:0], parent[:]...)
+	b = appendString(b, rel)
+	b = binary.AppendUvarint(b, uint64(len(rules)))
 	for _, r := range rules {
-		str(r.source)
-		str(r.text)
+		b = appendString(appendString(b, r.source), r.text)
 	}
-	var mark ruleMark
-	h.Sum(mark[:0])
-	m[rel] = mark
+	return sha256.Sum256(b)
+}
+
+// appendString appends s to b, after its length.
+func appendString(b []byte, s string) []byte {
+	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
+}
+
+// chainedMark returns the mark of folder rel under ig, as ruleMarks.of
+// does, for a walk that goes depth first: c holds those of the folders
+// above where it is, not one for every folder.
+func chainedMark(c *folderChain[ruleMark], ig *ignores, rel string) ruleMark {
+	if mark, ok := c.find(rel); ok {
+		return mark
+	}
+	parent := walkedPolicy()
+	if rel != "" {
+		up := ""
+		if i := strings.LastIndexByte(rel, '/'); i >= 0 {
+			up = rel[:i]
+		}
+		parent = chainedMark(c, ig, up)
+	}
+	mark := markWith(parent, rel, ig.forDir(rel))
+	c.push(rel, mark)
 	return mark
 }
 
@@ -506,6 +534,14 @@ func (ig *ignores) forDir(dir string) []ignoreRule {
 	if rules, ok := ig.rules[dir]; ok || ig.frozen {
 		return rules
 	}
+	return ig.load(dir)
+}
+
+// load reads the rules of folder dir, as forDir does, frozen or not.
+func (ig *ignores) load(dir string) []ignoreRule {
+	if rules, ok := ig.rules[dir]; ok {
+		return rules
+	}
 	var rules []ignoreRule
 	files := []string{path.Join(dir, ".gitignore")}
 	if dir == "" {
@@ -521,7 +557,8 @@ func (ig *ignores) forDir(dir string) []ignoreRule {
 
 // none records that folder dir, not the root, has no rules, when its
 // entries, as just read, hold no .gitignore, and reports whether it did:
-// its ignore file need not be looked for.
+// its ignore file need not be looked for. Frozen rules record nothing:
+// a folder they did not load has none.
 func (ig *ignores) none(dir string, entries []fs.DirEntry) bool {
 	if dir == "" || holdsIgnoreFile(entries) {
 		return false

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"path"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -128,4 +129,79 @@ func FuzzSegMatch(f *testing.F) {
 			t.Errorf("segMatch(%q, %q) = %v, path.Match says %v (%v)", pat, name, !want, want, err)
 		}
 	})
+}
+
+// TestFolderChain checks that a chain gives, in a depth-first walk, the
+// value of each folder above where the walk is, and nothing for one it
+// has left or never held.
+func TestFolderChain(t *testing.T) {
+	root := string(filepath.Separator) + "ws"
+	p := func(rel string) string {
+		if rel == "" {
+			return root
+		}
+		return root + string(filepath.Separator) + filepath.FromSlash(rel)
+	}
+	var c folderChain[int]
+	steps := []struct {
+		push string // pushed with its index, when not "-"
+		ask  map[string]int
+	}{
+		{"", map[string]int{"": 1}},
+		{"a", map[string]int{"": 1, "a": 2}},
+		{"a/b", map[string]int{"": 1, "a": 2, "a/b": 3}},
+		{"a/bc", map[string]int{"": 1, "a": 2, "a/b": 0, "a/bc": 4}}, // a/b is not above a/bc
+		{"ab", map[string]int{"": 1, "a": 0, "a/bc": 0, "ab": 5}},
+		{"ab/x/y", map[string]int{"ab": 5, "ab/x/y": 6, "ab/x": 0}},
+		{"z", map[string]int{"": 1, "ab": 0, "ab/x/y": 0, "z": 7}},
+	}
+	for i, st := range steps {
+		c.push(p(st.push), i+1)
+		for rel, want := range st.ask {
+			if got := c.of(p(rel)); got != want {
+				t.Errorf("after %q: of(%q) = %d, want %d", st.push, rel, got, want)
+			}
+		}
+	}
+	var rels folderChain[bool] // paths from the root, "" for it
+	rels.push("", true)
+	rels.push("a", true)
+	if rels.push("b", false); rels.of("a") || !rels.of("") {
+		t.Error("a relative chain kept a beside b, or let go of the root")
+	}
+}
+
+// TestChainedMark checks that the marks a depth-first walk takes from a
+// chain are those ruleMarks gives, folder by folder, that the rules and
+// the folder's path both change a mark, and that a folder with few rules
+// is marked without the heap.
+func TestChainedMark(t *testing.T) {
+	ig := newIgnores(nil)
+	ig.frozen = true
+	ig.rules[""] = parseIgnore(strings.NewReader("*.log\n"), "", ".gitignore")
+	ig.rules["a/b"] = parseIgnore(strings.NewReader("!keep.log\nbuild/\n"), "a/b", "a/b/.gitignore")
+	marks := make(ruleMarks)
+	var chain folderChain[ruleMark]
+	seen := map[ruleMark]string{}
+	for _, rel := range []string{"", "a", "a/b", "a/b/c", "a/bc", "b", "b/a/b", "a/b"} {
+		want, got := marks.of(ig, rel), chainedMark(&chain, ig, rel)
+		if got != want {
+			t.Errorf("the chain's mark of %q is not ruleMarks'", rel)
+		}
+		if other, ok := seen[got]; ok && other != rel {
+			t.Errorf("%q and %q have one mark", rel, other)
+		}
+		seen[got] = rel
+	}
+	other := newIgnores(nil)
+	other.frozen = true
+	other.rules[""] = ig.rules[""]
+	other.rules["a/b"] = parseIgnore(strings.NewReader("!keep.log\n"), "a/b", "a/b/.gitignore")
+	if make(ruleMarks).of(other, "a/b/c") == marks.of(ig, "a/b/c") {
+		t.Error("other rules above a folder left its mark as it was")
+	}
+	rules := ig.rules["a/b"]
+	if n := testing.AllocsPerRun(100, func() { markWith(ruleMark{}, "a/b", rules) }); n != 0 {
+		t.Errorf("a mark took %v allocations", n)
+	}
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -82,24 +81,29 @@ func stampOf(p string) stamp {
 // of .git/info/exclude; elsewhere, and when the watch cannot be had, it
 // costs a look at the time of every folder too.
 type hiddenList struct {
-	mu       sync.Mutex
-	paths    []string
-	dirs     map[string]stamp // the folders the walk read
-	files    map[string]stamp // the ignore files it read or would read
+	mu    sync.Mutex
+	paths []string
+	// dirs and files are made anew by each walk, and not changed after
+	// it: ignoreStamps hands them out.
+	dirs []string // the folders the walk read
+	// stamps holds the times of dirs when they are not watched; nil
+	// while they are.
+	stamps   map[string]stamp
+	files    map[string]stamp // the ignore files it read: those its folders' names showed, and exclude
 	exclude  string           // of those, the one in no folder the walk read
 	watch    *folderWatch
 	watching bool // every folder in dirs is watched
 	// looks is what the folders the start's walk read looked like, all
 	// watched since before then (see surveyStat); nil when the walk did
 	// not take them over, or the watch was given up.
-	looks map[string]fs.FileInfo
+	looks map[string]readFolder
 	// seen is whether the watch reported a change since the walk, kept
 	// until the next walk: more than one check reads it (see events).
 	seen     bool
 	noWatch  bool // look at the folders' times even where they could be watched, for tests
 	walked   bool
 	distrust bool // something changed too close to the walk to trust its time
-	walks    int  // how many walks were made, for tests
+	walks    int  // how many walks were made
 	reads    int  // how many folders they read, for tests
 	scan     int  // the entries a walk looks at, if not maxSecretScan, for tests
 	watchMax int  // the folders the watch takes before it fails, if not 0, for tests
@@ -140,9 +144,10 @@ func (w *Workspace) Hidden() ([]string, error) {
 
 // changed reports whether a folder or an ignore file the last walk saw is
 // not as it was. An ignore file that was not there needs no look: made,
-// it changes its folder, which the watch or the folder's times show. The
-// others are looked at each time, whether written under their name or
-// another (a link): the watch does not report writes.
+// it changes its folder, which the watch or the folder's times show; so
+// files holds none of a folder whose names showed none. The others are
+// looked at each time, whether written under their name or another (a
+// link): the watch does not report writes.
 func (h *hiddenList) changed() bool {
 	for p, st := range h.files {
 		if (st.exists || p == h.exclude) && stampOf(p) != st {
@@ -152,7 +157,7 @@ func (h *hiddenList) changed() bool {
 	if h.watching {
 		return h.events()
 	}
-	for p, st := range h.dirs {
+	for p, st := range h.stamps {
 		if stampOf(p) != st {
 			return true
 		}
@@ -165,7 +170,7 @@ func (h *hiddenList) walk(w *Workspace) {
 	began := time.Now()
 	// As many folders as the last walk, or the census, saw.
 	size := max(len(h.dirs), w.census.size())
-	h.paths, h.err, h.dirs, h.files = nil, nil, make(map[string]stamp, size), make(map[string]stamp, size)
+	h.paths, h.err, h.dirs, h.files = nil, nil, make([]string, 0, size), make(map[string]stamp) // few folders hold an ignore file
 	if h.watch == nil {
 		h.watch = newFolderWatch()
 		// A Workspace has no Close: its watch goes when it does.
@@ -184,10 +189,14 @@ func (h *hiddenList) walk(w *Workspace) {
 	h.looks = nil
 	if known != nil {
 		h.watch.take(keep.fw)
-		h.watching, h.looks = true, keep.looks
+		h.watching, h.looks = true, known
 	} else {
 		keep.close()
 		h.watching = !h.noWatch && h.watch.reset()
+	}
+	h.stamps = nil
+	if !h.watching {
+		h.stamps = make(map[string]stamp, size)
 	}
 	root, err := os.OpenRoot(w.root)
 	if err != nil {
@@ -196,12 +205,21 @@ func (h *hiddenList) walk(w *Workspace) {
 		return
 	}
 	defer root.Close()
+	// The walk reads a folder before it decides anything in it: the
+	// rules are frozen, and each folder's loaded as it is read.
 	ig := w.ignores(root)
+	// Its marks are asked for in the same order: a chain of them is
+	// enough.
+	ig.frozen = true
+	var marks folderChain[ruleMark]
 	layout := gitdir.Find(w.root)
 	h.exclude = filepath.Join(w.root, ".git", "info", "exclude")
 	h.files[h.exclude] = stampOf(h.exclude)
 	var secrets, ignored, unseen []string
-	unmoved := make(map[string]bool, size) // the folders read where nothing moved in
+	// The folders read where nothing moved in, from the root down to the
+	// last one read: the walk goes depth first, so a folder's entries are
+	// classified while it is held.
+	var unmoved folderChain[bool]
 	seen, cut, lost := 0, "", false
 	// A folder is read as the start's walk read it, or through the
 	// census: either may give only the entries a walk does something
@@ -210,7 +228,8 @@ func (h *hiddenList) walk(w *Workspace) {
 	// those, and the start's look at the identity of every file (see
 	// protects) is not needed: else every entry is read.
 	read := func(dir string) ([]fs.DirEntry, error) {
-		l, ok := known[dir]
+		k := known[dir]
+		l, ok := k.list, k.listed
 		if !ok {
 			h.reads++
 			var err error
@@ -220,16 +239,17 @@ func (h *hiddenList) walk(w *Workspace) {
 		}
 		// Nothing moved in or was linked anew in a folder the start's
 		// walk read and watched since, or one as it was then.
-		unmoved[dir] = ok || start != nil && len(start.protected) > 0 && start.unmoved(dir)
+		still := ok || start != nil && len(start.protected) > 0 && start.unmoved(dir)
+		unmoved.push(dir, still)
 		rel := below(w.root, dir)
+		if !ig.none(rel, l.entries) {
+			ig.load(rel)
+		}
 		if l.whole {
 			return l.entries, nil
 		}
-		if !ig.none(rel, l.entries) {
-			ig.forDir(rel)
-		}
 		was, marked := start.mark(rel)
-		if !marked || was != l.rules || ig.marks.of(ig, rel) != was || start.linked || len(start.protected) > 0 && !unmoved[dir] {
+		if !marked || was != l.rules || chainedMark(&marks, ig, rel) != was || start.linked || len(start.protected) > 0 && !still {
 			l, err := w.census.whole(dir, nil)
 			return l.entries, err
 		}
@@ -247,7 +267,7 @@ func (h *hiddenList) walk(w *Workspace) {
 			secrets = append(secrets, p)
 			return false
 		}
-		if ignoredNowOrAtStart(ig, start, below(w.root, p), d.IsDir()) || start.protects(d, unmoved[filepath.Dir(p)]) {
+		if ignoredNowOrAtStart(ig, start, below(w.root, p), d.IsDir()) || start.protects(d, unmoved.of(filepath.Dir(p))) {
 			ignored = append(ignored, p)
 			return false
 		}
@@ -267,25 +287,24 @@ func (h *hiddenList) walk(w *Workspace) {
 			// Watched before its names are read: a name made after the
 			// read is a change. A watched folder needs no time. One the
 			// start's walk read is watched already.
-			_, watched := known[p]
+			watched := known[p].listed
 			if h.watching && !watched && (h.watchMax > 0 && len(h.dirs) >= h.watchMax || !h.watch.add(p)) {
 				lost = h.unwatch()
 			}
-			h.dirs[p] = stamp{}
+			h.dirs = append(h.dirs, p)
 			if !h.watching {
-				h.dirs[p] = stampOf(p)
+				h.stamps[p] = stampOf(p)
 			}
 		}
 		return nil
 	}, func(dir string, entries []fs.DirEntry, err error) {
 		if err != nil {
-			unmoved[dir] = false
+			unmoved.push(dir, false)
 		}
-		// A folder's ignore file counts even before it exists: its
-		// names say whether it does.
-		gi := filepath.Join(dir, ".gitignore")
-		h.files[gi] = stamp{}
+		// A folder whose names hold no ignore file has none: made, it
+		// changes the folder (see changed, ignoreFilesChanged).
 		if err != nil || !ig.none(below(w.root, dir), entries) {
+			gi := join(dir, ".gitignore")
 			h.files[gi] = stampOf(gi)
 		}
 	})
@@ -324,8 +343,52 @@ func (h *hiddenList) walk(w *Workspace) {
 	w.census.save(false) // a census not kept costs the next run a walk, nothing more
 	h.distrust = lost || recent(h.files, began)
 	if !h.watching {
-		h.distrust = h.distrust || recent(h.dirs, began)
+		h.distrust = h.distrust || recent(h.stamps, began)
 	}
+}
+
+// folderChain holds a value for each folder from a walk's root down to
+// the last one pushed: a walk that goes depth first needs those of the
+// folders above where it is, not one for every folder.
+type folderChain[T any] struct {
+	dirs []string
+	vals []T
+}
+
+// push holds v for dir, after it lets go of the folders that do not hold
+// dir.
+func (c *folderChain[T]) push(dir string, v T) {
+	for n := len(c.dirs); n > 0 && !holdsPath(c.dirs[n-1], dir); n-- {
+		c.dirs, c.vals = c.dirs[:n-1], c.vals[:n-1]
+	}
+	c.dirs, c.vals = append(c.dirs, dir), append(c.vals, v)
+}
+
+// of returns the value held for dir, or the zero value.
+func (c *folderChain[T]) of(dir string) T {
+	v, _ := c.find(dir)
+	return v
+}
+
+// find returns the value held for dir, and whether there is one.
+func (c *folderChain[T]) find(dir string) (T, bool) {
+	for i := len(c.dirs) - 1; i >= 0; i-- {
+		if c.dirs[i] == dir {
+			return c.vals[i], true
+		}
+	}
+	var zero T
+	return zero, false
+}
+
+// holdsPath reports whether dir lies in the folder up, a path of the
+// same walk: both absolute, or both from its root ("" for it),
+// slash-separated.
+func holdsPath(up, dir string) bool {
+	if len(dir) <= len(up) || dir[:len(up)] != up {
+		return false
+	}
+	return up == "" || dir[len(up)] == '/' || dir[len(up)] == filepath.Separator || os.IsPathSeparator(up[len(up)-1])
 }
 
 // events reports whether the watch saw a folder change since the walk.
@@ -339,8 +402,9 @@ func (h *hiddenList) events() bool {
 // taken now, and a change the watch saw before that, which their times
 // may not show, is reported.
 func (h *hiddenList) unwatch() (changed bool) {
-	for d := range h.dirs {
-		h.dirs[d] = stampOf(d)
+	h.stamps = make(map[string]stamp, len(h.dirs))
+	for _, d := range h.dirs {
+		h.stamps[d] = stampOf(d)
 	}
 	changed = h.events()
 	h.watching, h.looks = false, nil
@@ -362,8 +426,8 @@ func (w *Workspace) surveyStat() func(string) (fs.FileInfo, error) {
 	}
 	h.mu.Unlock()
 	return func(dir string) (fs.FileInfo, error) {
-		if fi, ok := looks[dir]; ok {
-			return fi, nil
+		if f := looks[dir]; f.fi != nil {
+			return f.fi, nil
 		}
 		return os.Lstat(dir)
 	}
@@ -464,14 +528,24 @@ func skip(d fs.DirEntry) error {
 	return nil
 }
 
-// ignoreStamps returns the ignore files the last walk of Hidden read or
+// ignoreStamps are the ignore files the last walk of Hidden read or
 // would read (every folder's .gitignore, and .git/info/exclude), with what
 // each looked like then.
-func (w *Workspace) ignoreStamps() map[string]stamp {
+type ignoreStamps struct {
+	files   map[string]stamp // those the walk's folders' names showed, and exclude
+	dirs    []string         // the folders the walk read: one's .gitignore not in files was not there
+	exclude string
+	walk    int // which walk of Hidden they come from
+}
+
+// ignoreStamps returns the ignore files the last walk of Hidden read or
+// would read. The walk's own lists are handed out, not copied: the next
+// walk makes others.
+func (w *Workspace) ignoreStamps() ignoreStamps {
 	h := w.hidden
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return maps.Clone(h.files)
+	return ignoreStamps{files: h.files, dirs: h.dirs, exclude: h.exclude, walk: h.walks}
 }
 
 // ignoreFilesChanged returns the ignore files of before, relative to the
@@ -479,22 +553,26 @@ func (w *Workspace) ignoreStamps() map[string]stamp {
 // Where the walk's folders are watched, and the watch saw none of them
 // change, only the ignore files that existed are looked at, and
 // .git/info/exclude, in no folder watched: one made or removed would be a
-// change the watch sees.
-func (w *Workspace) ignoreFilesChanged(before map[string]stamp) []string {
+// change the watch sees. Else each folder's is.
+func (w *Workspace) ignoreFilesChanged(before ignoreStamps) []string {
 	h := w.hidden
 	h.mu.Lock()
-	look := func(string, stamp) bool { return true }
-	// A walk since before was taken may have reset the watch: it then
-	// stamped some file otherwise, and all are looked at.
-	if h.watching && maps.Equal(before, h.files) && !h.events() {
-		exclude := h.exclude
-		look = func(p string, st stamp) bool { return p == exclude || st.exists }
-	}
+	// A walk since before was taken may have reset the watch: all are
+	// looked at then.
+	quick := h.watching && before.walk == h.walks && !h.events()
 	h.mu.Unlock()
 	var out []string
-	for p, st := range before {
-		if look(p, st) && stampOf(p) != st {
+	for p, st := range before.files {
+		if (!quick || p == before.exclude || st.exists) && stampOf(p) != st {
 			out = append(out, w.Rel(p))
+		}
+	}
+	if !quick {
+		for _, dir := range before.dirs {
+			gi := join(dir, ".gitignore")
+			if _, ok := before.files[gi]; !ok && stampOf(gi).exists {
+				out = append(out, w.Rel(gi))
+			}
 		}
 	}
 	slices.Sort(out)

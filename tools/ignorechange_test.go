@@ -70,3 +70,21 @@ func appendTo(t *testing.T, p, text string) {
 	must(t, err)
 	must(t, f.Close())
 }
+
+// TestIgnoreFileMadeBeforeAnotherWalk checks that an ignore file a
+// command made is seen after it even when a walk of Hidden came between
+// (another call that needed the list): that walk watches the folders
+// anew, and its watch has seen no change since.
+func TestIgnoreFileMadeBeforeAnotherWalk(t *testing.T) {
+	ws := newWorkspace(t, map[string]string{".gitignore": "*.log\n", "sub/a.txt": "a\n"})
+	mustHidden(t, ws)
+	before := ws.ignoreStamps()
+	write(t, filepath.Join(ws.root, "sub", ".gitignore"), "a.txt\n")
+	mustHidden(t, ws)
+	if ws.hidden.walks != 2 {
+		t.Fatalf("%d walks; the made file should have brought a second", ws.hidden.walks)
+	}
+	if got, want := ws.ignoreFilesChanged(before), []string{"sub/.gitignore"}; !slices.Equal(got, want) {
+		t.Errorf("changed %q; want %q", got, want)
+	}
+}

@@ -50,7 +50,7 @@ func (t tree) walk(p string, d fs.DirEntry) error {
 	entries, err := t.read(p)
 	t.listed(p, entries, err)
 	for _, e := range entries {
-		switch err := t.walk(join(p, e.Name()), e); err {
+		switch err := t.walk(entryPath(p, e), e); err {
 		case nil:
 		case filepath.SkipDir: // from a file: the rest of its folder
 			return nil
@@ -83,10 +83,16 @@ func holdsIgnoreFile(entries []fs.DirEntry) bool {
 // again. Its methods do nothing on nil.
 type readFolders struct {
 	fw      *folderWatch
-	entries map[string]folderList // by absolute path; nil once given up
-	// looks is what os.Lstat told of each folder, after it was watched
-	// and before its names were read.
-	looks map[string]fs.FileInfo
+	entries map[string]readFolder // by absolute path; nil once given up
+}
+
+// readFolder is one folder of readFolders: what os.Lstat told of it,
+// after it was watched and before its names were read, and what was read
+// of it, when listed.
+type readFolder struct {
+	fi     fs.FileInfo // nil when not known
+	list   folderList
+	listed bool
 }
 
 // newReadFolders returns one to keep, for about size folders, or nil
@@ -96,7 +102,7 @@ func newReadFolders(size int) *readFolders {
 	if !fw.reset() {
 		return nil
 	}
-	return &readFolders{fw: fw, entries: make(map[string]folderList, size), looks: make(map[string]fs.FileInfo, size)}
+	return &readFolders{fw: fw, entries: make(map[string]readFolder, size)}
 }
 
 // watch watches dir before its names are read; when it cannot, the
@@ -110,23 +116,25 @@ func (l *readFolders) watch(dir string) {
 // look keeps what dir, a folder watched before, looked like.
 func (l *readFolders) look(dir string, fi fs.FileInfo) {
 	if l != nil && l.entries != nil {
-		l.looks[dir] = fi
+		l.entries[dir] = readFolder{fi: fi}
 	}
 }
 
 // keep keeps what was read of dir, a folder watched before.
 func (l *readFolders) keep(dir string, entries folderList) {
 	if l != nil && l.entries != nil {
-		l.entries[dir] = entries
+		f := l.entries[dir]
+		f.list, f.listed = entries, true
+		l.entries[dir] = f
 	}
 }
 
-// still returns the entries kept by folder, when no name was made,
-// removed or moved in any folder watched since each was read; else nil.
-// Either way it reads every event of the watch. An ignore file written
-// since changes no folder's names: the walk that takes them reads the
-// rules as they are.
-func (l *readFolders) still() map[string]folderList {
+// still returns the folders kept, when no name was made, removed or
+// moved in any folder watched since each was read; else nil. Either way
+// it reads every event of the watch. An ignore file written since
+// changes no folder's names: the walk that takes them reads the rules as
+// they are.
+func (l *readFolders) still() map[string]readFolder {
 	if l == nil || l.entries == nil {
 		return nil
 	}
