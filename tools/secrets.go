@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"harness/fence"
 	"harness/gitdir"
@@ -43,13 +45,42 @@ func secretsAllowed(ctx context.Context) bool {
 // holds secrets (fence.SecretName: .env*, *.pem, *.key, SSH keys, .netrc,
 // ...), or when the workspace's .gitignore files (and .git/info/exclude)
 // ignore it.
+//
+// An answer is kept, with what it depended on, and given again while
+// none of that changed (see verdicts).
 func (w *Workspace) Secret(abs string) string {
+	why, _ := w.secretLooked(abs)
+	return why
+}
+
+// secretLooked is Secret that returns as well what abs looked like when
+// it was decided, or nil when that is not known.
+func (w *Workspace) secretLooked(abs string) (string, fs.FileInfo) {
+	if got, ok := w.verdicts.get(abs); ok {
+		if fi, ok := got.holds(); ok {
+			return got.why, fi
+		}
+	}
+	// What the answer depends on is looked at before it is decided: a
+	// change after the look shows the next time.
+	looks, fi, keep := w.dependsOn(abs, time.Now())
 	root, err := os.OpenRoot(w.root)
 	if err != nil {
-		return ""
+		return "", nil
 	}
 	defer root.Close()
-	return w.secret(w.ignores(root), abs, isDirPath(abs))
+	isDir := fi != nil && fi.IsDir()
+	if fi == nil {
+		isDir = isDirPath(abs)
+	}
+	why := w.secret(w.ignores(root), abs, isDir)
+	w.verdicts.mu.Lock()
+	w.verdicts.decided++
+	w.verdicts.mu.Unlock()
+	if keep {
+		w.verdicts.put(abs, verdict{why: why, looks: looks})
+	}
+	return why, fi
 }
 
 func isDirPath(abs string) bool {

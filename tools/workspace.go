@@ -47,6 +47,8 @@ type Workspace struct {
 	// given a file (KeepCensus), between runs.
 	census     *census
 	surveyOnce sync.Once // the first survey for repositories was made
+	// verdicts keeps the answers of Secret (see there).
+	verdicts verdicts
 	// seesHidden, when set and true, says that commands run where they
 	// can see what Hidden lists (no sandbox hides it).
 	seesHidden func() bool
