@@ -68,6 +68,10 @@ func re(expr string) func(string) bool {
 // (DB_PASSWORD=hunter2hunter2), and URLs with a password.
 func Leak(text string) string { return leakIn(text) }
 
+// LeakBytes is Leak of text held as bytes, checked where it lies: it is
+// copied into a string only for a shape whose hints it holds.
+func LeakBytes(text []byte) string { return leakIn(text) }
+
 // leakIn is Leak of text held as a string or as bytes, so that a reader's
 // buffer is checked where it lies: the text is copied into a string only
 // for a shape whose hints it holds.

@@ -38,6 +38,9 @@ func TestLeak(t *testing.T) {
 		if got := Leak(tt.text); got != tt.want {
 			t.Errorf("Leak(%q) = %q, want %q", tt.text, got, tt.want)
 		}
+		if got := LeakBytes([]byte(tt.text)); got != tt.want {
+			t.Errorf("LeakBytes(%q) = %q, want %q", tt.text, got, tt.want)
+		}
 	}
 }
 
@@ -58,6 +61,9 @@ func TestLeakFoldedHints(t *testing.T) {
 	for _, tt := range tests {
 		if got := Leak(tt.text); got != tt.want {
 			t.Errorf("Leak(%q) = %q, want %q", tt.text, got, tt.want)
+		}
+		if got := LeakBytes([]byte(tt.text)); got != tt.want {
+			t.Errorf("LeakBytes(%q) = %q, want %q", tt.text, got, tt.want)
 		}
 		if got := leakIn([]byte(tt.text)); got != tt.want {
 			t.Errorf("leakIn of the bytes of %q = %q, want %q", tt.text, got, tt.want)
