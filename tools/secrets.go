@@ -153,16 +153,24 @@ func secretError(name, why string) error {
 // the model as name, because it is secret, or when it is one of the
 // places no tool reads (ownPlaces), whatever ctx allows.
 func (w *Workspace) checkRead(ctx context.Context, abs, name string) error {
+	_, err := w.checkReadLooked(ctx, abs, name)
+	return err
+}
+
+// checkReadLooked is checkRead that returns as well what abs looked like
+// when its secrecy was decided, or nil when that is not known.
+func (w *Workspace) checkReadLooked(ctx context.Context, abs, name string) (fs.FileInfo, error) {
 	if err := w.checkOwn(abs, name); err != nil {
-		return err
+		return nil, err
 	}
 	if secretsAllowed(ctx) {
-		return nil
+		return nil, nil
 	}
-	if why := w.Secret(abs); why != "" {
-		return secretError(name, why)
+	why, fi := w.secretLooked(abs)
+	if why != "" {
+		return nil, secretError(name, why)
 	}
-	return nil
+	return fi, nil
 }
 
 // checkWrite refuses writes into .git and into the git directory
