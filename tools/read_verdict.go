@@ -35,9 +35,13 @@ import (
 // .git file or link, or a commondir, points elsewhere) is decided every
 // time.
 type verdicts struct {
-	mu      sync.Mutex
-	m       map[string]verdict // by absolute path
-	decided int                // how many answers were decided in full, for tests
+	mu sync.Mutex
+	m  map[string]verdict // by absolute path
+	// absent holds the paths that were not there when their folder looked
+	// as it holds (see dependsOn).
+	absent  map[string]folderStamp
+	decided int // how many answers were decided in full, for tests
+	looked  int // how many paths they looked at, for tests
 }
 
 // verdict is one answer of Secret and what it depended on.
@@ -72,6 +76,30 @@ func (v *verdicts) put(abs string, got verdict) {
 	v.m[abs] = got
 }
 
+// gone reports whether p was not there when its folder looked as in.
+func (v *verdicts) gone(p string, in folderStamp) bool {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	was, ok := v.absent[p]
+	return ok && was == in
+}
+
+// goneFrom notes that p is not there in its folder, which looks as in.
+func (v *verdicts) goneFrom(p string, in folderStamp) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.absent == nil || len(v.absent) >= maxVerdicts {
+		v.absent = make(map[string]folderStamp)
+	}
+	v.absent[p] = in
+}
+
+func (v *verdicts) count() {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.looked++
+}
+
 // holds reports whether the answer still holds: every path looks as it
 // did. It returns the path's own information, as it looks now.
 func (got verdict) holds() (fs.FileInfo, bool) {
@@ -96,73 +124,85 @@ func (got verdict) holds() (fs.FileInfo, bool) {
 // way to it), or the repository is not a plain .git folder.
 func (w *Workspace) dependsOn(abs string, now time.Time) ([]look, fs.FileInfo, bool) {
 	looks := make([]look, 0, 6)
-	// see looks at p: false when it cannot be trusted; a path that is not
-	// there is trusted, and needs no look of its own: its folder's shows
-	// when it is made.
-	see := func(p string) (fs.FileInfo, bool) {
+	// see looks at p, a name in the folder whose look is in (nil for the
+	// root): false when it cannot be trusted. A path that is not there is
+	// trusted, and needs no look of its own: its folder's shows when it
+	// is made. So one that was not there when its folder looked as it
+	// does now is not there still, and is not looked at again.
+	see := func(p string, in *folderStamp) (fs.FileInfo, *folderStamp, bool) {
+		if in != nil && w.verdicts.gone(p, *in) {
+			return nil, nil, true
+		}
+		w.verdicts.count()
 		fi, err := os.Lstat(p)
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, true
+			if in != nil {
+				w.verdicts.goneFrom(p, *in)
+			}
+			return nil, nil, true
 		}
 		if err != nil {
-			return nil, false
+			return nil, nil, false
 		}
 		st, ok := fileStampOf(fi)
 		if !ok || !settled(st.stamp, now) {
-			return nil, false
+			return nil, nil, false
 		}
 		looks = append(looks, look{p, st})
-		return fi, true
+		return fi, &looks[len(looks)-1].st, true
 	}
-	folder := func(p string) bool {
-		fi, ok := see(p)
+	// folder looks at the folder p and its ignore file.
+	folder := func(p string, in *folderStamp) (*folderStamp, bool) {
+		fi, st, ok := see(p, in)
 		if !ok || fi == nil || !fi.IsDir() {
-			return false
+			return nil, false
 		}
-		_, ok = see(filepath.Join(p, ".gitignore"))
-		return ok
+		_, _, ok = see(filepath.Join(p, ".gitignore"), st)
+		return st, ok
 	}
 	if !w.contains(abs) {
 		return nil, nil, false
 	}
 	dir, rest := w.root, below(w.root, abs)
-	if rest == "" || !folder(dir) {
+	top, ok := folder(dir, nil)
+	if rest == "" || !ok {
 		return nil, nil, false
 	}
 	// The repository's: git finds a .git folder where it is, and its
 	// exclude file in it.
 	git := filepath.Join(w.root, ".git")
-	switch fi, ok := see(git); {
+	switch fi, st, ok := see(git, top); {
 	case !ok:
 		return nil, nil, false
 	case fi != nil:
 		if !fi.IsDir() {
 			return nil, nil, false // a file or link that points elsewhere
 		}
-		if common, ok := see(filepath.Join(git, "commondir")); !ok || common != nil {
+		if common, _, ok := see(filepath.Join(git, "commondir"), st); !ok || common != nil {
 			return nil, nil, false
 		}
 		info := filepath.Join(git, "info")
-		switch fi, ok := see(info); {
+		switch fi, st, ok := see(info, st); {
 		case !ok || fi != nil && !fi.IsDir():
 			return nil, nil, false
 		case fi != nil:
-			if _, ok := see(filepath.Join(info, "exclude")); !ok {
+			if _, _, ok := see(filepath.Join(info, "exclude"), st); !ok {
 				return nil, nil, false
 			}
 		}
 	}
+	in := top
 	for {
 		seg, more, deeper := strings.Cut(rest, "/")
 		if !deeper {
 			break
 		}
 		dir, rest = filepath.Join(dir, seg), more
-		if !folder(dir) {
+		if in, ok = folder(dir, in); !ok {
 			return nil, nil, false
 		}
 	}
-	fi, ok := see(abs)
+	fi, _, ok := see(abs, in)
 	if !ok || fi == nil || fi.Mode()&fs.ModeSymlink != 0 {
 		return nil, nil, false
 	}

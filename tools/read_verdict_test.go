@@ -117,3 +117,30 @@ func TestSecretDecidedEachTimeWhenGitPoints(t *testing.T) {
 		})
 	}
 }
+
+// A name that was not in a folder is not looked for again while the
+// folder looks the same; once it changed, the name is looked at, and an
+// ignore file made then counts for the answers decided after.
+func TestSecretLooksOnceForWhatIsNotThere(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("skipped: no answer is kept here")
+	}
+	ws := newWorkspace(t, map[string]string{"a.txt": "", "b.txt": "", "c.txt": ""})
+	age(t, ws.Root())
+	ws.Secret(filepath.Join(ws.Root(), "a.txt"))
+	looked := ws.verdicts.looked
+	ws.Secret(filepath.Join(ws.Root(), "b.txt"))
+	if n := ws.verdicts.looked - looked; n != 2 {
+		t.Errorf("a file beside one decided: %d paths looked at, want 2 (the root, the file)", n)
+	}
+	writeFiles(t, ws.Root(), map[string]string{".gitignore": "# nothing yet\n"})
+	age(t, ws.Root())
+	if why := ws.Secret(filepath.Join(ws.Root(), "c.txt")); why != "" {
+		t.Fatalf("before the rule: %q", why)
+	}
+	// Written in place: only the ignore file's own look shows it.
+	writeFiles(t, ws.Root(), map[string]string{".gitignore": "c.txt\n"})
+	if why := ws.Secret(filepath.Join(ws.Root(), "c.txt")); !strings.Contains(why, `"c.txt"`) {
+		t.Errorf("after the rule: %q", why)
+	}
+}

@@ -73,7 +73,7 @@ func (w *Workspace) secretLooked(abs string) (string, fs.FileInfo) {
 	if fi == nil {
 		isDir = isDirPath(abs)
 	}
-	why := w.secret(w.ignores(root), abs, isDir)
+	why := w.secretSeen(w.ignores(root), abs, isDir, fi)
 	w.verdicts.mu.Lock()
 	w.verdicts.decided++
 	w.verdicts.mu.Unlock()
@@ -90,6 +90,12 @@ func isDirPath(abs string) bool {
 
 // secret is Secret with the rules read so far and whether abs is a folder.
 func (w *Workspace) secret(ig *ignores, abs string, isDir bool) string {
+	return w.secretSeen(ig, abs, isDir, nil)
+}
+
+// secretSeen is secret given, when it is not nil, what abs looks like
+// (os.Lstat), which need not be looked at again.
+func (w *Workspace) secretSeen(ig *ignores, abs string, isDir bool, fi fs.FileInfo) string {
 	rel := w.Rel(abs)
 	if rel == "." || filepath.IsAbs(rel) {
 		return ""
@@ -104,7 +110,7 @@ func (w *Workspace) secret(ig *ignores, abs string, isDir bool) string {
 		return fmt.Sprintf("%s ignores it (pattern %q)", rule.source, strings.TrimSpace(rule.text))
 	}
 	start, ok := w.startRules()
-	if !ok && !isDir && linked(abs) {
+	if !ok && !isDir && linked(abs, fi) {
 		// Before the start's rules are read, nothing of the run has
 		// changed the workspace: the rules above are the start's, and
 		// nothing protected was moved. But a file with another name
@@ -123,11 +129,17 @@ func (w *Workspace) secret(ig *ignores, abs string, isDir bool) string {
 	return ""
 }
 
-// linked reports whether abs is a file with more than one name: a hard
-// link, which may be a link to a protected file.
-func linked(abs string) bool {
-	fi, err := os.Lstat(abs)
-	return err == nil && !fi.IsDir() && links(fi) > 1
+// linked reports whether abs, which looks as fi when fi is not nil, is a
+// file with more than one name: a hard link, which may be a link to a
+// protected file.
+func linked(abs string, fi fs.FileInfo) bool {
+	if fi == nil {
+		var err error
+		if fi, err = os.Lstat(abs); err != nil {
+			return false
+		}
+	}
+	return !fi.IsDir() && links(fi) > 1
 }
 
 // secretName returns why the names in rel, a slash-separated path, make it
