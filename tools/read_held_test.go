@@ -112,3 +112,22 @@ func TestReadHeldOnlySettled(t *testing.T) {
 		t.Error("a settled file was not held")
 	}
 }
+
+// A part of a held text reads as the same part of the file read anew.
+func TestReadHeldPart(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("skipped: files have no identity to hold a text by here")
+	}
+	ws := newWorkspace(t, map[string]string{"a.txt": "one\ntwo\nthree\nfour\n"})
+	age(t, ws.Root())
+	args := map[string]any{"path": "a.txt", "offset": int64(2), "limit": int64(2)}
+	want, err := run(t, ReadFile(ws), args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	NewSources(ws, nil).Leak("a.txt")
+	got, err := run(t, ReadFile(ws), args)
+	if err != nil || got != want || ws.held.text != nil {
+		t.Errorf("held: %q, %v (taken: %v), want %q", got, err, ws.held.text == nil, want)
+	}
+}
