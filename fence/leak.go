@@ -16,22 +16,25 @@ type leak struct {
 	hints []string
 	fold  bool
 	match func(string) bool
+	// needs, when not empty, holds bytes one of which every match holds:
+	// text without any is passed over before its hints are looked for.
+	needs string
 }
 
 // leaks are the shapes of secrets in text, made when first needed: a run
 // that checks no text (harness --version) never makes them.
 var leaks = sync.OnceValue(func() []leak {
 	return []leak{
-		{"a private key", []string{"-----BEGIN "}, false, re(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----`)},
-		{"an AWS access key", []string{"AKIA", "ASIA"}, false, re(`\b(AKIA|ASIA)[0-9A-Z]{16}\b`)},
-		{"a GitHub token", []string{"gh", "github_pat_"}, false, re(`\b(gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})`)},
-		{"a GitLab token", []string{"glpat-"}, false, re(`\bglpat-[A-Za-z0-9_-]{20,}`)},
-		{"a Slack token", []string{"xox"}, false, re(`\bxox[abposr]-[A-Za-z0-9-]{10,}`)},
-		{"an API key", []string{"sk-", "rk-"}, false, re(`\b(sk|rk)-(live-|test-|proj-|ant-)?[A-Za-z0-9_-]{20,}`)},
-		{"a Google API key", []string{"AIza"}, false, re(`\bAIza[0-9A-Za-z_-]{35}\b`)},
-		{"a JSON web token", []string{"eyJ"}, false, re(`\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}`)},
-		{"a password or token assignment", assignHints, true, assignment(secretWords)},
-		{"a URL with a password", []string{"://"}, false, func(s string) bool { _, password := URLUserinfo(s); return password }},
+		{"a private key", []string{"-----BEGIN "}, false, re(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----`), ""},
+		{"an AWS access key", []string{"AKIA", "ASIA"}, false, re(`\b(AKIA|ASIA)[0-9A-Z]{16}\b`), ""},
+		{"a GitHub token", []string{"gh", "github_pat_"}, false, re(`\b(gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})`), ""},
+		{"a GitLab token", []string{"glpat-"}, false, re(`\bglpat-[A-Za-z0-9_-]{20,}`), ""},
+		{"a Slack token", []string{"xox"}, false, re(`\bxox[abposr]-[A-Za-z0-9-]{10,}`), ""},
+		{"an API key", []string{"sk-", "rk-"}, false, re(`\b(sk|rk)-(live-|test-|proj-|ant-)?[A-Za-z0-9_-]{20,}`), ""},
+		{"a Google API key", []string{"AIza"}, false, re(`\bAIza[0-9A-Za-z_-]{35}\b`), ""},
+		{"a JSON web token", []string{"eyJ"}, false, re(`\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}`), ""},
+		{"a password or token assignment", assignHints, true, assignment(secretWords), ":="},
+		{"a URL with a password", []string{"://"}, false, func(s string) bool { _, password := URLUserinfo(s); return password }, ""},
 	}
 })
 
@@ -68,11 +71,21 @@ func re(expr string) func(string) bool {
 // (DB_PASSWORD=hunter2hunter2), and URLs with a password.
 func Leak(text string) string { return leakIn(text) }
 
+// LeakBytes is Leak of text held as bytes, checked where it lies: it is
+// copied into a string only for a shape whose hints it holds.
+func LeakBytes(text []byte) string { return leakIn(text) }
+
 // leakIn is Leak of text held as a string or as bytes, so that a reader's
 // buffer is checked where it lies: the text is copied into a string only
 // for a shape whose hints it holds.
 func leakIn[T string | []byte](text T) string {
-	found := hinted(text)
+	var without uint64 // the leaks text cannot hold: it has none of what they need
+	for i, l := range leaks() {
+		if l.needs != "" && !holdsAny(text, l.needs) {
+			without |= 1 << i
+		}
+	}
+	found := hinted(text, without)
 	for i, l := range leaks() {
 		if found&(1<<i) != 0 && l.match(string(text)) {
 			return l.what
@@ -96,8 +109,15 @@ type anchor struct {
 // is looked for through its first byte.
 const anchorBytes = "-:AaEegx"
 
+// anchored is the hints found through one byte.
+type anchored struct {
+	c     byte
+	as    []anchor
+	leaks uint64 // of the hints
+}
+
 // anchors lists, for each byte looked for, the hints found through it.
-var anchors = sync.OnceValue(func() map[byte][]anchor {
+var anchors = sync.OnceValue(func() []anchored {
 	at := map[byte][]anchor{}
 	add := func(a anchor) {
 		c := a.hint[a.off]
@@ -122,7 +142,15 @@ var anchors = sync.OnceValue(func() map[byte][]anchor {
 			add(anchor{i, "\u017f", 0, false})
 		}
 	}
-	return at
+	var out []anchored
+	for c, as := range at {
+		set := anchored{c: c, as: as}
+		for _, a := range as {
+			set.leaks |= 1 << a.leak
+		}
+		out = append(out, set)
+	}
+	return out
 })
 
 // upper is the upper case of the ASCII letter c, or c.
@@ -134,17 +162,28 @@ func upper(c byte) byte {
 }
 
 // hinted returns the set of leaks (bit i for leaks[i]) one of whose hints
-// text holds. It looks for each byte of anchors once, and no longer once
-// the hints found through it are all found.
-func hinted[T string | []byte](text T) uint64 {
+// text holds, of those not in the set without. It looks for each byte of
+// anchors once, and no longer once the hints found through it are all
+// found.
+func hinted[T string | []byte](text T, without uint64) uint64 {
 	var found uint64
-	for c, as := range anchors() {
-		var want uint64
-		for _, a := range as {
-			want |= 1 << a.leak
+	var kept [16]anchor
+	for _, set := range anchors() {
+		want := set.leaks &^ without
+		if want == 0 {
+			continue
+		}
+		as := set.as
+		if set.leaks&without != 0 { // only the hints of the leaks looked for
+			as = kept[:0]
+			for _, a := range set.as {
+				if without&(1<<a.leak) == 0 {
+					as = append(as, a)
+				}
+			}
 		}
 		for from := 0; found&want != want; {
-			i := indexByte(text[from:], c)
+			i := indexByte(text[from:], set.c)
 			if i < 0 {
 				break
 			}
@@ -158,6 +197,16 @@ func hinted[T string | []byte](text T) uint64 {
 		}
 	}
 	return found
+}
+
+// holdsAny reports whether text holds one of the bytes of set.
+func holdsAny[T string | []byte](text T, set string) bool {
+	for i := 0; i < len(set); i++ {
+		if indexByte(text, set[i]) >= 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // indexByte is strings.IndexByte or bytes.IndexByte, as text is held.

@@ -29,6 +29,8 @@ func TestLeak(t *testing.T) {
 		{"https://proxy.example/mod?access_token=abcdefgh12345", "a password or token assignment"},
 		{"https://u:pass@proxy.example", "a URL with a password"},
 		{"glpat-abcdefghij0123456789", "a GitLab token"},
+		{`"api_key": "0123456789abcdef"`, "a password or token assignment"},
+		{"password hunter2hunter2", ""},
 		{"-mod=mod -trimpath", ""},
 		{"https://proxy.golang.org,direct", ""},
 		{"*.corp.example.com,github.com/acme", ""},
@@ -37,6 +39,9 @@ func TestLeak(t *testing.T) {
 	for _, tt := range tests {
 		if got := Leak(tt.text); got != tt.want {
 			t.Errorf("Leak(%q) = %q, want %q", tt.text, got, tt.want)
+		}
+		if got := LeakBytes([]byte(tt.text)); got != tt.want {
+			t.Errorf("LeakBytes(%q) = %q, want %q", tt.text, got, tt.want)
 		}
 	}
 }
@@ -58,6 +63,9 @@ func TestLeakFoldedHints(t *testing.T) {
 	for _, tt := range tests {
 		if got := Leak(tt.text); got != tt.want {
 			t.Errorf("Leak(%q) = %q, want %q", tt.text, got, tt.want)
+		}
+		if got := LeakBytes([]byte(tt.text)); got != tt.want {
+			t.Errorf("LeakBytes(%q) = %q, want %q", tt.text, got, tt.want)
 		}
 		if got := leakIn([]byte(tt.text)); got != tt.want {
 			t.Errorf("leakIn of the bytes of %q = %q, want %q", tt.text, got, tt.want)
@@ -109,10 +117,10 @@ func TestHinted(t *testing.T) {
 	}
 	for _, text := range texts {
 		want := naive(text)
-		if got := hinted(text); got != want {
+		if got := hinted(text, 0); got != want {
 			t.Errorf("hinted(%q) = %b, want %b", text, got, want)
 		}
-		if got := hinted([]byte(text)); got != want {
+		if got := hinted([]byte(text), 0); got != want {
 			t.Errorf("hinted of the bytes of %q = %b, want %b", text, got, want)
 		}
 	}
@@ -125,4 +133,32 @@ func containsAny(s string, subs []string) bool {
 		}
 	}
 	return false
+}
+
+// A text without any of the bytes a leak needs is not looked at for it:
+// what Leak finds is what it finds looking at every leak.
+func TestLeakNeeds(t *testing.T) {
+	every := func(text string) string {
+		for _, l := range leaks() {
+			if l.match(text) {
+				return l.what
+			}
+		}
+		return ""
+	}
+	texts := []string{
+		"DB_PASSWORD=hunter2hunter2", "DB_PASSWORD: hunter2hunter2", "db_password hunter2hunter2",
+		"token = 'abcdefgh12345678'", "\u212aEY=abcdefgh12345678", "\u017fecret: abcdefgh12345678",
+		"line 01 of a file used to time the loop. xxxx\n", "https://u:pass@proxy.example", "session cookie auth key",
+	}
+	for _, l := range leaks() {
+		if l.needs != "" {
+			texts = append(texts, l.needs, strings.Repeat(l.needs, 3))
+		}
+	}
+	for _, text := range texts {
+		if got, want := Leak(text), every(text); got != want {
+			t.Errorf("Leak(%q) = %q, want %q", text, got, want)
+		}
+	}
 }

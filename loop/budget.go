@@ -2,10 +2,11 @@ package loop
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"hash/maphash"
 	"slices"
-	"strings"
 	"time"
 )
 
@@ -35,7 +36,19 @@ type Budget struct {
 	turnStart time.Time     // of the main turn under way, or zero
 	calls     int
 	tokens    int
-	recent    []string
+	recent    []repeat
+	seed      maphash.Seed // of the sums of recent, made with the first
+}
+
+// repeat is a call that ended, as Repeats compares calls: the
+// conversation it was in, and a sum of its name, arguments and result.
+// The sum is 64 bits of a hash seeded anew in each process, so that no
+// two different calls of a run share it but by a chance far smaller than
+// any other cause of a wrong stop; keeping the calls themselves would
+// keep the last results, which may be long, alive.
+type repeat struct {
+	origin string
+	sum    uint64
 }
 
 // Start returns ctx bounded by the time the run has left, for a turn about
@@ -103,7 +116,7 @@ func (b *Budget) Event(e Event) error {
 	case CallEnded:
 		return b.repeated(e)
 	case Compacted:
-		b.recent = slices.DeleteFunc(b.recent, func(k string) bool { return strings.HasPrefix(k, e.Origin+"\x00") })
+		b.recent = slices.DeleteFunc(b.recent, func(r repeat) bool { return r.origin == e.Origin })
 	}
 	return nil
 }
@@ -112,8 +125,26 @@ func (b *Budget) repeated(e Event) error {
 	if b.Repeats <= 0 || !e.Ran && !e.Result.Refused { // a refusal asked for again repeats too
 		return nil
 	}
+	if b.seed == (maphash.Seed{}) {
+		b.seed = maphash.MakeSeed()
+	}
+	var h maphash.Hash
+	h.SetSeed(b.seed)
+	var size [8]byte
+	field := func(s string) { // its length first, so that no field runs into the next
+		h.Write(binary.LittleEndian.AppendUint64(size[:0], uint64(len(s))))
+		h.WriteString(s)
+	}
 	args, _ := json.Marshal(e.Call.Args) // map keys come out sorted
-	key := fmt.Sprintf("%s\x00%s\x00%s\x00%t\x00%s", e.Origin, e.Call.Name, args, e.Result.OK, e.Result.Body)
+	field(e.Call.Name)
+	field(string(args))
+	field(e.Result.Body)
+	if e.Result.OK {
+		h.WriteByte(1)
+	} else {
+		h.WriteByte(0)
+	}
+	key := repeat{e.Origin, h.Sum64()}
 	window := max(b.Window, b.Repeats)
 	b.recent = append(b.recent, key)
 	if len(b.recent) > window {

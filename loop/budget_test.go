@@ -253,3 +253,45 @@ func TestRefusedCallsDidNotRunAndStillRepeat(t *testing.T) {
 		t.Errorf("ran = %v, want three calls that did not run", ran)
 	}
 }
+
+// Calls repeat only when all of them is the same: the conversation, the
+// tool, the arguments, whether it succeeded, and the result.
+func TestRepeatsCompareWholeCalls(t *testing.T) {
+	call := func(origin, name, arg string, ok bool, body string) loop.Event {
+		return loop.Event{Kind: loop.CallEnded, Origin: origin, Ran: true,
+			Call: protocol.Call{Name: name, Args: map[string]any{"text": arg}}, Result: protocol.Result{OK: ok, Body: body}}
+	}
+	first := call("", "echo", "a", true, "a\n")
+	for _, tt := range []struct {
+		name   string
+		second loop.Event
+		limit  bool
+	}{
+		{"the same", call("", "echo", "a", true, "a\n"), true},
+		{"another conversation", call("call_1", "echo", "a", true, "a\n"), false},
+		{"another tool", call("", "say", "a", true, "a\n"), false},
+		{"other arguments", call("", "echo", "b", true, "a\n"), false},
+		{"failed", call("", "echo", "a", false, "a\n"), false},
+		{"another result", call("", "echo", "a", true, "b\n"), false},
+		// Written one after the other, the two calls' name, arguments
+		// and result read the same: echo{"text":"a"}null…
+		{"fields running into each other", loop.Event{Kind: loop.CallEnded, Ran: true,
+			Call: protocol.Call{Name: `echo{"text":"a"}`}, Result: protocol.Result{OK: true, Body: "a\n"}}, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			b := &loop.Budget{Repeats: 2, Window: 8}
+			first := first
+			if tt.name == "fields running into each other" {
+				first.Result.Body = "null" + first.Result.Body
+			}
+			if err := b.Event(first); err != nil {
+				t.Fatal(err)
+			}
+			err := b.Event(tt.second)
+			var le *loop.LimitError
+			if got := errors.As(err, &le) && le.Name == "max-repeats"; got != tt.limit {
+				t.Errorf("limit %v, want %v (err %v)", got, tt.limit, err)
+			}
+		})
+	}
+}

@@ -114,11 +114,23 @@ var messagesKey = []byte(`"messages":[`)
 
 // body returns the body of req with msgs as its messages.
 func (s *sent) body(req api.ChatRequest, msgs []protocol.Message) (body, error) {
-	req.Messages = []api.Message{}
-	frame, err := json.Marshal(req)
+	frame, err := frameOf(req)
 	if err != nil {
 		return body{}, err
 	}
+	return s.framed(frame, msgs)
+}
+
+// frameOf is the JSON of req without its messages (see framed).
+func frameOf(req api.ChatRequest) ([]byte, error) {
+	req.Messages = []api.Message{}
+	return json.Marshal(req)
+}
+
+// framed returns the body of the request whose JSON without its messages
+// is frame, as frameOf makes it, with msgs as its messages. It keeps
+// slices of frame: frame must not change after.
+func (s *sent) framed(frame []byte, msgs []protocol.Message) (body, error) {
 	// The model's name comes before the messages, and as a JSON string it
 	// cannot hold the key with its quotes unescaped.
 	at := bytes.Index(frame, messagesKey)

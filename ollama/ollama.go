@@ -24,7 +24,9 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/ollama/ollama/api"
 
@@ -72,14 +74,23 @@ type Options struct {
 type Model struct {
 	http *http.Client
 	host *url.URL
+	chat string // the address of /api/chat
 	name string
 	opts Options
 	sent sent
+	// frame is the JSON of the last request without its messages
+	// (frameOf), for stop, its stop sequences: the same for every
+	// request of a conversation.
+	frame struct {
+		sync.Mutex
+		stop []string
+		json []byte
+	}
 }
 
 // New returns the model called name at host.
 func New(host *url.URL, name string, opts Options) *Model {
-	return &Model{http: client(), host: host, name: name, opts: opts}
+	return &Model{http: client(), host: host, chat: host.JoinPath("api", "chat").String(), name: name, opts: opts}
 }
 
 // ParseHost reads an address the way OLLAMA_HOST is written: host, host:port
@@ -110,14 +121,11 @@ func ParseHost(s string) (*url.URL, error) {
 // Chat sends the conversation and streams the reply. On failure it returns
 // what had arrived so far with the error.
 func (m *Model) Chat(ctx context.Context, req protocol.Request, stream func(protocol.Delta)) (protocol.Reply, error) {
-	yes, no := true, false
-	body, err := m.sent.body(api.ChatRequest{
-		Model:    m.name,
-		Stream:   &yes,
-		Truncate: &no,
-		Shift:    &no,
-		Options:  m.options(req.Stop),
-	}, req.Messages)
+	frame, err := m.framed(req.Stop)
+	if err != nil {
+		return protocol.Reply{}, err
+	}
+	body, err := m.sent.framed(frame, req.Messages)
 	if err != nil {
 		return protocol.Reply{}, err
 	}
@@ -146,6 +154,30 @@ func (m *Model) Chat(ctx context.Context, req protocol.Request, stream func(prot
 		return reply, m.explain(ctx, err)
 	}
 	return reply, nil
+}
+
+// framed returns the JSON of a request with the stop sequences stop,
+// without its messages (frameOf): made once, and again only for other
+// stop sequences.
+func (m *Model) framed(stop []string) ([]byte, error) {
+	m.frame.Lock()
+	defer m.frame.Unlock()
+	if m.frame.json != nil && slices.Equal(m.frame.stop, stop) {
+		return m.frame.json, nil
+	}
+	yes, no := true, false
+	frame, err := frameOf(api.ChatRequest{
+		Model:    m.name,
+		Stream:   &yes,
+		Truncate: &no,
+		Shift:    &no,
+		Options:  m.options(stop),
+	})
+	if err != nil {
+		return nil, err
+	}
+	m.frame.stop, m.frame.json = slices.Clone(stop), frame
+	return frame, nil
 }
 
 // Describe says what the model is: an Ollama model that honours every

@@ -293,3 +293,22 @@ func TestChatLongChunks(t *testing.T) {
 		t.Errorf("reply of %d bytes (done %q), want %d", len(reply.Content), reply.DoneReason, len(want))
 	}
 }
+
+// A request's JSON without its messages is made once for its stop
+// sequences: a request with others carries its own.
+func TestChatStopSequencesPerRequest(t *testing.T) {
+	host, requests := serve(t, ">>>\none\n>>>\ntwo\n>>>\nthree\n")
+	m := ollama.New(host, "tiny", ollama.Options{NumCtx: 2048})
+	stops := [][]string{{"\nA"}, {"\nA"}, {"\nB", "\nC"}}
+	msgs := []protocol.Message{{Role: protocol.User, Content: "x"}}
+	for _, stop := range stops {
+		if _, err := m.Chat(context.Background(), protocol.Request{Messages: msgs, Stop: stop}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, req := range requests() {
+		if got := fmt.Sprint(req.Options[string(protocol.Stop)]); got != fmt.Sprint(stops[i]) {
+			t.Errorf("request %d: stop %s, want %q", i, got, stops[i])
+		}
+	}
+}

@@ -38,7 +38,7 @@ var readers = sync.Pool{New: func() any { return bufio.NewReader(nil) }}
 // copied out of it). An HTTP error status is an api.StatusError, an error chunk
 // in the stream a plain error, as api.Client reports them.
 func (m *Model) post(ctx context.Context, b body, fn func(*chunk) error) error {
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, m.host.JoinPath("api", "chat").String(), b.reader())
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, m.chat, b.reader())
 	if err != nil {
 		return err
 	}

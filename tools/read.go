@@ -64,26 +64,33 @@ func readFile(ctx context.Context, ws *Workspace, known *knownFiles, a readArgs)
 		return "", err
 	}
 	name := ws.Rel(path)
-	if err := ws.checkRead(ctx, path, name); err != nil {
-		return "", err
-	}
-	missing := func() string { return didYouMean(ctx, ws, path, false) + "use list_files to see what exists" }
-	if _, err := statRegular(path, name, missing); err != nil {
-		return "", err
-	}
-	f, fi, err := openRegularInfo(ws, path, name)
+	looked, err := ws.checkReadLooked(ctx, path, name)
 	if err != nil {
 		return "", err
 	}
-	defer f.Close()
-
-	// A buffer the size of the file and a byte more, so that a small file
-	// is read, and its end found, in one read; up to what one read shows:
-	// most files are small, and a 64 KiB buffer for each would be mostly
-	// waste.
-	br, head, whole, err := sniff(f, fi.Size())
-	if err != nil {
-		return "", fail(err, "cannot read %s: %v", name, reason(err))
+	// The approval step may have read this version of the file whole a
+	// moment ago (Workspace.held): its text is taken as it is.
+	fi, f := looked, (*os.File)(nil)
+	var br *bufio.Reader
+	head, whole := ws.held.take(path, looked)
+	if !whole {
+		missing := func() string { return didYouMean(ctx, ws, path, false) + "use list_files to see what exists" }
+		if looked == nil || !looked.Mode().IsRegular() { // else it was one a moment ago
+			if _, err := statRegular(path, name, missing); err != nil {
+				return "", err
+			}
+		}
+		if f, fi, err = openRegularInfo(ws, path, name); err != nil {
+			return "", err
+		}
+		defer f.Close()
+		// A buffer the size of the file and a byte more, so that a small
+		// file is read, and its end found, in one read; up to what one read
+		// shows: most files are small, and a 64 KiB buffer for each would
+		// be mostly waste.
+		if br, head, whole, err = sniff(f, fi.Size()); err != nil {
+			return "", fail(err, "cannot read %s: %v", name, reason(err))
+		}
 	}
 	if bytes.IndexByte(head[:min(len(head), sniffBytes)], 0) >= 0 {
 		return "", fail(errBinary, "%s is a binary file (it holds NUL bytes); read_file shows text only", name)
@@ -102,6 +109,9 @@ func readFile(ctx context.Context, ws *Workspace, known *knownFiles, a readArgs)
 		w, ok = wholeWindow(head, limit)
 	}
 	if !ok {
+		if br == nil {
+			br = bufio.NewReader(bytes.NewReader(head))
+		}
 		if w, err = readFrom(ctx, f, br, index, first, limit, page, fi.Size()); err != nil {
 			return "", fail(err, "cannot read %s: %v", name, reason(err))
 		}

@@ -41,7 +41,9 @@ func NewSources(ws *Workspace, out *Outputs) *Sources {
 // times), so that paging through a large file reads it for this once; a
 // version changed so recently that a change within the same tick of the
 // clock would not show is read every time. It never blocks on a named
-// pipe.
+// pipe. A file read_file would show whole is read in one buffer, kept
+// for read_file to take while the file stays that version, in place of
+// reading it again (see held).
 func (s *Sources) Leak(name string) string {
 	if ref, ok := strings.CutPrefix(name, outputPrefix); ok && s.out != nil {
 		if text, ok := s.out.Kept(ref); ok {
@@ -67,8 +69,9 @@ func (s *Sources) Leak(name string) string {
 		return what
 	}
 	// The whole file, a chunk at a time: a secret past its first
-	// megabytes is sent as surely as one at its start.
-	what, err := fence.LeakReader(f, fi.Size())
+	// megabytes is sent as surely as one at its start. One that read_file
+	// shows at once is read in one buffer, which read_file takes.
+	what, text, err := leakOf(f, fi.Size(), fi.Size() <= maxReadBytes)
 	if err != nil {
 		return ""
 	}
@@ -78,6 +81,9 @@ func (s *Sources) Leak(name string) string {
 	if now, err := f.Stat(); err == nil {
 		if after, _ := versionOf(now, s.now()); after == v {
 			s.leaks.put(abs, v, what)
+			if text != nil {
+				s.ws.held.put(abs, v, text)
+			}
 		}
 	}
 	return what

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"harness/fence"
 	"harness/gitdir"
@@ -43,13 +45,42 @@ func secretsAllowed(ctx context.Context) bool {
 // holds secrets (fence.SecretName: .env*, *.pem, *.key, SSH keys, .netrc,
 // ...), or when the workspace's .gitignore files (and .git/info/exclude)
 // ignore it.
+//
+// An answer is kept, with what it depended on, and given again while
+// none of that changed (see verdicts).
 func (w *Workspace) Secret(abs string) string {
+	why, _ := w.secretLooked(abs)
+	return why
+}
+
+// secretLooked is Secret that returns as well what abs looked like when
+// it was decided, or nil when that is not known.
+func (w *Workspace) secretLooked(abs string) (string, fs.FileInfo) {
+	if got, ok := w.verdicts.get(abs); ok {
+		if fi, ok := got.holds(); ok {
+			return got.why, fi
+		}
+	}
+	// What the answer depends on is looked at before it is decided: a
+	// change after the look shows the next time.
+	looks, fi, keep := w.dependsOn(abs, time.Now())
 	root, err := os.OpenRoot(w.root)
 	if err != nil {
-		return ""
+		return "", nil
 	}
 	defer root.Close()
-	return w.secret(w.ignores(root), abs, isDirPath(abs))
+	isDir := fi != nil && fi.IsDir()
+	if fi == nil {
+		isDir = isDirPath(abs)
+	}
+	why := w.secretSeen(w.ignores(root), abs, isDir, fi)
+	w.verdicts.mu.Lock()
+	w.verdicts.decided++
+	w.verdicts.mu.Unlock()
+	if keep {
+		w.verdicts.put(abs, verdict{why: why, looks: looks})
+	}
+	return why, fi
 }
 
 func isDirPath(abs string) bool {
@@ -59,6 +90,12 @@ func isDirPath(abs string) bool {
 
 // secret is Secret with the rules read so far and whether abs is a folder.
 func (w *Workspace) secret(ig *ignores, abs string, isDir bool) string {
+	return w.secretSeen(ig, abs, isDir, nil)
+}
+
+// secretSeen is secret given, when it is not nil, what abs looks like
+// (os.Lstat), which need not be looked at again.
+func (w *Workspace) secretSeen(ig *ignores, abs string, isDir bool, fi fs.FileInfo) string {
 	rel := w.Rel(abs)
 	if rel == "." || filepath.IsAbs(rel) {
 		return ""
@@ -73,7 +110,7 @@ func (w *Workspace) secret(ig *ignores, abs string, isDir bool) string {
 		return fmt.Sprintf("%s ignores it (pattern %q)", rule.source, strings.TrimSpace(rule.text))
 	}
 	start, ok := w.startRules()
-	if !ok && !isDir && linked(abs) {
+	if !ok && !isDir && linked(abs, fi) {
 		// Before the start's rules are read, nothing of the run has
 		// changed the workspace: the rules above are the start's, and
 		// nothing protected was moved. But a file with another name
@@ -92,11 +129,17 @@ func (w *Workspace) secret(ig *ignores, abs string, isDir bool) string {
 	return ""
 }
 
-// linked reports whether abs is a file with more than one name: a hard
-// link, which may be a link to a protected file.
-func linked(abs string) bool {
-	fi, err := os.Lstat(abs)
-	return err == nil && !fi.IsDir() && links(fi) > 1
+// linked reports whether abs, which looks as fi when fi is not nil, is a
+// file with more than one name: a hard link, which may be a link to a
+// protected file.
+func linked(abs string, fi fs.FileInfo) bool {
+	if fi == nil {
+		var err error
+		if fi, err = os.Lstat(abs); err != nil {
+			return false
+		}
+	}
+	return !fi.IsDir() && links(fi) > 1
 }
 
 // secretName returns why the names in rel, a slash-separated path, make it
@@ -122,16 +165,24 @@ func secretError(name, why string) error {
 // the model as name, because it is secret, or when it is one of the
 // places no tool reads (ownPlaces), whatever ctx allows.
 func (w *Workspace) checkRead(ctx context.Context, abs, name string) error {
+	_, err := w.checkReadLooked(ctx, abs, name)
+	return err
+}
+
+// checkReadLooked is checkRead that returns as well what abs looked like
+// when its secrecy was decided, or nil when that is not known.
+func (w *Workspace) checkReadLooked(ctx context.Context, abs, name string) (fs.FileInfo, error) {
 	if err := w.checkOwn(abs, name); err != nil {
-		return err
+		return nil, err
 	}
 	if secretsAllowed(ctx) {
-		return nil
+		return nil, nil
 	}
-	if why := w.Secret(abs); why != "" {
-		return secretError(name, why)
+	why, fi := w.secretLooked(abs)
+	if why != "" {
+		return nil, secretError(name, why)
 	}
-	return nil
+	return fi, nil
 }
 
 // checkWrite refuses writes into .git and into the git directory

@@ -47,6 +47,11 @@ type Workspace struct {
 	// given a file (KeepCensus), between runs.
 	census     *census
 	surveyOnce sync.Once // the first survey for repositories was made
+	// verdicts keeps the answers of Secret (see there).
+	verdicts verdicts
+	// held is the text of the file the approval step read last, for
+	// read_file (see held).
+	held held
 	// seesHidden, when set and true, says that commands run where they
 	// can see what Hidden lists (no sandbox hides it).
 	seesHidden func() bool
