@@ -95,7 +95,7 @@ type folderList struct {
 // directory, or the folder's ignore file. A change to what it looks at
 // beside the lists walkedPolicy marks must change censusMagic.
 func walkedName(name string) bool {
-	return name == ".gitignore" || secretName(name) != "" || gitdir.Surveyed(name)
+	return isIgnoreFile(name) || secretName(name) != "" || gitdir.Surveyed(name)
 }
 
 // walkedPolicy is the mark of the names walkedName looks at: the patterns
@@ -413,7 +413,7 @@ func (c *census) save(prune bool) error {
 }
 
 // censusMagic begins a census file; a change of the format changes it.
-const censusMagic = "harness census 2\n"
+const censusMagic = "harness census 3\n"
 
 // errCensus is why a census file is refused.
 var errCensus = errors.New("not a census of this workspace")

@@ -575,3 +575,25 @@ func TestDecodeCensusBoundsFolders(t *testing.T) {
 		t.Errorf("refusing it made %d MB of room", made>>20)
 	}
 }
+
+// TestIgnoreFileInAnyCase: a folder's .gitignore is found, and kept by the
+// census, whatever the case of its name, since git on a file system that
+// does not tell cases apart reads .GitIgnore as that folder's ignore file.
+func TestIgnoreFileInAnyCase(t *testing.T) {
+	for name, want := range map[string]bool{
+		".gitignore":     true,
+		".GitIgnore":     true,
+		".GITIGNORE":     true,
+		".gitignorx":     false,
+		"gitignore":      false,
+		".gitignore.bak": false,
+	} {
+		entries := []fs.DirEntry{&keptEntry{name: "a.txt"}, &keptEntry{name: name}}
+		if got := holdsIgnoreFile(entries); got != want {
+			t.Errorf("holdsIgnoreFile with %q: %v, want %v", name, got, want)
+		}
+		if got := walkedName(name); got != want {
+			t.Errorf("walkedName(%q): %v, want %v", name, got, want)
+		}
+	}
+}

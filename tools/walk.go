@@ -71,9 +71,18 @@ func join(dir, name string) string {
 }
 
 // holdsIgnoreFile reports whether a folder's entries include its
-// .gitignore.
+// .gitignore, in any case: where names are not told apart by case (macOS,
+// Windows), git reads .GitIgnore as the folder's ignore file, and so does
+// opening ".gitignore" there.
 func holdsIgnoreFile(entries []fs.DirEntry) bool {
-	return slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return e.Name() == ".gitignore" })
+	return slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return isIgnoreFile(e.Name()) })
+}
+
+// isIgnoreFile reports whether name is .gitignore in any case (see
+// holdsIgnoreFile). Where case counts, a name that only folds to it
+// costs a look for a .gitignore that is not there.
+func isIgnoreFile(name string) bool {
+	return strings.EqualFold(name, ".gitignore")
 }
 
 // readFolders is what a walk read of each folder, and the watch that tells
