@@ -20,15 +20,18 @@ import (
 // path (which ignore files, .git and the path itself are there), on what
 // the ignore files that are there hold, on .git's folders when it is one,
 // and on the path's own identity and link count (a file linked to a
-// protected one is protected, see Workspace.secret). A folder's names
+// protected one is protected, see Workspace.secret), which only its change
+// time shows: where the system gives none, nothing is kept. A folder's names
 // change only with its change time, which no program sets back, and a
 // file's text or link count only with its own: so each is kept as it
 // looked (folderStamp), and the answer holds while all of them look the
-// same. The rules of the start, read since or not, change nothing then:
-// they are the rules of the same files, and what they protect by identity
-// is at the path it had (renamed, a file or folder changes its folder), a
-// file with more names excepted, which the start is read for before it is
-// decided. As for the census, a look is trusted only when what it saw
+// same. An answer decided after the rules of the start were read holds
+// as long: what they protect by identity is at the path it had (renamed,
+// a file or folder changes its folder), a file with more names excepted,
+// which the start is read for before it is decided. One decided before
+// them is not given once they are read: they may protect what the rules
+// of the moment do not (the start's walk follows a linked ignore file,
+// which the rules of the moment pass over). As for the census, a look is trusted only when what it saw
 // had not changed for a while (settled): a change within the same tick of
 // the file system's clock would not show. A path with an unsettled look,
 // without an identity, or whose repository is not a plain .git folder (a
@@ -46,8 +49,9 @@ type verdicts struct {
 
 // verdict is one answer of Secret and what it depended on.
 type verdict struct {
-	why   string
-	looks []look // the path itself last
+	why     string
+	started bool   // the start's rules were read when it was decided
+	looks   []look // the path itself last
 }
 
 // look is a path as a verdict saw it.
@@ -144,8 +148,11 @@ func (w *Workspace) dependsOn(abs string, now time.Time) ([]look, fs.FileInfo, b
 		if err != nil {
 			return nil, nil, false
 		}
+		// Without a change time (some systems give none), a file
+		// rewritten at its size with its time set back, or linked anew,
+		// looks as it did: nothing is kept then.
 		st, ok := fileStampOf(fi)
-		if !ok || !settled(st.stamp, now) {
+		if !ok || st.change == 0 || !settled(st.stamp, now) {
 			return nil, nil, false
 		}
 		looks = append(looks, look{p, st})

@@ -56,13 +56,14 @@ func (w *Workspace) Secret(abs string) string {
 // secretLooked is Secret that returns as well what abs looked like when
 // it was decided, or nil when that is not known.
 func (w *Workspace) secretLooked(abs string) (string, fs.FileInfo) {
-	if got, ok := w.verdicts.get(abs); ok {
+	if got, ok := w.verdicts.get(abs); ok && (got.started || !w.started.Load()) {
 		if fi, ok := got.holds(); ok {
 			return got.why, fi
 		}
 	}
 	// What the answer depends on is looked at before it is decided: a
 	// change after the look shows the next time.
+	started := w.started.Load()
 	looks, fi, keep := w.dependsOn(abs, time.Now())
 	root, err := os.OpenRoot(w.root)
 	if err != nil {
@@ -78,7 +79,7 @@ func (w *Workspace) secretLooked(abs string) (string, fs.FileInfo) {
 	w.verdicts.decided++
 	w.verdicts.mu.Unlock()
 	if keep {
-		w.verdicts.put(abs, verdict{why: why, looks: looks})
+		w.verdicts.put(abs, verdict{why: why, looks: looks, started: started})
 	}
 	return why, fi
 }
