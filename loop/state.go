@@ -28,6 +28,16 @@ func (a *Agent) State() State {
 	return State{Messages: a.Messages(), Turn: a.turn, Calls: a.calls, Usage: a.usage}
 }
 
+// View returns the conversation so far without copying it: its Messages
+// share the Agent's array, which the Agent never writes over (see edit), so
+// a View taken once holds the same messages however the conversation goes
+// on. It is for a reader that keeps the conversation as it was, such as a
+// writer that saves it at every step: the caller must not change its
+// messages. State is the copy to change or hand on.
+func (a *Agent) View() State {
+	return State{Messages: slices.Clip(a.msgs), Turn: a.turn, Calls: a.calls, Usage: a.usage}
+}
+
 // Messages returns a copy of the conversation so far.
 func (a *Agent) Messages() []protocol.Message { return slices.Clone(a.msgs) }
 

@@ -165,3 +165,34 @@ func TestRequestsAreNeverWrittenOver(t *testing.T) {
 	equal(t, contents(reqs[0].Messages), []string{"system: SYSTEM", "user: one"})
 	equal(t, contents(reqs[1].Messages), []string{"system: SYSTEM", "user: two"})
 }
+
+// TestViewKeepsWhatItShowed: View shows what State does, without a copy,
+// and a View taken while a turn ran still holds the same messages after
+// that turn is taken back and another takes its place.
+func TestViewKeepsWhatItShowed(t *testing.T) {
+	h := newHarness(t, "", loop.Config{})
+	var a *loop.Agent
+	var views []loop.State
+	a = loop.New(&failing{}, h.set, loop.Config{System: "SYSTEM"}, loop.Observe(func(e loop.Event) {
+		if e.Kind == loop.StepStarted {
+			views = append(views, a.View())
+		}
+	}))
+	if _, err := a.Turn(context.Background(), "one"); !errors.Is(err, errDown) {
+		t.Fatalf("err = %v", err)
+	}
+	if _, err := a.Turn(context.Background(), "two"); err != nil {
+		t.Fatal(err)
+	}
+	equal(t, contents(views[0].Messages), []string{"system: SYSTEM", "user: one"})
+	equal(t, contents(views[1].Messages), []string{"system: SYSTEM", "user: two"})
+
+	v, st := a.View(), a.State()
+	equal(t, contents(v.Messages), contents(st.Messages))
+	if v.Turn != st.Turn || v.Calls != st.Calls || v.Usage != st.Usage {
+		t.Errorf("View = turn %d, calls %d, usage %+v; State = turn %d, calls %d, usage %+v", v.Turn, v.Calls, v.Usage, st.Turn, st.Calls, st.Usage)
+	}
+	if n := testing.AllocsPerRun(100, func() { a.View() }); n != 0 {
+		t.Errorf("View allocates %v times, want 0: it must not copy the conversation", n)
+	}
+}

@@ -19,6 +19,7 @@ package ollama
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -90,8 +91,21 @@ type Model struct {
 
 // New returns the model called name at host.
 func New(host *url.URL, name string, opts Options) *Model {
+	go readyJSON()
 	return &Model{http: client(), host: host, chat: host.JoinPath("api", "chat").String(), name: name, opts: opts}
 }
+
+// readyJSON has encoding/json make, once, what encodes a request and
+// decodes the chunks of a reply (it makes them at a type's first use, and
+// for each type a map of options holds): New has them made while the rest
+// of the program gets ready, not on the way to the first request.
+var readyJSON = sync.OnceFunc(func() {
+	temperature := 0.5
+	m := &Model{opts: Options{NumCtx: 1, Temperature: &temperature}}
+	frameOf(api.ChatRequest{Options: m.options([]string{"x"})})
+	json.Marshal(api.Message{})
+	json.Unmarshal([]byte(`{"message":{}}`), new(chunk))
+})
 
 // ParseHost reads an address the way OLLAMA_HOST is written: host, host:port
 // or a URL. An empty string means DefaultHost.

@@ -21,6 +21,9 @@ type object struct {
 	keys []string
 	vals map[string]any
 	dup  string // the first key given twice, "" when none was
+	// twice is true when a key was given twice: dup cannot say so of
+	// the empty key.
+	twice bool
 }
 
 func (o *object) get(key string) (any, bool) {
@@ -230,7 +233,9 @@ func (p *lenient) object() (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		if _, dup := o.vals[key]; dup && o.dup == "" {
+		_, dup := o.vals[key]
+		o.twice = o.twice || dup
+		if dup && o.dup == "" {
 			o.dup = key
 		} else if !dup {
 			o.keys = append(o.keys, key)

@@ -14,7 +14,8 @@ import (
 // every step, as a turn of read_file calls does.
 type growing struct{ st loop.State }
 
-func (g *growing) State() loop.State { return g.st }
+// View shares g's messages, as loop.Agent.View does.
+func (g *growing) View() loop.State { return g.st }
 
 func (g *growing) step() {
 	g.st.Calls++

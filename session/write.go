@@ -22,9 +22,12 @@ var ErrInUse = errors.New("the session is open in another harness")
 // conversation to follow.
 var ErrNoSource = errors.New("session: the writer follows no conversation")
 
-// Source is the conversation a Writer saves: a *loop.Agent.
+// Source is the conversation a Writer saves: a *loop.Agent. View is read
+// at every request, call and turn end, and its messages kept as what the
+// file holds, so it must not copy them (loop.Agent.View does not) and must
+// never change a message it has shown.
 type Source interface {
-	State() loop.State
+	View() loop.State
 }
 
 // Writer saves one conversation into its session file as it goes: it is
@@ -146,7 +149,7 @@ func (s *Store) Save(name string, start record.Start, st loop.State) (Info, erro
 
 type staticSource loop.State
 
-func (s staticSource) State() loop.State { return loop.State(s) }
+func (s staticSource) View() loop.State { return loop.State(s) }
 
 // ID is the session's id.
 func (w *Writer) ID() string { return w.id }
@@ -172,7 +175,7 @@ func (w *Writer) Event(e loop.Event) error {
 		w.mu.Lock()
 		w.turn, w.step = e.Turn, e.Step
 		if w.f == nil && w.start != nil && w.err == nil && w.src != nil {
-			st := w.src.State()
+			st := w.src.View()
 			w.first = &st
 			w.mu.Unlock()
 			return nil
@@ -217,7 +220,7 @@ func (w *Writer) pending() error {
 		return nil
 	}
 	b := w.batch()
-	st, err := w.catchUp(b, w.src.State(), w.turn, w.step)
+	st, err := w.catchUp(b, w.src.View(), w.turn, w.step)
 	if err != nil {
 		w.err = err
 		return err
@@ -278,7 +281,7 @@ func (w *Writer) commitFrom(src Source, typ string, turn, step int, sync bool) e
 
 func (w *Writer) write(src Source, typ string, turn, step int, sync bool) error {
 	b := w.batch()
-	st, err := w.catchUp(b, src.State(), turn, step)
+	st, err := w.catchUp(b, src.View(), turn, step)
 	if err != nil {
 		return err
 	}
@@ -403,7 +406,7 @@ func (w *Writer) Child(origin string, st loop.State) error {
 
 func (w *Writer) writeChild(origin string, child loop.State) error {
 	b := w.batch()
-	main, err := w.catchUp(b, w.src.State(), w.turn, w.step)
+	main, err := w.catchUp(b, w.src.View(), w.turn, w.step)
 	if err != nil {
 		return err
 	}
