@@ -11,32 +11,32 @@ import (
 )
 
 // verdicts keeps what Secret decided of each path, with what the answer
-// depended on, so that a path asked about again is decided again only
-// when one of those changed: the approval step and then the tool ask
-// about the same file within a moment, and a model reads the same files
-// again and again.
+// depended on, so that a path asked about again is decided again only when
+// one of those changed: the approval step and then the tool ask about the
+// same file within a moment, and a model reads the same files again and
+// again.
 //
-// An answer depends on the names in each folder from the root to the
-// path (which ignore files, .git and the path itself are there), on what
-// the ignore files that are there hold, on .git's folders when it is one,
-// and on the path's own identity and link count (a file linked to a
-// protected one is protected, see Workspace.secret), which only its change
-// time shows: where the system gives none, nothing is kept. A folder's names
+// An answer depends on the names in each folder from the root to the path
+// (which ignore files, .git and the path itself are there), on what the
+// ignore files that are there hold, on .git's folders when it is one, and
+// on the path's own identity and link count (a file linked to a protected
+// one is protected, see Workspace.secret), which only its change time
+// shows: where the system gives none, nothing is kept. A folder's names
 // change only with its change time, which no program sets back, and a
 // file's text or link count only with its own: so each is kept as it
 // looked (folderStamp), and the answer holds while all of them look the
-// same. An answer decided after the rules of the start were read holds
-// as long: what they protect by identity is at the path it had (renamed,
-// a file or folder changes its folder), a file with more names excepted,
+// same. An answer decided after the rules of the start were read holds as
+// long: what they protect by identity is at the path it had (renamed, a
+// file or folder changes its folder), a file with more names excepted,
 // which the start is read for before it is decided. One decided before
-// them is not given once they are read: they may protect what the rules
-// of the moment do not (the start's walk follows a linked ignore file,
-// which the rules of the moment pass over). As for the census, a look is trusted only when what it saw
-// had not changed for a while (settled): a change within the same tick of
-// the file system's clock would not show. A path with an unsettled look,
-// without an identity, or whose repository is not a plain .git folder (a
-// .git file or link, or a commondir, points elsewhere) is decided every
-// time.
+// them is not given once they are read: they may protect what the rules of
+// the moment do not (the start's walk follows a linked ignore file, which
+// the rules of the moment pass over). As for the census, a look is trusted
+// only when what it saw had not changed for a while (settled): a change
+// within the same tick of the file system's clock would not show. A path
+// with an unsettled look, without an identity, or whose repository is not
+// a plain .git folder (a .git file or link, or a commondir, points
+// elsewhere) is decided every time.
 type verdicts struct {
 	mu sync.Mutex
 	m  map[string]verdict // by absolute path
