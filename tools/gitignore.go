@@ -375,8 +375,27 @@ type ruleMarks map[string]ruleMark
 
 // of returns the mark of folder rel (a path from the root, "" for it)
 // under ig, reading the rules of its folders as ig.forDir does.
-func (m ruleMarks) of(ig *ignores, rel string) ruleMark {
-	if mark, ok := m[rel]; ok {
+func (m ruleMarks) of(ig *ignores, rel string) ruleMark { return markIn(m, ig, rel) }
+
+func (m ruleMarks) find(rel string) (ruleMark, bool) {
+	mark, ok := m[rel]
+	return mark, ok
+}
+
+func (m ruleMarks) push(rel string, mark ruleMark) { m[rel] = mark }
+
+// marksKept is where markIn keeps the marks it made: every folder's
+// (ruleMarks), or, for a walk that goes depth first, those of the
+// folders above where it is (folderChain).
+type marksKept interface {
+	find(rel string) (ruleMark, bool)
+	push(rel string, mark ruleMark)
+}
+
+// markIn returns the mark of folder rel under ig, made from those of the
+// folders above it, which kept holds or is given.
+func markIn(kept marksKept, ig *ignores, rel string) ruleMark {
+	if mark, ok := kept.find(rel); ok {
 		return mark
 	}
 	parent := walkedPolicy()
@@ -385,10 +404,10 @@ func (m ruleMarks) of(ig *ignores, rel string) ruleMark {
 		if i := strings.LastIndexByte(rel, '/'); i >= 0 {
 			up = rel[:i]
 		}
-		parent = m.of(ig, up)
+		parent = markIn(kept, ig, up)
 	}
 	mark := markWith(parent, rel, ig.forDir(rel))
-	m[rel] = mark
+	kept.push(rel, mark)
 	return mark
 }
 
@@ -411,26 +430,6 @@ func markWith(parent ruleMark, rel string, rules []ignoreRule) ruleMark {
 // appendString appends s to b, after its length.
 func appendString(b []byte, s string) []byte {
 	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
-}
-
-// chainedMark returns the mark of folder rel under ig, as ruleMarks.of
-// does, for a walk that goes depth first: c holds those of the folders
-// above where it is, not one for every folder.
-func chainedMark(c *folderChain[ruleMark], ig *ignores, rel string) ruleMark {
-	if mark, ok := c.find(rel); ok {
-		return mark
-	}
-	parent := walkedPolicy()
-	if rel != "" {
-		up := ""
-		if i := strings.LastIndexByte(rel, '/'); i >= 0 {
-			up = rel[:i]
-		}
-		parent = chainedMark(c, ig, up)
-	}
-	mark := markWith(parent, rel, ig.forDir(rel))
-	c.push(rel, mark)
-	return mark
 }
 
 // unmoved reports whether the folder dir, whose names were just read, is

@@ -184,7 +184,7 @@ func TestChainedMark(t *testing.T) {
 	var chain folderChain[ruleMark]
 	seen := map[ruleMark]string{}
 	for _, rel := range []string{"", "a", "a/b", "a/b/c", "a/bc", "b", "b/a/b", "a/b"} {
-		want, got := marks.of(ig, rel), chainedMark(&chain, ig, rel)
+		want, got := marks.of(ig, rel), markIn(&chain, ig, rel)
 		if got != want {
 			t.Errorf("the chain's mark of %q is not ruleMarks'", rel)
 		}

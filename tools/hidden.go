@@ -249,7 +249,7 @@ func (h *hiddenList) walk(w *Workspace) {
 			return l.entries, nil
 		}
 		was, marked := start.mark(rel)
-		if !marked || was != l.rules || chainedMark(&marks, ig, rel) != was || start.linked || len(start.protected) > 0 && !still {
+		if !marked || was != l.rules || markIn(&marks, ig, rel) != was || start.linked || len(start.protected) > 0 && !still {
 			l, err := w.census.whole(dir, nil)
 			return l.entries, err
 		}
