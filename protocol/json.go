@@ -20,10 +20,10 @@ import (
 type object struct {
 	keys []string
 	vals map[string]any
-	dup  string // the first key given twice, "" when none was
-	// twice is true when a key was given twice: dup cannot say so of
-	// the empty key.
+	// twice is whether a key was given twice, and dup the first such key
+	// (which may be the empty one).
 	twice bool
+	dup   string
 }
 
 func (o *object) get(key string) (any, bool) {
@@ -234,11 +234,11 @@ func (p *lenient) object() (any, error) {
 			return nil, err
 		}
 		_, dup := o.vals[key]
-		o.twice = o.twice || dup
-		if dup && o.dup == "" {
-			o.dup = key
-		} else if !dup {
+		switch {
+		case !dup:
 			o.keys = append(o.keys, key)
+		case !o.twice:
+			o.twice, o.dup = true, key
 		}
 		o.vals[key] = v
 		p.space()

@@ -40,7 +40,7 @@ func callOf(v any, specs []ToolSpec) (callObject, []string, error) {
 			repairs = append(repairs, fmt.Sprintf(`"function" for "name" (%s)`, s))
 		}
 	}
-	if o.dup != "" {
+	if o.twice {
 		return obj, nil, fmt.Errorf("the key %q is given twice", o.dup)
 	}
 	nameKey := ""
@@ -113,7 +113,7 @@ func callOf(v any, specs []ToolSpec) (callObject, []string, error) {
 	switch a := raw.(type) {
 	case nil:
 	case *object:
-		if a.dup != "" {
+		if a.twice {
 			return obj, nil, fmt.Errorf("argument %q is given twice", a.dup)
 		}
 		for _, k := range a.keys {
@@ -130,7 +130,7 @@ func has(o *object, key string) bool { _, ok := o.vals[key]; return ok }
 
 // renamed returns o with key from called to.
 func renamed(o *object, from, to string) *object {
-	n := &object{vals: map[string]any{}, dup: o.dup}
+	n := &object{vals: map[string]any{}, twice: o.twice, dup: o.dup}
 	for _, k := range o.keys {
 		nk := k
 		if k == from {
