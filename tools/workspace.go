@@ -104,7 +104,8 @@ func (w *Workspace) surveyed() {
 // KeepCensus has w keep what its walks read of the workspace's folders in
 // file, outside the workspace, and take from it, in later runs, the
 // folders that did not change since (see census): a run then reads only
-// those that did. It reads file now; call it before anything walks.
+// those that did. It reads file when a walk first needs it; call it
+// before anything walks.
 func (w *Workspace) KeepCensus(file string) {
 	w.census = loadCensus(file, w.root)
 	w.surveys.ReadWith(w.census.read)
