@@ -13,6 +13,7 @@ import (
 	"unsafe"
 
 	"harness/gitdir"
+	"harness/sandbox"
 )
 
 // censusRun is one run in the workspace at root that keeps its census in
@@ -446,6 +447,32 @@ func TestSurveyTakesWatchedLooks(t *testing.T) {
 	}
 	if _, err := os.Lstat(filepath.Join(root, "sub", "HEAD")); err == nil {
 		t.Errorf("sub/HEAD was left: changes %v", changes)
+	}
+}
+
+// TestSurveyOfFoldersOnlyTheStartWalked checks a command that gives the
+// shape of a git directory to a folder inside node_modules, which the
+// start's walk reads when nothing ignores it, and the walk of what
+// commands must not see does not: the survey after the command takes the
+// looks of the folders the start's walk read only while the watch of
+// every one of them saw no change, so it finds the shape, and it is taken
+// out.
+func TestSurveyOfFoldersOnlyTheStartWalked(t *testing.T) {
+	ws := newWorkspace(t, map[string]string{"main.go": "package main\n", "node_modules/m/index.js": "x\n"})
+	age(t, ws.Root())
+	time.Sleep(2100 * time.Millisecond) // past the survey's own margin for change times
+	sh := &fakeShell{res: sandbox.Result{Output: "ok\n"}, do: func() {
+		writeFiles(t, ws.Root(), map[string]string{
+			"node_modules/m/HEAD":   "ref: refs/heads/main\n",
+			"node_modules/m/config": "[core]\n\tfsmonitor = ./run-me\n",
+		})
+		for _, d := range []string{"refs", "objects"} {
+			must(t, os.Mkdir(filepath.Join(ws.Root(), "node_modules", "m", d), 0o755))
+		}
+	}}
+	_, err := run(t, Bash(ws, policy(t), sh), map[string]any{"command": "go test ./..."})
+	if _, lerr := os.Lstat(filepath.Join(ws.Root(), "node_modules", "m", "HEAD")); lerr == nil {
+		t.Errorf("node_modules/m/HEAD was left (the call returned %v)", err)
 	}
 }
 
