@@ -6,9 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"strconv"
 	"strings"
 
-	"github.com/aymanbagabas/go-udiff"
+	"github.com/aymanbagabas/go-udiff/lcs"
 )
 
 // Bounds of the diffs the tools and the journal of changes show.
@@ -70,7 +71,90 @@ func Unified(name string, before, after FileText) string {
 	if before.Text == after.Text { // an empty file made or removed
 		return fmt.Sprintf("--- %s\n+++ %s\n", from, to)
 	}
-	return udiff.Unified(from, to, before.Text, after.Text)
+	return unified(from, to, before.Text, after.Text)
+}
+
+// contextLines is how many unchanged lines a hunk shows on each side of
+// its changes; changes closer than twice that share a hunk.
+const contextLines = 3
+
+// unified returns the unified diff from before to after, named from and
+// to: what go-udiff's Unified returns, from the same line edits (those of
+// its lcs package), in GNU diff's form. go-udiff's root package is not
+// linked: it compiles a regexp when the program starts, for a patch
+// reader the harness never uses.
+func unified(from, to, before, after string) string {
+	a, b := splitLines(before), splitLines(after)
+	edits := lcs.DiffLines(a, b)
+	if len(edits) == 0 {
+		return ""
+	}
+	var out strings.Builder
+	fmt.Fprintf(&out, "--- %s\n+++ %s\n", from, to)
+	line := func(mark byte, l string) {
+		out.WriteByte(mark)
+		out.WriteString(l)
+		if !strings.HasSuffix(l, "\n") {
+			out.WriteString("\n\\ No newline at end of file\n")
+		}
+	}
+	for len(edits) > 0 {
+		n := 1
+		for n < len(edits) && edits[n].Start-edits[n-1].End <= 2*contextLines {
+			n++
+		}
+		hunk := edits[:n]
+		edits = edits[n:]
+		lead := min(contextLines, hunk[0].Start)
+		aFrom, bFrom := hunk[0].Start-lead, hunk[0].ReplStart-lead
+		trail := min(contextLines, len(a)-hunk[n-1].End)
+		aTo, bTo := hunk[n-1].End+trail, hunk[n-1].ReplEnd+trail
+		out.WriteString("@@ -")
+		out.WriteString(hunkRange(aFrom, aTo-aFrom))
+		out.WriteString(" +")
+		out.WriteString(hunkRange(bFrom, bTo-bFrom))
+		out.WriteString(" @@\n")
+		at := aFrom
+		for _, e := range hunk {
+			for ; at < e.Start; at++ {
+				line(' ', a[at])
+			}
+			for _, l := range a[e.Start:e.End] {
+				line('-', l)
+			}
+			for _, l := range b[e.ReplStart:e.ReplEnd] {
+				line('+', l)
+			}
+			at = e.End
+		}
+		for ; at < aTo; at++ {
+			line(' ', a[at])
+		}
+	}
+	return out.String()
+}
+
+// hunkRange is how a hunk's header gives the lines of one side that start
+// at index from (0-based) and number count. A side without lines is an
+// empty file (lines of context would be on both sides): 0,0.
+func hunkRange(from, count int) string {
+	switch count {
+	case 0:
+		return "0,0"
+	case 1:
+		return strconv.Itoa(from + 1)
+	}
+	return fmt.Sprintf("%d,%d", from+1, count)
+}
+
+// splitLines splits text after each newline; a last line without one is
+// a line too.
+func splitLines(text string) []string {
+	lines := strings.SplitAfter(text, "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	return lines
 }
 
 // Shorten keeps the first max lines of a diff and says how many more
