@@ -37,11 +37,17 @@ func LookPath(name, root string) (string, error) {
 		if !filepath.IsAbs(dir) {
 			continue
 		}
+		// The folder's real path is looked for only where the program
+		// is: most folders of a PATH have not got it, and resolving one
+		// is a system call for each part of its path.
+		p, err := exec.LookPath(filepath.Join(dir, name))
+		if err != nil {
+			continue
+		}
 		if real, err := filepath.EvalSymlinks(dir); err != nil || Within(root, real) {
 			continue
 		}
-		p, err := exec.LookPath(filepath.Join(dir, name))
-		if err == nil && outside(p) {
+		if outside(p) {
 			return p, nil
 		}
 	}

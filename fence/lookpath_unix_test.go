@@ -34,6 +34,15 @@ func TestLookPathOutsideRoot(t *testing.T) {
 		t.Fatal(err)
 	}
 	good := prog(filepath.Join(other, "bin"))
+	// A folder of the workspace on the PATH is passed by even where its
+	// program is a link to one outside: the model may change the link.
+	linksIn := filepath.Join(root, "links")
+	if err := os.MkdirAll(linksIn, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(good, filepath.Join(linksIn, "tool")); err != nil {
+		t.Fatal(err)
+	}
 	for _, tt := range []struct {
 		path []string
 		want string // "" for not found
@@ -43,6 +52,8 @@ func TestLookPathOutsideRoot(t *testing.T) {
 		{[]string{"bin", filepath.Join(other, "bin")}, good},
 		{[]string{filepath.Join(root, "bin")}, ""},
 		{[]string{linkDir}, ""},
+		{[]string{linksIn}, ""},
+		{[]string{linksIn, filepath.Join(other, "bin")}, good},
 	} {
 		t.Setenv("PATH", strings.Join(tt.path, string(os.PathListSeparator)))
 		got, err := LookPath("tool", root)
