@@ -11,8 +11,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-
-	"github.com/ollama/ollama/fs/ggml"
 )
 
 // The files Write creates.
@@ -100,7 +98,7 @@ func WriteGGUF(f *os.File) error {
 	if err != nil {
 		return err
 	}
-	return ggml.WriteGGUF(f, m.kv(), m.tensors())
+	return writeGGUF(f, m.kv(), m.tensors())
 }
 
 // Shape of the network.
@@ -254,36 +252,36 @@ func pieces(text string) []string {
 	return ps
 }
 
-func (m *model) kv() ggml.KV {
-	return ggml.KV{
-		"general.architecture":                   "llama",
-		"general.name":                           "tiny",
-		"general.file_type":                      uint32(ggml.FileTypeF32),
-		"llama.block_count":                      uint32(layers),
-		"llama.context_length":                   uint32(contextLen),
-		"llama.embedding_length":                 uint32(embedding),
-		"llama.feed_forward_length":              uint32(feedForward),
-		"llama.attention.head_count":             uint32(heads),
-		"llama.attention.head_count_kv":          uint32(heads),
-		"llama.attention.layer_norm_rms_epsilon": float32(1e-5),
-		"llama.rope.dimension_count":             uint32(embedding / heads),
-		"llama.rope.freq_base":                   float32(10000),
-		"llama.vocab_size":                       uint32(len(m.tokens)),
-		"tokenizer.ggml.model":                   "llama",
-		"tokenizer.ggml.tokens":                  m.tokens,
-		"tokenizer.ggml.scores":                  m.scores,
-		"tokenizer.ggml.token_type":              m.types,
-		"tokenizer.ggml.unknown_token_id":        uint32(unkID),
-		"tokenizer.ggml.bos_token_id":            uint32(bosID),
-		"tokenizer.ggml.eos_token_id":            uint32(eosID),
-		"tokenizer.ggml.add_bos_token":           true,
-		"tokenizer.ggml.add_eos_token":           false,
+func (m *model) kv() []kv {
+	return []kv{
+		{"general.architecture", "llama"},
+		{"general.name", "tiny"},
+		{"general.file_type", uint32(fileTypeF32)},
+		{"llama.block_count", uint32(layers)},
+		{"llama.context_length", uint32(contextLen)},
+		{"llama.embedding_length", uint32(embedding)},
+		{"llama.feed_forward_length", uint32(feedForward)},
+		{"llama.attention.head_count", uint32(heads)},
+		{"llama.attention.head_count_kv", uint32(heads)},
+		{"llama.attention.layer_norm_rms_epsilon", float32(1e-5)},
+		{"llama.rope.dimension_count", uint32(embedding / heads)},
+		{"llama.rope.freq_base", float32(10000)},
+		{"llama.vocab_size", uint32(len(m.tokens))},
+		{"tokenizer.ggml.model", "llama"},
+		{"tokenizer.ggml.tokens", m.tokens},
+		{"tokenizer.ggml.scores", m.scores},
+		{"tokenizer.ggml.token_type", m.types},
+		{"tokenizer.ggml.unknown_token_id", uint32(unkID)},
+		{"tokenizer.ggml.bos_token_id", uint32(bosID)},
+		{"tokenizer.ggml.eos_token_id", uint32(eosID)},
+		{"tokenizer.ggml.add_bos_token", true},
+		{"tokenizer.ggml.add_eos_token", false},
 	}
 }
 
 // tensors returns the weights. Shapes are GGUF's: the first number is the
 // length of a row.
-func (m *model) tensors() []*ggml.Tensor {
+func (m *model) tensors() []*tensor {
 	vocab := uint64(len(m.tokens))
 	r := rng(seed + 1)
 	ones := func(n int) tensorData {
@@ -298,11 +296,11 @@ func (m *model) tensors() []*ggml.Tensor {
 		r.fill(d, layerScale)
 		return d
 	}
-	t := func(name string, data tensorData, shape ...uint64) *ggml.Tensor {
-		return &ggml.Tensor{Name: name, Kind: uint32(ggml.TensorTypeF32), Shape: shape, WriterTo: data}
+	t := func(name string, data tensorData, shape ...uint64) *tensor {
+		return &tensor{name: name, shape: shape, data: data}
 	}
 	const e, f = embedding, feedForward
-	ts := []*ggml.Tensor{
+	ts := []*tensor{
 		t("token_embd.weight", m.embed, e, vocab),
 		t("output_norm.weight", ones(e), e),
 		t("output.weight", m.output, e, vocab),
