@@ -404,7 +404,7 @@ func (c *checker) call(ce *syntax.CallExpr, inFunc bool) *Refusal {
 		return c.refuse(ce, why)
 	}
 	var text map[int]bool
-	if rule := rules[name]; rule != nil {
+	if rule := rules()[name]; rule != nil {
 		why, t := rule(args)
 		if why != "" {
 			return c.refuse(ce, why)
@@ -426,7 +426,7 @@ func (c *checker) call(ce *syntax.CallExpr, inFunc bool) *Refusal {
 		c.read(".")
 	}
 	c.read(docReads(name, args, c.isDir)...)
-	if !namesOnly[name] || readsContents(name, args) {
+	if !namesOnly()[name] || readsContents(name, args) {
 		for i, arg := range args {
 			if !text[i] {
 				c.read(candidates(arg)...)
@@ -457,8 +457,8 @@ func (c *checker) assign(ce *syntax.CallExpr, a *syntax.Assign) *Refusal {
 		return c.refuse(ce, "array assignments are not allowed")
 	}
 	name := a.Name.Value
-	if !safeVars[name] {
-		return c.refuse(ce, fmt.Sprintf("setting %s is not allowed: variables can change which programs run and what they load; allowed: %s", name, strings.Join(sortedKeys(safeVars), ", ")))
+	if !safeVars()[name] {
+		return c.refuse(ce, fmt.Sprintf("setting %s is not allowed: variables can change which programs run and what they load; allowed: %s", name, strings.Join(sortedKeys(safeVars()), ", ")))
 	}
 	if a.Value == nil {
 		return nil

@@ -30,13 +30,15 @@ var defaultAllow = []string{
 // namesOnly are the commands that look at files' names and metadata but
 // never print their contents, so the files they are given are not read
 // (see Policy.Reads).
-var namesOnly = map[string]bool{
-	"ls": true, "stat": true, "du": true, "basename": true, "dirname": true, "realpath": true, "readlink": true,
-	"touch": true, "mkdir": true, "test": true, "[": true, "tree": true, "find": true, "which": true, "file": true,
-	"wc": true, "md5sum": true, "sha1sum": true, "sha256sum": true, "sha512sum": true, "cksum": true,
-	"echo": true, "printf": true, "pwd": true, "true": true, "false": true, "sleep": true, "date": true,
-	"seq": true, "whoami": true, "uname": true, "env": true, "printenv": true, "exit": true, ":": true,
-}
+var namesOnly = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"ls": true, "stat": true, "du": true, "basename": true, "dirname": true, "realpath": true, "readlink": true,
+		"touch": true, "mkdir": true, "test": true, "[": true, "tree": true, "find": true, "which": true, "file": true,
+		"wc": true, "md5sum": true, "sha1sum": true, "sha256sum": true, "sha512sum": true, "cksum": true,
+		"echo": true, "printf": true, "pwd": true, "true": true, "false": true, "sleep": true, "date": true,
+		"seq": true, "whoami": true, "uname": true, "env": true, "printenv": true, "exit": true, ":": true,
+	}
+})
 
 // listOptions are the options that make a command of namesOnly read a
 // file's text after all, and print its lines: date -f FILE (--file)
@@ -44,20 +46,24 @@ var namesOnly = map[string]bool{
 // (--files-from) and tree --fromfile FILE print the names FILE holds. A
 // short option is a letter of a cluster ("" for none); a long one may be
 // abbreviated down to min characters, as GNU takes them.
-var listOptions = map[string]struct {
+type listOption struct {
 	short, long string
 	min         int
-}{
-	"date": {"f", "--file", 3},
-	"file": {"f", "--files-from", 3},
-	"tree": {"", "--fromfile", 4},
 }
+
+var listOptions = sync.OnceValue(func() map[string]listOption {
+	return map[string]listOption{
+		"date": {"f", "--file", 3},
+		"file": {"f", "--files-from", 3},
+		"tree": {"", "--fromfile", 4},
+	}
+})
 
 // readsContents reports whether args make name, one of namesOnly, read
 // the contents of files after all (listOptions), so that every operand
 // counts as read.
 func readsContents(name string, args []string) bool {
-	o, ok := listOptions[name]
+	o, ok := listOptions()[name]
 	if !ok {
 		return false
 	}
@@ -245,13 +251,15 @@ func (p *Policy) refusal(name string) string {
 
 // safeVars are the variables a command line may set: build and test
 // settings that choose no program to run.
-var safeVars = map[string]bool{
-	"GOFLAGS": true, "CGO_ENABLED": true, "GOOS": true, "GOARCH": true, "GOAMD64": true, "GOARM": true,
-	"GODEBUG": true, "GOEXPERIMENT": true, "GOMAXPROCS": true, "GOGC": true, "GOTRACEBACK": true, "GORACE": true,
-	"RUST_BACKTRACE": true, "RUST_LOG": true, "CARGO_TERM_COLOR": true,
-	"NO_COLOR": true, "TZ": true, "LANG": true, "LC_ALL": true, "CI": true, "COLUMNS": true,
-	"PYTHONDONTWRITEBYTECODE": true, "PYTHONHASHSEED": true,
-}
+var safeVars = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"GOFLAGS": true, "CGO_ENABLED": true, "GOOS": true, "GOARCH": true, "GOAMD64": true, "GOARM": true,
+		"GODEBUG": true, "GOEXPERIMENT": true, "GOMAXPROCS": true, "GOGC": true, "GOTRACEBACK": true, "GORACE": true,
+		"RUST_BACKTRACE": true, "RUST_LOG": true, "CARGO_TERM_COLOR": true,
+		"NO_COLOR": true, "TZ": true, "LANG": true, "LC_ALL": true, "CI": true, "COLUMNS": true,
+		"PYTHONDONTWRITEBYTECODE": true, "PYTHONHASHSEED": true,
+	}
+})
 
 func sortedKeys(m map[string]bool) []string {
 	keys := make([]string, 0, len(m))
@@ -267,26 +275,28 @@ func sortedKeys(m map[string]bool) []string {
 // messages) rather than paths.
 type rule func(args []string) (refuse string, text map[int]bool)
 
-var rules = map[string]rule{
-	"echo":    allText,
-	"printf":  printfRule,
-	"grep":    grepRule,
-	"egrep":   grepRule,
-	"fgrep":   grepRule,
-	"rg":      rgRule,
-	"find":    findRule,
-	"git":     gitRule,
-	"go":      goRule,
-	"cargo":   cargoRule,
-	"python":  pythonRule,
-	"python3": pythonRule,
-	"env":     envRule,
-	"date":    dateRule,
-	"sort":    sortRule,
-	"jq":      jqRule,
-	"test":    testRule("test"),
-	"[":       testRule("["),
-}
+var rules = sync.OnceValue(func() map[string]rule {
+	return map[string]rule{
+		"echo":    allText,
+		"printf":  printfRule,
+		"grep":    grepRule,
+		"egrep":   grepRule,
+		"fgrep":   grepRule,
+		"rg":      rgRule,
+		"find":    findRule,
+		"git":     gitRule,
+		"go":      goRule,
+		"cargo":   cargoRule,
+		"python":  pythonRule,
+		"python3": pythonRule,
+		"env":     envRule,
+		"date":    dateRule,
+		"sort":    sortRule,
+		"jq":      jqRule,
+		"test":    testRule("test"),
+		"[":       testRule("["),
+	}
+})
 
 func testRule(name string) rule {
 	return func(args []string) (string, map[int]bool) {

@@ -3,6 +3,7 @@ package guard
 import (
 	"slices"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
@@ -88,35 +89,37 @@ func onlyReads(ce *syntax.CallExpr) bool {
 		}
 		words[i] = s
 	}
-	rule, ok := readers[words[0]]
+	rule, ok := readers()[words[0]]
 	return ok && (rule == nil || rule(words[1:]))
 }
 
 // readers are the commands that only read, each with the check of its
 // arguments when some of them would write or run another program (nil when
 // none does).
-var readers = map[string]func(args []string) bool{
-	"ls": nil, "cat": nil, "head": nil, "tail": nil, "wc": nil, "grep": nil, "egrep": nil, "fgrep": nil,
-	"cut": nil, "tr": nil, "diff": nil, "cmp": nil, "comm": nil, "stat": nil, "du": nil,
-	"basename": nil, "dirname": nil, "realpath": nil, "readlink": nil, "nl": nil, "od": nil, "hexdump": nil,
-	"md5sum": nil, "sha1sum": nil, "sha256sum": nil, "sha512sum": nil, "cksum": nil, "column": nil, "fold": nil,
-	"paste": nil, "join": nil, "tac": nil, "rev": nil, "strings": nil, "jq": nil, "which": nil, "whoami": nil,
-	"uname": nil, "seq": nil, "pwd": nil, "echo": nil, "printf": nil, "true": nil, "false": nil, "printenv": nil,
-	"test": func(args []string) bool { return testRefusal("test", args) == "" },
-	"[":    func(args []string) bool { return testRefusal("[", args) == "" },
-	"rg":   without("--pre"),
-	"tree": without("-o"),
-	"file": without("-C", "--compile"),
-	"date": without("-s", "--set"),
-	"sort": without("-o", "--output", "--compress-program"),
-	"env":  func(args []string) bool { return len(args) == 0 },
-	"uniq": func(args []string) bool { // a second operand is written
-		return len(operands(args))+strings.Count(" "+strings.Join(args, " ")+" ", " - ") <= 1
-	},
-	"find": without("-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls"),
-	"git":  gitReads,
-	"go":   goReads,
-}
+var readers = sync.OnceValue(func() map[string]func(args []string) bool {
+	return map[string]func(args []string) bool{
+		"ls": nil, "cat": nil, "head": nil, "tail": nil, "wc": nil, "grep": nil, "egrep": nil, "fgrep": nil,
+		"cut": nil, "tr": nil, "diff": nil, "cmp": nil, "comm": nil, "stat": nil, "du": nil,
+		"basename": nil, "dirname": nil, "realpath": nil, "readlink": nil, "nl": nil, "od": nil, "hexdump": nil,
+		"md5sum": nil, "sha1sum": nil, "sha256sum": nil, "sha512sum": nil, "cksum": nil, "column": nil, "fold": nil,
+		"paste": nil, "join": nil, "tac": nil, "rev": nil, "strings": nil, "jq": nil, "which": nil, "whoami": nil,
+		"uname": nil, "seq": nil, "pwd": nil, "echo": nil, "printf": nil, "true": nil, "false": nil, "printenv": nil,
+		"test": func(args []string) bool { return testRefusal("test", args) == "" },
+		"[":    func(args []string) bool { return testRefusal("[", args) == "" },
+		"rg":   without("--pre"),
+		"tree": without("-o"),
+		"file": without("-C", "--compile"),
+		"date": without("-s", "--set"),
+		"sort": without("-o", "--output", "--compress-program"),
+		"env":  func(args []string) bool { return len(args) == 0 },
+		"uniq": func(args []string) bool { // a second operand is written
+			return len(operands(args))+strings.Count(" "+strings.Join(args, " ")+" ", " - ") <= 1
+		},
+		"find": without("-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls"),
+		"git":  gitReads,
+		"go":   goReads,
+	}
+})
 
 // without returns a check that refuses the options given: a long one
 // alone or with "=value", a one-letter one also inside a cluster (-ro) or
