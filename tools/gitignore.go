@@ -570,11 +570,14 @@ func (ig *ignores) none(dir string, entries []fs.DirEntry) bool {
 
 // parsed returns the rules of the ignore file name, of folder dir: those
 // ig.files kept, when the file is as it was then, else those read now.
+// Like read, it follows a link that stays in the workspace: git follows
+// one at .git/info/exclude (not at a .gitignore, which it then skips;
+// following that one too hides more, never less).
 func (ig *ignores) parsed(name, dir string) []ignoreRule {
 	if ig.files == nil {
 		return parseIgnore(bytes.NewReader(ig.read(name)), dir, name)
 	}
-	fi, err := ig.root.Lstat(name)
+	fi, err := ig.root.Stat(name)
 	if err != nil || !fi.Mode().IsRegular() {
 		return nil
 	}

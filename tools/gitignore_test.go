@@ -1,8 +1,11 @@
 package tools
 
 import (
+	"os"
 	"path"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -203,5 +206,90 @@ func TestChainedMark(t *testing.T) {
 	rules := ig.rules["a/b"]
 	if n := testing.AllocsPerRun(100, func() { markWith(ruleMark{}, "a/b", rules) }); n != 0 {
 		t.Errorf("a mark took %v allocations", n)
+	}
+}
+
+// A link at .git/info/exclude is followed, as git follows it, both by the
+// rules of the start and by those of the moment, which decide before the
+// start's are read: a file it ignores is secret from the first read on,
+// and hidden from commands.
+func TestLinkedExcludeFollowed(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("links need privileges on Windows")
+	}
+	ws := newWorkspace(t, map[string]string{".git/HEAD": "ref: refs/heads/main\n", "shared/exclude": "private.txt\n", "private.txt": "token\n", "main.go": "package main\n"})
+	info := filepath.Join(ws.Root(), ".git", "info")
+	must(t, os.MkdirAll(info, 0o755))
+	must(t, os.Symlink(filepath.Join("..", "..", "shared", "exclude"), filepath.Join(info, "exclude")))
+	private := filepath.Join(ws.Root(), "private.txt")
+	if ws.Secret(private) == "" {
+		t.Error("before the start's rules were read, private.txt was not secret")
+	}
+	if ws.Secret(filepath.Join(ws.Root(), "main.go")) != "" {
+		t.Error("main.go was secret")
+	}
+	if got := rels(ws, mustHidden(t, ws)); !slices.Contains(got, "private.txt") {
+		t.Errorf("hidden %q, want private.txt among them", got)
+	}
+	if ws.Secret(private) == "" {
+		t.Error("after the start's rules were read, private.txt was not secret")
+	}
+}
+
+// A secrecy answer that depends on an ignore file reached through a link
+// is not kept: the link looks the same when what it leads to is written.
+func TestLinkedIgnoreFileAnswerNotKept(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("links need privileges on Windows")
+	}
+	for _, at := range []string{".git/info/exclude", ".gitignore"} {
+		t.Run(at, func(t *testing.T) {
+			ws := newWorkspace(t, map[string]string{".git/HEAD": "ref: refs/heads/main\n", "shared/rules": "private.txt\n", "notes.txt": "notes\n"})
+			link := filepath.Join(ws.Root(), filepath.FromSlash(at))
+			must(t, os.MkdirAll(filepath.Dir(link), 0o755))
+			target, err := filepath.Rel(filepath.Dir(link), filepath.Join(ws.Root(), "shared", "rules"))
+			must(t, err)
+			must(t, os.Symlink(target, link))
+			age(t, ws.Root())
+			notes := filepath.Join(ws.Root(), "notes.txt")
+			if ws.Secret(notes) != "" {
+				t.Fatal("notes.txt was secret before its rule was written")
+			}
+			write(t, filepath.Join(ws.Root(), "shared", "rules"), "private.txt\nnotes.txt\n")
+			if ws.Secret(notes) == "" {
+				t.Error("notes.txt was not secret after a rule for it was written through the link")
+			}
+		})
+	}
+}
+
+// A rule written through a link at an ignore file is a change of the
+// rules: what commands must not see is found again, and the rule's file
+// is named among those a command changed.
+func TestLinkedIgnoreFileWrittenSeen(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("links need privileges on Windows")
+	}
+	for _, at := range []string{".git/info/exclude", ".gitignore", "sub/.gitignore"} {
+		t.Run(at, func(t *testing.T) {
+			ws := newWorkspace(t, map[string]string{".git/HEAD": "ref: refs/heads/main\n", "shared/rules": "private.txt\n", "sub/notes.txt": "notes\n"})
+			link := filepath.Join(ws.Root(), filepath.FromSlash(at))
+			must(t, os.MkdirAll(filepath.Dir(link), 0o755))
+			target, err := filepath.Rel(filepath.Dir(link), filepath.Join(ws.Root(), "shared", "rules"))
+			must(t, err)
+			must(t, os.Symlink(target, link))
+			age(t, ws.Root())
+			if got := rels(ws, mustHidden(t, ws)); slices.Contains(got, "sub/notes.txt") {
+				t.Fatalf("hidden %q before its rule was written", got)
+			}
+			before := ws.ignoreStamps()
+			write(t, filepath.Join(ws.Root(), "shared", "rules"), "private.txt\nnotes.txt\n")
+			if got := ws.ignoreFilesChanged(before); !slices.Contains(got, at) {
+				t.Errorf("changed ignore files %q, want %s among them", got, at)
+			}
+			if got := rels(ws, mustHidden(t, ws)); !slices.Contains(got, "sub/notes.txt") {
+				t.Errorf("hidden %q after a rule for sub/notes.txt was written through the link", got)
+			}
+		})
 	}
 }

@@ -71,6 +71,18 @@ func stampOf(p string) stamp {
 	return stamp{exists: true, mod: fi.ModTime(), size: fi.Size(), change: changeTime(fi)}
 }
 
+// ruleStampOf is stampOf for an ignore file: that of the file a link at p
+// leads to, whose rules count (ignores.parsed), and which is written
+// without a change to the link; that of the link itself while it leads
+// nowhere, so that it is looked at each time like a file that exists.
+func ruleStampOf(p string) stamp {
+	fi, err := os.Stat(p)
+	if err != nil {
+		return stampOf(p)
+	}
+	return stamp{exists: true, mod: fi.ModTime(), size: fi.Size(), change: changeTime(fi)}
+}
+
 // hiddenList is the paths of a workspace that commands must not see: files
 // and folders whose names hold secrets, and what .gitignore ignores. One
 // walk finds them, and is made again only when something it saw changed:
@@ -150,7 +162,7 @@ func (w *Workspace) Hidden() ([]string, error) {
 // link): the watch does not report writes.
 func (h *hiddenList) changed() bool {
 	for p, st := range h.files {
-		if (st.exists || p == h.exclude) && stampOf(p) != st {
+		if (st.exists || p == h.exclude) && ruleStampOf(p) != st {
 			return true
 		}
 	}
@@ -214,7 +226,7 @@ func (h *hiddenList) walk(w *Workspace) {
 	var marks folderChain[ruleMark]
 	layout := gitdir.Find(w.root)
 	h.exclude = filepath.Join(w.root, ".git", "info", "exclude")
-	h.files[h.exclude] = stampOf(h.exclude)
+	h.files[h.exclude] = ruleStampOf(h.exclude)
 	var secrets, ignored, unseen []string
 	// The folders read where nothing moved in, from the root down to the
 	// last one read: the walk goes depth first, so a folder's entries are
@@ -305,7 +317,7 @@ func (h *hiddenList) walk(w *Workspace) {
 		// changes the folder (see changed, ignoreFilesChanged).
 		if err != nil || !ig.none(below(w.root, dir), entries) {
 			gi := join(dir, ".gitignore")
-			h.files[gi] = stampOf(gi)
+			h.files[gi] = ruleStampOf(gi)
 		}
 	})
 	// The shallowest ignored paths are the likeliest to be the user's own
@@ -563,14 +575,14 @@ func (w *Workspace) ignoreFilesChanged(before ignoreStamps) []string {
 	h.mu.Unlock()
 	var out []string
 	for p, st := range before.files {
-		if (!quick || p == before.exclude || st.exists) && stampOf(p) != st {
+		if (!quick || p == before.exclude || st.exists) && ruleStampOf(p) != st {
 			out = append(out, w.Rel(p))
 		}
 	}
 	if !quick {
 		for _, dir := range before.dirs {
 			gi := join(dir, ".gitignore")
-			if _, ok := before.files[gi]; !ok && stampOf(gi).exists {
+			if _, ok := before.files[gi]; !ok && ruleStampOf(gi).exists {
 				out = append(out, w.Rel(gi))
 			}
 		}

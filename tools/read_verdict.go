@@ -158,14 +158,20 @@ func (w *Workspace) dependsOn(abs string, now time.Time) ([]look, fs.FileInfo, b
 		looks = append(looks, look{p, st})
 		return fi, &looks[len(looks)-1].st, true
 	}
+	// rules looks at the ignore file p, in the folder whose look is in:
+	// false for a link too, which looks the same when what it leads to,
+	// whose rules count (ignores.parsed), is written.
+	rules := func(p string, in *folderStamp) bool {
+		fi, _, ok := see(p, in)
+		return ok && (fi == nil || fi.Mode()&fs.ModeSymlink == 0)
+	}
 	// folder looks at the folder p and its ignore file.
 	folder := func(p string, in *folderStamp) (*folderStamp, bool) {
 		fi, st, ok := see(p, in)
 		if !ok || fi == nil || !fi.IsDir() {
 			return nil, false
 		}
-		_, _, ok = see(filepath.Join(p, ".gitignore"), st)
-		return st, ok
+		return st, rules(filepath.Join(p, ".gitignore"), st)
 	}
 	if !w.contains(abs) {
 		return nil, nil, false
@@ -193,7 +199,7 @@ func (w *Workspace) dependsOn(abs string, now time.Time) ([]look, fs.FileInfo, b
 		case !ok || fi != nil && !fi.IsDir():
 			return nil, nil, false
 		case fi != nil:
-			if _, _, ok := see(filepath.Join(info, "exclude"), st); !ok {
+			if !rules(filepath.Join(info, "exclude"), st) {
 				return nil, nil, false
 			}
 		}
