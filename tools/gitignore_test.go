@@ -236,6 +236,21 @@ func TestLinkedExcludeFollowed(t *testing.T) {
 	}
 }
 
+// linkedRules returns a workspace, unchanged for a while, that holds the
+// file notes and, at the ignore file at, a link to shared/rules, which
+// ignores only private.txt.
+func linkedRules(t *testing.T, at, notes string) *Workspace {
+	t.Helper()
+	ws := newWorkspace(t, map[string]string{".git/HEAD": "ref: refs/heads/main\n", "shared/rules": "private.txt\n", notes: "notes\n"})
+	link := filepath.Join(ws.Root(), filepath.FromSlash(at))
+	must(t, os.MkdirAll(filepath.Dir(link), 0o755))
+	target, err := filepath.Rel(filepath.Dir(link), filepath.Join(ws.Root(), "shared", "rules"))
+	must(t, err)
+	must(t, os.Symlink(target, link))
+	age(t, ws.Root())
+	return ws
+}
+
 // A secrecy answer that depends on an ignore file reached through a link
 // is not kept: the link looks the same when what it leads to is written.
 func TestLinkedIgnoreFileAnswerNotKept(t *testing.T) {
@@ -244,13 +259,7 @@ func TestLinkedIgnoreFileAnswerNotKept(t *testing.T) {
 	}
 	for _, at := range []string{".git/info/exclude", ".gitignore"} {
 		t.Run(at, func(t *testing.T) {
-			ws := newWorkspace(t, map[string]string{".git/HEAD": "ref: refs/heads/main\n", "shared/rules": "private.txt\n", "notes.txt": "notes\n"})
-			link := filepath.Join(ws.Root(), filepath.FromSlash(at))
-			must(t, os.MkdirAll(filepath.Dir(link), 0o755))
-			target, err := filepath.Rel(filepath.Dir(link), filepath.Join(ws.Root(), "shared", "rules"))
-			must(t, err)
-			must(t, os.Symlink(target, link))
-			age(t, ws.Root())
+			ws := linkedRules(t, at, "notes.txt")
 			notes := filepath.Join(ws.Root(), "notes.txt")
 			if ws.Secret(notes) != "" {
 				t.Fatal("notes.txt was secret before its rule was written")
@@ -272,13 +281,7 @@ func TestLinkedIgnoreFileWrittenSeen(t *testing.T) {
 	}
 	for _, at := range []string{".git/info/exclude", ".gitignore", "sub/.gitignore"} {
 		t.Run(at, func(t *testing.T) {
-			ws := newWorkspace(t, map[string]string{".git/HEAD": "ref: refs/heads/main\n", "shared/rules": "private.txt\n", "sub/notes.txt": "notes\n"})
-			link := filepath.Join(ws.Root(), filepath.FromSlash(at))
-			must(t, os.MkdirAll(filepath.Dir(link), 0o755))
-			target, err := filepath.Rel(filepath.Dir(link), filepath.Join(ws.Root(), "shared", "rules"))
-			must(t, err)
-			must(t, os.Symlink(target, link))
-			age(t, ws.Root())
+			ws := linkedRules(t, at, "sub/notes.txt")
 			if got := rels(ws, mustHidden(t, ws)); slices.Contains(got, "sub/notes.txt") {
 				t.Fatalf("hidden %q before its rule was written", got)
 			}
