@@ -58,9 +58,12 @@ type Status struct {
 	Err error
 	// Tools are the specs of the tools the model is given, sorted by name.
 	Tools []protocol.ToolSpec
-	// Left are the tools the server has that were left out: not in
-	// Server.Tools, or with a name the protocol cannot carry.
+	// Left are the tools the server has that Server.Tools leaves out.
 	Left []string
+	// Unnamed are the tools the server has that were left out for their
+	// names: one the protocol cannot carry, or one an earlier tool of the
+	// server has.
+	Unnamed []string
 	// Missing are the tools Server.Tools names that the server does not
 	// have.
 	Missing []string
@@ -169,7 +172,7 @@ func (c *client) start(ctx context.Context) {
 		c.conn = nil // closed: Close must not close it again
 		c.status.Err = err
 		c.tools, c.status.Tools, c.resolved = nil, nil, nil
-		c.status.Left, c.status.Missing = nil, nil
+		c.status.Left, c.status.Unnamed, c.status.Missing = nil, nil, nil
 	}
 }
 
@@ -263,7 +266,11 @@ func (c *client) list(ctx context.Context) error {
 		return c.failure(ctx, "could not list its tools", err)
 	}
 	for _, t := range list {
-		if have[t.Name] || !nameOK(t.Name) || c.server.Tools != nil && !slices.Contains(c.server.Tools, t.Name) {
+		if have[t.Name] || !nameOK(t.Name) {
+			c.status.Unnamed = append(c.status.Unnamed, t.Name)
+			continue
+		}
+		if c.server.Tools != nil && !slices.Contains(c.server.Tools, t.Name) {
 			c.status.Left = append(c.status.Left, t.Name)
 			continue
 		}
@@ -288,6 +295,7 @@ func (c *client) list(ctx context.Context) error {
 	}
 	slices.SortFunc(c.status.Tools, func(a, b protocol.ToolSpec) int { return strings.Compare(a.Name, b.Name) })
 	slices.Sort(c.status.Left)
+	slices.Sort(c.status.Unnamed)
 	return nil
 }
 

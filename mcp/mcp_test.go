@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -271,5 +272,37 @@ func TestSessionEnded(t *testing.T) {
 	res = set.Run(t.Context(), call("web.echo", `{"text":"hi"}`))
 	if res.OK || !strings.Contains(res.Body, "do not work for the rest of this run") || res.Wrote {
 		t.Errorf("later: %+v", res)
+	}
+}
+
+// A tool whose name a call cannot carry, and a second tool of a name, are
+// left out for their names, whatever the tools setting says, and the
+// status says so, not that the setting left them out.
+func TestToolsLeftOutForTheirNames(t *testing.T) {
+	ts := httptest.NewServer(mcptest.New(mcptest.Options{Odd: true}))
+	t.Cleanup(ts.Close)
+	for _, allow := range [][]string{nil, {"echo", "two words"}} {
+		ss := mcp.Start(context.Background(), []mcp.Server{{Name: "web", URL: ts.URL, Tools: allow}})
+		st := ss.Status()[0]
+		ss.Close()
+		if st.Err != nil {
+			t.Fatal(st.Err)
+		}
+		if got := strings.Join(st.Unnamed, ","); got != "echo,two words" {
+			t.Errorf("tools %q: left out for their names %q", allow, got)
+		}
+		if slices.Contains(st.Left, "two words") || slices.Contains(st.Left, "echo") {
+			t.Errorf("tools %q: left out by the setting %q", allow, st.Left)
+		}
+		var b strings.Builder
+		if err := st.Write(&b); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), `left out for their names, which a call cannot carry or an earlier tool has: "echo", "two words"`) {
+			t.Errorf("tools %q: status\n%s", allow, b.String())
+		}
+		if note := st.StartNote(); !strings.Contains(note, "2 tools left out for their names") {
+			t.Errorf("tools %q: start note %q", allow, note)
+		}
 	}
 }

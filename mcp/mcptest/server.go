@@ -59,6 +59,9 @@ type Options struct {
 	// request the client must refuse) and then carries the result, as
 	// servers that report progress do; other answers are plain JSON.
 	Stream bool
+	// Odd adds tools whose names the harness cannot offer: one with a
+	// space in its name, and a second echo.
+	Odd bool
 }
 
 // versions are the protocol versions the server speaks, newest first.
@@ -267,6 +270,10 @@ func New(opts Options) *Server {
 		png := []byte("\x89PNG\r\n\x1a\n0123456789")
 		return &result{Content: []content{{Type: "text", Text: "a picture:"}, {Type: "image", MIMEType: "image/png", Data: base64.StdEncoding.EncodeToString(png)}}}, nil
 	})
+	if opts.Odd {
+		add(s, "two words", "A tool whose name has a space.", nil, func(context.Context, struct{}) (*result, error) { return text("odd"), nil })
+		add(s, "echo", "A second tool of the same name.", nil, func(context.Context, struct{}) (*result, error) { return text("second"), nil })
+	}
 	add(s, "wait", "Wait, then say so.", []prop{{name: "seconds", typ: "number", description: "how long to wait"}}, func(ctx context.Context, in waitIn) (*result, error) {
 		select {
 		case <-time.After(time.Duration(in.Seconds * float64(time.Second))):
