@@ -87,9 +87,11 @@ func startStdio(s Server, stderr io.Writer) (*stdioConn, error) {
 	return c, nil
 }
 
-// wait waits for the program to end, then for its last messages to be
-// read; output that a child of its keeps open is given up on.
+// wait waits for the program to end, and ends the programs it started
+// where it can (endGroup), then waits for its last messages to be read;
+// output that a child of its keeps open is given up on.
 func (c *stdioConn) wait() {
+	endGroup(c.cmd.Process)
 	c.cmd.Wait()
 	c.mu.Lock()
 	c.exit = c.cmd.ProcessState.String()
