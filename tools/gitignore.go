@@ -545,7 +545,7 @@ func (ig *ignores) load(dir string) []ignoreRule {
 	files := []string{path.Join(dir, ".gitignore")}
 	if dir == "" {
 		rules = append(rules, ig.global...)
-		files = []string{".git/info/exclude", ".gitignore"}
+		files = []string{excludeFile, ".gitignore"}
 	}
 	for _, name := range files {
 		rules = append(rules, ig.parsed(name, dir)...)
@@ -568,16 +568,29 @@ func (ig *ignores) none(dir string, entries []fs.DirEntry) bool {
 	return true
 }
 
+// excludeFile is the repository's own ignore file, by its path from the
+// root.
+const excludeFile = ".git/info/exclude"
+
+// follows reports whether the rules of the ignore file name, a path from
+// the root, are read through a link there, as git reads them: at
+// .git/info/exclude, not at a .gitignore, which git skips when it is a
+// link (a link can only be followed where it is relative and stays in the
+// workspace: os.Root follows no other).
+func follows(name string) bool { return name == excludeFile }
+
 // parsed returns the rules of the ignore file name, of folder dir: those
 // ig.files kept, when the file is as it was then, else those read now.
-// Like read, it follows a link that stays in the workspace: git follows
-// one at .git/info/exclude (not at a .gitignore, which it then skips;
-// following that one too hides more, never less).
+// Like read, it follows a link only where git does (follows).
 func (ig *ignores) parsed(name, dir string) []ignoreRule {
 	if ig.files == nil {
 		return parseIgnore(bytes.NewReader(ig.read(name)), dir, name)
 	}
-	fi, err := ig.root.Stat(name)
+	look := ig.root.Lstat
+	if follows(name) {
+		look = ig.root.Stat
+	}
+	fi, err := look(name)
 	if err != nil || !fi.Mode().IsRegular() {
 		return nil
 	}
@@ -639,6 +652,15 @@ func (f *ruleFiles) put(name string, st ruleStamp, rules []ignoreRule) {
 }
 
 func (ig *ignores) read(name string) []byte {
+	// A link is read through only where git reads through it (follows).
+	var named fs.FileInfo
+	if !follows(name) {
+		fi, err := ig.root.Lstat(name)
+		if err != nil || !fi.Mode().IsRegular() {
+			return nil
+		}
+		named = fi
+	}
 	// Without blocking: a named pipe put where .gitignore goes must not
 	// hang every tool that checks for secrets.
 	f, err := ig.root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
@@ -646,7 +668,7 @@ func (ig *ignores) read(name string) []byte {
 		return nil
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() || named != nil && !os.SameFile(named, fi) {
 		return nil
 	}
 	data, err := io.ReadAll(io.LimitReader(f, maxIgnoreFile))

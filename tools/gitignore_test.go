@@ -217,16 +217,14 @@ func TestLinkedExcludeFollowed(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("links need privileges on Windows")
 	}
-	ws := newWorkspace(t, map[string]string{".git/HEAD": "ref: refs/heads/main\n", "shared/exclude": "private.txt\n", "private.txt": "token\n", "main.go": "package main\n"})
-	info := filepath.Join(ws.Root(), ".git", "info")
-	must(t, os.MkdirAll(info, 0o755))
-	must(t, os.Symlink(filepath.Join("..", "..", "shared", "exclude"), filepath.Join(info, "exclude")))
+	ws := linkedRules(t, excludeFile, "notes.txt")
 	private := filepath.Join(ws.Root(), "private.txt")
+	write(t, private, "token\n")
 	if ws.Secret(private) == "" {
 		t.Error("before the start's rules were read, private.txt was not secret")
 	}
-	if ws.Secret(filepath.Join(ws.Root(), "main.go")) != "" {
-		t.Error("main.go was secret")
+	if ws.Secret(filepath.Join(ws.Root(), "notes.txt")) != "" {
+		t.Error("notes.txt was secret")
 	}
 	if got := rels(ws, mustHidden(t, ws)); !slices.Contains(got, "private.txt") {
 		t.Errorf("hidden %q, want private.txt among them", got)
@@ -236,12 +234,34 @@ func TestLinkedExcludeFollowed(t *testing.T) {
 	}
 }
 
+// A .gitignore that is a link is skipped, as git skips it, by the rules
+// of the start and by those of the moment: the rules it leads to neither
+// add protection nor take away what another ignore file gives.
+func TestLinkedGitignoreSkipped(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("links need privileges on Windows")
+	}
+	ws := newWorkspace(t, map[string]string{".gitignore": "*.secret\n", "shared/rules": "!*.secret\nnotes.txt\n", "sub/x.secret": "pw\n", "sub/notes.txt": "notes\n"})
+	must(t, os.Symlink(filepath.Join("..", "shared", "rules"), filepath.Join(ws.Root(), "sub", ".gitignore")))
+	for _, when := range []string{"before the start", "after the start"} {
+		if ws.Secret(filepath.Join(ws.Root(), "sub", "x.secret")) == "" {
+			t.Errorf("%s: sub/x.secret was not secret", when)
+		}
+		if ws.Secret(filepath.Join(ws.Root(), "sub", "notes.txt")) != "" {
+			t.Errorf("%s: sub/notes.txt was secret", when)
+		}
+		if got := rels(ws, mustHidden(t, ws)); !slices.Equal(got, []string{"sub/x.secret"}) {
+			t.Errorf("%s: hidden %q, want only sub/x.secret", when, got)
+		}
+	}
+}
+
 // linkedRules returns a workspace, unchanged for a while, that holds the
 // file notes and, at the ignore file at, a link to shared/rules, which
 // ignores only private.txt.
 func linkedRules(t *testing.T, at, notes string) *Workspace {
 	t.Helper()
-	ws := newWorkspace(t, map[string]string{".git/HEAD": "ref: refs/heads/main\n", "shared/rules": "private.txt\n", notes: "notes\n"})
+	ws := newWorkspace(t, map[string]string{".git/HEAD": "ref: refs/heads/main\n", "shared/rules": "private.txt\n", "shared/other": "other.txt\n", notes: "notes\n"})
 	link := filepath.Join(ws.Root(), filepath.FromSlash(at))
 	must(t, os.MkdirAll(filepath.Dir(link), 0o755))
 	target, err := filepath.Rel(filepath.Dir(link), filepath.Join(ws.Root(), "shared", "rules"))
@@ -251,47 +271,62 @@ func linkedRules(t *testing.T, at, notes string) *Workspace {
 	return ws
 }
 
-// A secrecy answer that depends on an ignore file reached through a link
-// is not kept: the link looks the same when what it leads to is written.
-func TestLinkedIgnoreFileAnswerNotKept(t *testing.T) {
+// A secrecy answer that depends on a linked exclude file is not kept: the
+// link looks the same when what it leads to is written.
+func TestLinkedExcludeAnswerNotKept(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("links need privileges on Windows")
 	}
-	for _, at := range []string{".git/info/exclude", ".gitignore"} {
-		t.Run(at, func(t *testing.T) {
-			ws := linkedRules(t, at, "notes.txt")
-			notes := filepath.Join(ws.Root(), "notes.txt")
-			if ws.Secret(notes) != "" {
-				t.Fatal("notes.txt was secret before its rule was written")
-			}
-			write(t, filepath.Join(ws.Root(), "shared", "rules"), "private.txt\nnotes.txt\n")
-			if ws.Secret(notes) == "" {
-				t.Error("notes.txt was not secret after a rule for it was written through the link")
-			}
-		})
+	ws := linkedRules(t, excludeFile, "notes.txt")
+	notes := filepath.Join(ws.Root(), "notes.txt")
+	if ws.Secret(notes) != "" {
+		t.Fatal("notes.txt was secret before its rule was written")
+	}
+	write(t, filepath.Join(ws.Root(), "shared", "rules"), "private.txt\nnotes.txt\n")
+	if ws.Secret(notes) == "" {
+		t.Error("notes.txt was not secret after a rule for it was written through the link")
 	}
 }
 
-// A rule written through a link at an ignore file is a change of the
-// rules: what commands must not see is found again, and the rule's file
-// is named among those a command changed.
-func TestLinkedIgnoreFileWrittenSeen(t *testing.T) {
+// A linked exclude file is a change of the rules when what it leads to is
+// written, or when it is made to lead to another file, however alike the
+// two look: what commands must not see is found again, and the exclude
+// file is named among those a command changed. Nothing else is.
+func TestLinkedExcludeChangeSeen(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("links need privileges on Windows")
 	}
-	for _, at := range []string{".git/info/exclude", ".gitignore", "sub/.gitignore"} {
-		t.Run(at, func(t *testing.T) {
-			ws := linkedRules(t, at, "sub/notes.txt")
-			if got := rels(ws, mustHidden(t, ws)); slices.Contains(got, "sub/notes.txt") {
-				t.Fatalf("hidden %q before its rule was written", got)
-			}
-			before := ws.ignoreStamps()
+	for _, tt := range []struct {
+		name, shown string
+		change      func(ws *Workspace)
+	}{
+		{"what it leads to written", "sub/notes.txt", func(ws *Workspace) {
 			write(t, filepath.Join(ws.Root(), "shared", "rules"), "private.txt\nnotes.txt\n")
-			if got := ws.ignoreFilesChanged(before); !slices.Contains(got, at) {
-				t.Errorf("changed ignore files %q, want %s among them", got, at)
+		}},
+		{"led elsewhere", "other.txt", func(ws *Workspace) {
+			link := filepath.Join(ws.Root(), filepath.FromSlash(excludeFile))
+			must(t, os.Remove(link))
+			must(t, os.Symlink(filepath.Join("..", "..", "shared", "other"), link))
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ws := linkedRules(t, excludeFile, "sub/notes.txt")
+			write(t, filepath.Join(ws.Root(), "other.txt"), "x\n")
+			age(t, ws.Root())
+			if got := rels(ws, mustHidden(t, ws)); slices.Contains(got, tt.shown) {
+				t.Fatalf("hidden %q before the change", got)
 			}
-			if got := rels(ws, mustHidden(t, ws)); !slices.Contains(got, "sub/notes.txt") {
-				t.Errorf("hidden %q after a rule for sub/notes.txt was written through the link", got)
+			mustHidden(t, ws)
+			before := ws.ignoreStamps()
+			if got := ws.ignoreFilesChanged(before); len(got) != 0 || ws.hidden.walks != 1 {
+				t.Fatalf("before the change: %d walks, changed ignore files %q", ws.hidden.walks, got)
+			}
+			tt.change(ws)
+			if got := ws.ignoreFilesChanged(before); !slices.Equal(got, []string{excludeFile}) {
+				t.Errorf("changed ignore files %q, want %s", got, excludeFile)
+			}
+			if got := rels(ws, mustHidden(t, ws)); !slices.Contains(got, tt.shown) {
+				t.Errorf("hidden %q after the change, want %s among them", got, tt.shown)
 			}
 		})
 	}

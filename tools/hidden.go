@@ -71,14 +71,17 @@ func stampOf(p string) stamp {
 	return stamp{exists: true, mod: fi.ModTime(), size: fi.Size(), change: changeTime(fi)}
 }
 
-// ruleStampOf is stampOf for an ignore file: that of the file a link at p
-// leads to, whose rules count (ignores.parsed), and which is written
-// without a change to the link; that of the link itself while it leads
-// nowhere, so that it is looked at each time like a file that exists.
-func ruleStampOf(p string) stamp {
+// targetStampOf returns, when p is a link, what the file it leads to
+// looks like: .git/info/exclude is read through a link (follows), and the
+// file it leads to is written without a change to the link. It returns
+// the zero stamp for anything else, and for a link that leads nowhere.
+func targetStampOf(p string) stamp {
+	if fi, err := os.Lstat(p); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		return stamp{}
+	}
 	fi, err := os.Stat(p)
 	if err != nil {
-		return stampOf(p)
+		return stamp{}
 	}
 	return stamp{exists: true, mod: fi.ModTime(), size: fi.Size(), change: changeTime(fi)}
 }
@@ -100,11 +103,14 @@ type hiddenList struct {
 	dirs []string // the folders the walk read
 	// stamps holds the times of dirs when they are not watched; nil
 	// while they are.
-	stamps   map[string]stamp
-	files    map[string]stamp // the ignore files it read: those its folders' names showed, and exclude
-	exclude  string           // of those, the one in no folder the walk read
-	watch    *folderWatch
-	watching bool // every folder in dirs is watched
+	stamps  map[string]stamp
+	files   map[string]stamp // the ignore files it read: those its folders' names showed, and exclude
+	exclude string           // of those, the one in no folder the walk read
+	// excludeTarget is what the file exclude leads to looked like, when
+	// it is a link (targetStampOf).
+	excludeTarget stamp
+	watch         *folderWatch
+	watching      bool // every folder in dirs is watched
 	// looks is what the folders the start's walk read looked like, all
 	// watched since before then (see surveyStat); nil when the walk did
 	// not take them over, or the watch was given up.
@@ -162,9 +168,12 @@ func (w *Workspace) Hidden() ([]string, error) {
 // link): the watch does not report writes.
 func (h *hiddenList) changed() bool {
 	for p, st := range h.files {
-		if (st.exists || p == h.exclude) && ruleStampOf(p) != st {
+		if (st.exists || p == h.exclude) && stampOf(p) != st {
 			return true
 		}
+	}
+	if targetStampOf(h.exclude) != h.excludeTarget {
+		return true
 	}
 	if h.watching {
 		return h.events()
@@ -226,7 +235,8 @@ func (h *hiddenList) walk(w *Workspace) {
 	var marks folderChain[ruleMark]
 	layout := gitdir.Find(w.root)
 	h.exclude = filepath.Join(w.root, ".git", "info", "exclude")
-	h.files[h.exclude] = ruleStampOf(h.exclude)
+	h.files[h.exclude] = stampOf(h.exclude)
+	h.excludeTarget = targetStampOf(h.exclude)
 	var secrets, ignored, unseen []string
 	// The folders read where nothing moved in, from the root down to the
 	// last one read: the walk goes depth first, so a folder's entries are
@@ -317,7 +327,7 @@ func (h *hiddenList) walk(w *Workspace) {
 		// changes the folder (see changed, ignoreFilesChanged).
 		if err != nil || !ig.none(below(w.root, dir), entries) {
 			gi := join(dir, ".gitignore")
-			h.files[gi] = ruleStampOf(gi)
+			h.files[gi] = stampOf(gi)
 		}
 	})
 	// The shallowest ignored paths are the likeliest to be the user's own
@@ -353,7 +363,7 @@ func (h *hiddenList) walk(w *Workspace) {
 	}
 	h.walked = true
 	w.census.save(false) // a census not kept costs the next run a walk, nothing more
-	h.distrust = lost || recent(h.files, began)
+	h.distrust = lost || recent(h.files, began) || h.excludeTarget.exists && !settled(h.excludeTarget, began)
 	if !h.watching {
 		h.distrust = h.distrust || recent(h.stamps, began)
 	}
@@ -547,7 +557,8 @@ type ignoreStamps struct {
 	files   map[string]stamp // those the walk's folders' names showed, and exclude
 	dirs    []string         // the folders the walk read: one's .gitignore not in files was not there
 	exclude string
-	walk    int // which walk of Hidden they come from
+	target  stamp // what exclude leads to, when a link (targetStampOf)
+	walk    int   // which walk of Hidden they come from
 }
 
 // ignoreStamps returns the ignore files the last walk of Hidden read or
@@ -557,7 +568,7 @@ func (w *Workspace) ignoreStamps() ignoreStamps {
 	h := w.hidden
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return ignoreStamps{files: h.files, dirs: h.dirs, exclude: h.exclude, walk: h.walks}
+	return ignoreStamps{files: h.files, dirs: h.dirs, exclude: h.exclude, target: h.excludeTarget, walk: h.walks}
 }
 
 // ignoreFilesChanged returns the ignore files of before, relative to the
@@ -575,14 +586,14 @@ func (w *Workspace) ignoreFilesChanged(before ignoreStamps) []string {
 	h.mu.Unlock()
 	var out []string
 	for p, st := range before.files {
-		if (!quick || p == before.exclude || st.exists) && ruleStampOf(p) != st {
+		if (!quick || p == before.exclude || st.exists) && stampOf(p) != st || p == before.exclude && targetStampOf(p) != before.target {
 			out = append(out, w.Rel(p))
 		}
 	}
 	if !quick {
 		for _, dir := range before.dirs {
 			gi := join(dir, ".gitignore")
-			if _, ok := before.files[gi]; !ok && ruleStampOf(gi).exists {
+			if _, ok := before.files[gi]; !ok && stampOf(gi).exists {
 				out = append(out, w.Rel(gi))
 			}
 		}

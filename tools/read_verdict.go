@@ -30,8 +30,10 @@ import (
 // file or folder changes its folder), a file with more names excepted,
 // which the start is read for before it is decided. One decided before
 // them is not given once they are read: they may protect what the rules of
-// the moment do not (the start's walk follows a linked ignore file, which
-// the rules of the moment pass over). As for the census, a look is trusted
+// the moment do not (what they ignored then, by its identity). An ignore
+// file that is a link is no look to keep an answer by: at
+// .git/info/exclude, the file it leads to is written, and its rules
+// change, with no change to the link. As for the census, a look is trusted
 // only when what it saw had not changed for a while (settled): a change
 // within the same tick of the file system's clock would not show. A path
 // with an unsettled look, without an identity, or whose repository is not
@@ -159,8 +161,7 @@ func (w *Workspace) dependsOn(abs string, now time.Time) ([]look, fs.FileInfo, b
 		return fi, &looks[len(looks)-1].st, true
 	}
 	// rules looks at the ignore file p, in the folder whose look is in:
-	// false for a link too, which looks the same when what it leads to,
-	// whose rules count (ignores.parsed), is written.
+	// false for a link too (see verdicts).
 	rules := func(p string, in *folderStamp) bool {
 		fi, _, ok := see(p, in)
 		return ok && (fi == nil || fi.Mode()&fs.ModeSymlink == 0)
