@@ -2,12 +2,7 @@ package mcp
 
 import (
 	"context"
-	"os"
-	"strconv"
-	"strings"
-	"syscall"
 	"testing"
-	"time"
 )
 
 // The programs a server's program started end when it ends, though it
@@ -21,17 +16,7 @@ func TestCleanEndEndsChildren(t *testing.T) {
 			pidFile := t.TempDir() + "/child"
 			ss := Start(context.Background(), []Server{shServer("sleep 300 </dev/null >/dev/null & echo $! > " + pidFile + "\n" + tt.then)})
 			defer ss.Close()
-			var data []byte
-			for range 50 {
-				if data, _ = os.ReadFile(pidFile); strings.HasSuffix(string(data), "\n") {
-					break
-				}
-				time.Sleep(100 * time.Millisecond)
-			}
-			pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
-			if err != nil {
-				t.Fatalf("the child's pid: %v", err)
-			}
+			pid := childPid(t, pidFile)
 			if tt.name == "at close" {
 				// Its input closed, as Close closes it, but not killed,
 				// as Close kills it when it does not end.
@@ -39,14 +24,9 @@ func TestCleanEndEndsChildren(t *testing.T) {
 				sc.in.Close()
 				<-sc.exited
 			}
-			for range 50 {
-				if syscall.Kill(pid, 0) != nil {
-					return
-				}
-				time.Sleep(100 * time.Millisecond)
+			if !ended(pid) {
+				t.Error("the child runs on after its server ended")
 			}
-			syscall.Kill(pid, syscall.SIGKILL)
-			t.Error("the child runs on after its server ended")
 		})
 	}
 }

@@ -65,9 +65,19 @@ func TestCloseEndsChildren(t *testing.T) {
 	if err := ss.Status()[0].Err; err != nil {
 		t.Fatal(err)
 	}
+	pid := childPid(t, pidFile)
+	ss.Close()
+	if !ended(pid) {
+		t.Error("the child runs on after Close")
+	}
+}
+
+// childPid returns the pid a server's program wrote to file, once it has.
+func childPid(t *testing.T, file string) int {
+	t.Helper()
 	var data []byte
 	for range 50 {
-		if data, _ = os.ReadFile(pidFile); strings.HasSuffix(string(data), "\n") {
+		if data, _ = os.ReadFile(file); strings.HasSuffix(string(data), "\n") {
 			break
 		}
 		time.Sleep(100 * time.Millisecond)
@@ -76,15 +86,20 @@ func TestCloseEndsChildren(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the child's pid: %v", err)
 	}
-	ss.Close()
+	return pid
+}
+
+// ended reports whether the program pid ends within five seconds; one
+// that does not is killed.
+func ended(pid int) bool {
 	for range 50 {
 		if syscall.Kill(pid, 0) != nil {
-			return
+			return true
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
 	syscall.Kill(pid, syscall.SIGKILL)
-	t.Error("the child runs on after Close")
+	return false
 }
 
 // An ESC that a server puts in what the harness shows of it (a tool's
