@@ -252,9 +252,10 @@ type id struct{ dev, ino uint64 }
 // away during the run. Nor can a rename: what they ignored, and what has
 // a secret's name, is kept by identity too (see movedFrom).
 //
-// With keep, the walk watches each folder before it reads it, and keeps
-// what it read (readFolders), for the walk of what commands must not see
-// to take over. began is when the walk began.
+// With keep, the walk watches each folder before it reads it, where
+// folders are watched, and keeps what it read (readFolders), for the walk
+// of what commands must not see to take over. began is when the walk
+// began.
 func startIgnores(root string, global []ignoreRule, limit int, keep *readFolders, began time.Time) *ignores {
 	return startIgnoresReading(root, global, limit, keep, nil, began)
 }
@@ -272,6 +273,9 @@ func startIgnoresReading(root string, global []ignoreRule, limit int, keep *read
 	size := c.size() // about how many folders the walk reads
 	ig.protected, ig.folders = make(map[id]string), make(map[string]folderStamp, size)
 	ig.marks = make(ruleMarks, size)
+	if keep != nil {
+		keep.began = began
+	}
 	seen := 0
 	// The walk reads folders by their path, which gives each entry's
 	// type without a look at the entry (an os.Root's folders look at

@@ -125,6 +125,9 @@ type hiddenList struct {
 	reads    int  // how many folders they read, for tests
 	scan     int  // the entries a walk looks at, if not maxSecretScan, for tests
 	watchMax int  // the folders the watch takes before it fails, if not 0, for tests
+	// lookedAt is when the walk began that looked at the folders before
+	// it read them: the start's, when this one took them unwatched.
+	lookedAt time.Time
 	err      error
 }
 
@@ -199,19 +202,26 @@ func (h *hiddenList) walk(w *Workspace) {
 	}
 	// The rules of the start are read before the first command, by a walk
 	// of their own: the folders it read, watched since, need not be read
-	// again when none changed.
+	// again when none changed. Where folders are not watched, they are
+	// taken as that walk read them, just before, and their times are the
+	// ones they had before it read them: a change since shows at the next
+	// look at them.
 	var keep *readFolders
-	if !h.noWatch && !w.started.Load() {
-		keep = newReadFolders(size)
+	if !w.started.Load() {
+		keep = newReadFolders(size, !h.noWatch)
 	}
 	start := w.beginWith(keep)
 	known := keep.still()
 	h.seen = false
 	h.looks = nil
-	if known != nil {
+	h.lookedAt = began
+	switch {
+	case known != nil && keep.watched():
 		h.watch.take(keep.fw)
 		h.watching, h.looks = true, known
-	} else {
+	case known != nil:
+		h.watching, h.lookedAt = false, keep.began
+	default:
 		keep.close()
 		h.watching = !h.noWatch && h.watch.reset()
 	}
@@ -251,7 +261,7 @@ func (h *hiddenList) walk(w *Workspace) {
 	// protects) is not needed: else every entry is read.
 	read := func(dir string) ([]fs.DirEntry, error) {
 		k := known[dir]
-		l, ok := k.list, k.listed
+		l, ok := k.list, k.taken()
 		if !ok {
 			h.reads++
 			var err error
@@ -272,6 +282,11 @@ func (h *hiddenList) walk(w *Workspace) {
 		}
 		was, marked := start.mark(rel)
 		if !marked || was != l.rules || markIn(&marks, ig, rel) != was || start.linked || len(start.protected) > 0 && !still {
+			if ok {
+				// Its names are read now, not taken: what moved in since
+				// the start's walk read them shows by the folder's times.
+				unmoved.push(dir, start != nil && start.unmoved(dir))
+			}
 			l, err := w.census.whole(dir, nil)
 			return l.entries, err
 		}
@@ -309,13 +324,13 @@ func (h *hiddenList) walk(w *Workspace) {
 			// Watched before its names are read: a name made after the
 			// read is a change. A watched folder needs no time. One the
 			// start's walk read is watched already.
-			watched := known[p].listed
-			if h.watching && !watched && (h.watchMax > 0 && len(h.dirs) >= h.watchMax || !h.watch.add(p)) {
+			k := known[p]
+			if h.watching && !k.taken() && (h.watchMax > 0 && len(h.dirs) >= h.watchMax || !h.watch.add(p)) {
 				lost = h.unwatch()
 			}
 			h.dirs = append(h.dirs, p)
 			if !h.watching {
-				h.stamps[p] = stampOf(p)
+				h.stamps[p] = k.stamp(p)
 			}
 		}
 		return nil
@@ -365,7 +380,7 @@ func (h *hiddenList) walk(w *Workspace) {
 	w.census.save(false) // a census not kept costs the next run a walk, nothing more
 	h.distrust = lost || recent(h.files, began) || h.excludeTarget.exists && !settled(h.excludeTarget, began)
 	if !h.watching {
-		h.distrust = h.distrust || recent(h.stamps, began)
+		h.distrust = h.distrust || recent(h.stamps, h.lookedAt)
 	}
 }
 

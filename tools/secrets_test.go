@@ -695,6 +695,34 @@ func TestHiddenReadsNoFolderTwice(t *testing.T) {
 	}
 }
 
+// Where folders are not watched, the first command's walk of what it
+// must not see takes the folders the walk of the start's rules read just
+// before as it read them, and finds what a walk of its own would; their
+// times, from before that walk read them, show a change after.
+func TestHiddenReadsNoFolderTwiceByTimes(t *testing.T) {
+	ws := secretWorkspace(t)
+	age(t, ws.Root())
+	ws.hidden.noWatch = true
+	got := rels(ws, mustHidden(t, ws))
+	if ws.hidden.reads != 0 || ws.hidden.watching {
+		t.Errorf("read %d folders again (watching %v)", ws.hidden.reads, ws.hidden.watching)
+	}
+	own := secretWorkspace(t)
+	own.hidden.noWatch = true
+	own.begin() // the start taken before, by a write: nothing kept
+	if want := rels(own, mustHidden(t, own)); own.hidden.reads == 0 || !slices.Equal(got, want) {
+		t.Errorf("Hidden = %q, want %q (read %d)", got, want, own.hidden.reads)
+	}
+	mustHidden(t, ws)
+	if ws.hidden.walks != 1 {
+		t.Fatalf("%d walks for two calls on a workspace that did not change", ws.hidden.walks)
+	}
+	writeFiles(t, ws.Root(), map[string]string{"sub/.env.late": "x"})
+	if got := rels(ws, mustHidden(t, ws)); !slices.Contains(got, "sub/.env.late") {
+		t.Errorf("after a change: hidden %q", got)
+	}
+}
+
 // What the start's walk read is given over only when no folder it read
 // changed since: an ignore file written in place changes no names.
 func TestReadFoldersSeeChanges(t *testing.T) {
@@ -713,8 +741,8 @@ func TestReadFoldersSeeChanges(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			root := t.TempDir()
 			writeFiles(t, root, map[string]string{"a/b.go": "package b\n", "a/.gitignore": "*.tmp\n", "c/d/e.go": ""})
-			keep := newReadFolders(0)
-			if keep == nil {
+			keep := newReadFolders(0, true)
+			if !keep.watched() {
 				t.Skip("no folders can be watched here")
 			}
 			defer keep.close()

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 )
 
 // walkTree walks the tree at root as filepath.WalkDir does, depth first
@@ -86,13 +87,17 @@ func isIgnoreFile(name string) bool {
 }
 
 // readFolders is what a walk read of each folder, and the watch that tells
-// whether any of them changed since: the walk of the ignore rules of the
-// start keeps it, so that the walk of what commands must not see, which
-// comes right after it at the first command, need not read the folders
-// again. Its methods do nothing on nil.
+// whether any of them changed since, where there is one: the walk of the
+// ignore rules of the start keeps it, so that the walk of what commands
+// must not see, which comes right after it at the first command, need not
+// read the folders again. Its methods do nothing on nil.
 type readFolders struct {
-	fw      *folderWatch
+	fw      *folderWatch          // nil where folders are not watched
 	entries map[string]readFolder // by absolute path; nil once given up
+	// began is when the walk that kept them began: where they are not
+	// watched, a folder's look must have settled by then for a later
+	// look at the same times to show that it did not change.
+	began time.Time
 }
 
 // readFolder is one folder of readFolders: what os.Lstat told of it,
@@ -104,23 +109,27 @@ type readFolder struct {
 	listed bool
 }
 
-// newReadFolders returns one to keep, for about size folders, or nil
-// where folders cannot be watched.
-func newReadFolders(size int) *readFolders {
-	fw := newFolderWatch()
-	if !fw.reset() {
-		return nil
+// newReadFolders returns one to keep, for about size folders, that
+// watches them with watch where the system can.
+func newReadFolders(size int, watch bool) *readFolders {
+	l := &readFolders{entries: make(map[string]readFolder, size)}
+	if fw := newFolderWatch(); watch && fw.reset() {
+		l.fw = fw
 	}
-	return &readFolders{fw: fw, entries: make(map[string]readFolder, size)}
+	return l
 }
 
-// watch watches dir before its names are read; when it cannot, the
-// keeping is given up.
+// watch watches dir before its names are read, where folders are
+// watched; when it cannot, the keeping is given up.
 func (l *readFolders) watch(dir string) {
-	if l != nil && l.entries != nil && !l.fw.add(dir) {
+	if l != nil && l.entries != nil && l.fw != nil && !l.fw.add(dir) {
 		l.entries = nil
 	}
 }
+
+// watched reports whether the folders kept are watched, each since
+// before it was read.
+func (l *readFolders) watched() bool { return l != nil && l.fw != nil }
 
 // look keeps what dir, a folder watched before, looked like.
 func (l *readFolders) look(dir string, fi fs.FileInfo) {
@@ -139,23 +148,37 @@ func (l *readFolders) keep(dir string, entries folderList) {
 }
 
 // still returns the folders kept, when no name was made, removed or
-// moved in any folder watched since each was read; else nil. Either way
-// it reads every event of the watch. An ignore file written since
-// changes no folder's names: the walk that takes them reads the rules as
-// they are.
+// moved in any folder watched since each was read, or when they are not
+// watched; else nil. Either way it reads every event of the watch. An
+// ignore file written since changes no folder's names: the walk that
+// takes them reads the rules as they are.
 func (l *readFolders) still() map[string]readFolder {
 	if l == nil || l.entries == nil {
 		return nil
 	}
-	if l.fw.changed() {
+	if l.fw != nil && l.fw.changed() {
 		return nil
 	}
 	return l.entries
 }
 
+// taken reports whether a walk may take the folder as the walk that kept
+// it read it: that walk looked at it, then read it.
+func (f readFolder) taken() bool { return f.listed && f.fi != nil }
+
+// stamp returns the times dir had before the walk that kept it read it,
+// when that walk did; else those it has now.
+func (f readFolder) stamp(dir string) stamp {
+	if f.taken() {
+		st, _ := fileStampOf(f.fi)
+		return st.stamp
+	}
+	return stampOf(dir)
+}
+
 // close closes the watch, unless another took it.
 func (l *readFolders) close() {
-	if l != nil {
+	if l != nil && l.fw != nil {
 		l.fw.close()
 	}
 }
