@@ -42,12 +42,13 @@ func (w *Workspace) exposes(call protocol.Call) string {
 	defer root.Close()
 	now := newIgnores(root)
 	now.global = w.global
-	text, ok := newIgnoreText(call, now.read(rel))
+	data, _ := now.read(rel)
+	text, ok := newIgnoreText(call, data)
 	if !ok {
 		return ""
 	}
 	dir := path.Dir(rel)
-	if rel == ".git/info/exclude" || dir == "." {
+	if rel == excludeFile || dir == "." {
 		dir = ""
 	}
 	after := newIgnores(root)

@@ -588,7 +588,8 @@ func follows(name string) bool { return name == excludeFile }
 // Like read, it follows a link only where git does (follows).
 func (ig *ignores) parsed(name, dir string) []ignoreRule {
 	if ig.files == nil {
-		return parseIgnore(bytes.NewReader(ig.read(name)), dir, name)
+		data, _ := ig.read(name)
+		return parseIgnore(bytes.NewReader(data), dir, name)
 	}
 	look := ig.root.Lstat
 	if follows(name) {
@@ -598,18 +599,29 @@ func (ig *ignores) parsed(name, dir string) []ignoreRule {
 	if err != nil || !fi.Mode().IsRegular() {
 		return nil
 	}
-	st := ruleStamp{size: fi.Size(), mod: fi.ModTime(), change: changeTime(fi)}
-	st.id, st.hasID = fileID(fi)
-	if rules, ok := ig.files.get(name, st); ok {
+	if rules, ok := ig.files.get(name, ruleStampOf(fi)); ok {
 		return rules
 	}
-	rules := parseIgnore(bytes.NewReader(ig.read(name)), dir, name)
-	// A file changed in the tick of the clock its time shows may change
-	// again and keep that time: it is kept only once that tick is past.
-	if settled(stamp{mod: st.mod, change: st.change}, time.Now()) {
+	data, read := ig.read(name)
+	rules := parseIgnore(bytes.NewReader(data), dir, name)
+	// Kept by what the file read looked like, which may be another than
+	// the one looked at above, had it been replaced in between. A file
+	// changed in the tick of the clock its time shows may change again
+	// and keep that time: it is kept only once that tick is past.
+	if st := ruleStampOf(read); read != nil && settled(stamp{mod: st.mod, change: st.change}, time.Now()) {
 		ig.files.put(name, st, rules)
 	}
 	return rules
+}
+
+// ruleStampOf returns what the ignore file fi describes looks like.
+func ruleStampOf(fi fs.FileInfo) ruleStamp {
+	if fi == nil {
+		return ruleStamp{}
+	}
+	st := ruleStamp{size: fi.Size(), mod: fi.ModTime(), change: changeTime(fi)}
+	st.id, st.hasID = fileID(fi)
+	return st
 }
 
 // ruleFiles keeps the rules of each ignore file of a workspace, read once
@@ -655,13 +667,16 @@ func (f *ruleFiles) put(name string, st ruleStamp, rules []ignoreRule) {
 	f.m[name] = keptRules{st: st, rules: rules}
 }
 
-func (ig *ignores) read(name string) []byte {
+// read returns what the ignore file name holds, and what the file it read
+// looked like; nothing for what is not a regular file, or a link where
+// git reads through none (follows).
+func (ig *ignores) read(name string) ([]byte, fs.FileInfo) {
 	// A link is read through only where git reads through it (follows).
 	var named fs.FileInfo
 	if !follows(name) {
 		fi, err := ig.root.Lstat(name)
 		if err != nil || !fi.Mode().IsRegular() {
-			return nil
+			return nil, nil
 		}
 		named = fi
 	}
@@ -669,17 +684,18 @@ func (ig *ignores) read(name string) []byte {
 	// hang every tool that checks for secrets.
 	f, err := ig.root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() || named != nil && !os.SameFile(named, fi) {
-		return nil
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() || named != nil && !os.SameFile(named, fi) {
+		return nil, nil
 	}
 	data, err := io.ReadAll(io.LimitReader(f, maxIgnoreFile))
 	if err != nil {
-		return nil
+		return nil, nil
 	}
-	return data
+	return data, fi
 }
 
 // ignored returns the rule that makes rel ignored, or false. A path inside

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // backtrackSegs is the matcher matchSegs replaced: plain backtracking,
@@ -289,9 +290,9 @@ func TestLinkedExcludeAnswerNotKept(t *testing.T) {
 }
 
 // A linked exclude file is a change of the rules when what it leads to is
-// written, or when it is made to lead to another file, however alike the
-// two look: what commands must not see is found again, and the exclude
-// file is named among those a command changed. Nothing else is.
+// written, or when it is made to lead to another file: what commands must
+// not see is found again, and the exclude file is named among those a
+// command changed. Nothing else is.
 func TestLinkedExcludeChangeSeen(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("links need privileges on Windows")
@@ -329,5 +330,41 @@ func TestLinkedExcludeChangeSeen(t *testing.T) {
 				t.Errorf("hidden %q after the change, want %s among them", got, tt.shown)
 			}
 		})
+	}
+}
+
+// A linked exclude file made to lead to another file that looks like the
+// one it led to (size and times) is a change too: the link's own look
+// shows it.
+func TestLinkedExcludeSwapToLookAlike(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("links need privileges on Windows")
+	}
+	ws := newWorkspace(t, map[string]string{".git/HEAD": "ref: refs/heads/main\n", "shared/rules": "private.txt\n", "shared/twin": "othersx.txt\n", "othersx.txt": "x\n"})
+	link := filepath.Join(ws.Root(), filepath.FromSlash(excludeFile))
+	must(t, os.MkdirAll(filepath.Dir(link), 0o755))
+	must(t, os.Symlink(filepath.Join("..", "..", "shared", "rules"), link))
+	old := time.Now().Add(-time.Hour)
+	rules, twin := filepath.Join(ws.Root(), "shared", "rules"), filepath.Join(ws.Root(), "shared", "twin")
+	age(t, ws.Root())
+	// Together, so that their change times are alike where the clock
+	// that stamps them is coarse.
+	must(t, os.Chtimes(rules, old, old))
+	must(t, os.Chtimes(twin, old, old))
+	time.Sleep(fineRacy + 50*time.Millisecond)
+	a, errA := os.Stat(rules)
+	b, errB := os.Stat(twin)
+	if errA != nil || errB != nil || a.Size() != b.Size() || changeTime(a) != changeTime(b) {
+		t.Skip("the file system's clock tells the two files apart")
+	}
+	mustHidden(t, ws)
+	before := ws.ignoreStamps()
+	must(t, os.Remove(link))
+	must(t, os.Symlink(filepath.Join("..", "..", "shared", "twin"), link))
+	if got := ws.ignoreFilesChanged(before); !slices.Equal(got, []string{excludeFile}) {
+		t.Errorf("changed ignore files %q, want %s", got, excludeFile)
+	}
+	if got := rels(ws, mustHidden(t, ws)); !slices.Contains(got, "othersx.txt") {
+		t.Errorf("hidden %q after the swap, want othersx.txt among them", got)
 	}
 }
