@@ -202,10 +202,10 @@ func (h *hiddenList) walk(w *Workspace) {
 	}
 	// The rules of the start are read before the first command, by a walk
 	// of their own: the folders it read, watched since, need not be read
-	// again when none changed. Where folders are not watched, they are
-	// taken as that walk read them, just before, and their times are the
-	// ones they had before it read them: a change since shows at the next
-	// look at them.
+	// again when none changed. Where folders are not watched, each is
+	// taken as that walk read it, just before, when a look at it now finds
+	// the times it had before that walk read it, which had settled by
+	// then: nothing changed in it since (see unchanged).
 	var keep *readFolders
 	if !w.started.Load() {
 		keep = newReadFolders(size, !h.noWatch)
@@ -323,8 +323,13 @@ func (h *hiddenList) walk(w *Workspace) {
 		if d.IsDir() {
 			// Watched before its names are read: a name made after the
 			// read is a change. A watched folder needs no time. One the
-			// start's walk read is watched already.
+			// start's walk read is watched already; unwatched, it is
+			// taken only unchanged since, and read again else.
 			k := known[p]
+			if !h.watching && k.taken() && !k.unchanged(p, h.lookedAt) {
+				delete(known, p)
+				k = readFolder{}
+			}
 			if h.watching && !k.taken() && (h.watchMax > 0 && len(h.dirs) >= h.watchMax || !h.watch.add(p)) {
 				lost = h.unwatch()
 			}

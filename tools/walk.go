@@ -101,8 +101,8 @@ type readFolders struct {
 }
 
 // readFolder is one folder of readFolders: what os.Lstat told of it,
-// after it was watched and before its names were read, and what was read
-// of it, when listed.
+// after it was watched, where folders are, and before its names were
+// read, and what was read of it, when listed.
 type readFolder struct {
 	fi     fs.FileInfo // nil when not known
 	list   folderList
@@ -131,14 +131,15 @@ func (l *readFolders) watch(dir string) {
 // before it was read.
 func (l *readFolders) watched() bool { return l != nil && l.fw != nil }
 
-// look keeps what dir, a folder watched before, looked like.
+// look keeps what dir looked like, after it was watched where folders
+// are.
 func (l *readFolders) look(dir string, fi fs.FileInfo) {
 	if l != nil && l.entries != nil {
 		l.entries[dir] = readFolder{fi: fi}
 	}
 }
 
-// keep keeps what was read of dir, a folder watched before.
+// keep keeps what was read of dir.
 func (l *readFolders) keep(dir string, entries folderList) {
 	if l != nil && l.entries != nil {
 		f := l.entries[dir]
@@ -153,7 +154,7 @@ func (l *readFolders) keep(dir string, entries folderList) {
 // ignore file written since changes no folder's names: the walk that
 // takes them reads the rules as they are.
 func (l *readFolders) still() map[string]readFolder {
-	if l == nil || l.entries == nil {
+	if l == nil || l.entries == nil || l.began.IsZero() { // the start was read by another walk
 		return nil
 	}
 	if l.fw != nil && l.fw.changed() {
@@ -174,6 +175,19 @@ func (f readFolder) stamp(dir string) stamp {
 		return st.stamp
 	}
 	return stampOf(dir)
+}
+
+// unchanged reports whether dir, whose look before its names were read f
+// holds, looks the same now, and that look had settled by began, when the
+// walk that took it began: then no name was made, removed or moved in it
+// since, which would have stamped it with a later time.
+func (f readFolder) unchanged(dir string, began time.Time) bool {
+	was, ok := fileStampOf(f.fi)
+	if !ok || !settled(was.stamp, began) {
+		return false
+	}
+	now, ok := folderStampOf(dir)
+	return ok && now == was
 }
 
 // close closes the watch, unless another took it.
