@@ -23,3 +23,7 @@ func endGroup(p *os.Process) {
 	}
 	syscall.Kill(-p.Pid, syscall.SIGKILL)
 }
+
+// stopProgram kills the program p, which did not end when its input did;
+// endGroup then kills the rest of its group, before p is reaped.
+func stopProgram(p *os.Process) { p.Kill() }

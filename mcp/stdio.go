@@ -282,6 +282,6 @@ func (c *stdioConn) close() {
 		return
 	case <-time.After(stopWait):
 	}
-	killAll(c.cmd.Process)
+	stopProgram(c.cmd.Process)
 	<-c.exited
 }

@@ -3,6 +3,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"strconv"
@@ -89,17 +90,26 @@ func childPid(t *testing.T, file string) int {
 	return pid
 }
 
-// ended reports whether the program pid ends within five seconds; one
-// that does not is killed.
+// ended reports whether the program pid ends within five seconds: it is
+// gone, or a zombie that a reaper above the test has yet to reap. One
+// that does not end is killed.
 func ended(pid int) bool {
 	for range 50 {
-		if syscall.Kill(pid, 0) != nil {
+		if syscall.Kill(pid, 0) != nil || zombie(pid) {
 			return true
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
 	syscall.Kill(pid, syscall.SIGKILL)
 	return false
+}
+
+// zombie reports whether pid has ended and is not reaped yet, where /proc
+// tells.
+func zombie(pid int) bool {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	i := bytes.LastIndexByte(data, ')')
+	return err == nil && i >= 0 && bytes.HasPrefix(bytes.TrimSpace(data[i+1:]), []byte("Z"))
 }
 
 // An ESC that a server puts in what the harness shows of it (a tool's
