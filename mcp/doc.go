@@ -89,11 +89,14 @@
 // call in modes auto, edits and ask, and [Servers.Subject] shows the
 // call's arguments in the question. A server's program runs outside the
 // harness's sandbox, started in the workspace with the environment its
-// settings name and nothing else, in a session of its own: the Ctrl-C
+// settings name and nothing else, in a process group of its own (on
+// Linux, in the harness's session, where the sandbox kills what commands
+// left in other sessions; elsewhere in a session of its own): the Ctrl-C
 // that stops a turn does not stop it. [Servers.Close] closes the
 // program's standard input, which tells it to end, and kills it, with the
 // programs it started (its process group, on unix), when it has not
-// ended 2 seconds later; it closes all the servers at once. A program
+// ended 2 seconds later; it closes all the servers at once. On Linux,
+// what is left of the group is killed whenever the program ends. A program
 // that stops reading its input holds up nothing: messages to it are
 // written by one goroutine of their own, so a call still ends at its
 // timeout, the server's output is still read, and Close still kills it.
