@@ -238,7 +238,12 @@ func folderStampOf(p string) (folderStamp, bool) {
 // it cannot be told apart from another file later (it has no identity).
 func fileStampOf(fi fs.FileInfo) (folderStamp, bool) {
 	fid, ok := fileID(fi)
-	return folderStamp{stamp{exists: true, mod: fi.ModTime(), size: fi.Size(), change: changeTime(fi)}, fid}, ok
+	return folderStamp{stampFrom(fi), fid}, ok
+}
+
+// stampFrom returns the stamp of the file fi describes.
+func stampFrom(fi fs.FileInfo) stamp {
+	return stamp{exists: true, mod: fi.ModTime(), size: fi.Size(), change: changeTime(fi)}
 }
 
 // id is a file's identity on its system (see fileID).
@@ -599,29 +604,23 @@ func (ig *ignores) parsed(name, dir string) []ignoreRule {
 	if err != nil || !fi.Mode().IsRegular() {
 		return nil
 	}
-	if rules, ok := ig.files.get(name, ruleStampOf(fi)); ok {
+	looked, _ := fileStampOf(fi)
+	if rules, ok := ig.files.get(name, looked); ok {
 		return rules
 	}
 	data, read := ig.read(name)
 	rules := parseIgnore(bytes.NewReader(data), dir, name)
+	if read == nil {
+		return rules
+	}
 	// Kept by what the file read looked like, which may be another than
 	// the one looked at above, had it been replaced in between. A file
 	// changed in the tick of the clock its time shows may change again
 	// and keep that time: it is kept only once that tick is past.
-	if st := ruleStampOf(read); read != nil && settled(stamp{mod: st.mod, change: st.change}, time.Now()) {
+	if st, _ := fileStampOf(read); settled(st.stamp, time.Now()) {
 		ig.files.put(name, st, rules)
 	}
 	return rules
-}
-
-// ruleStampOf returns what the ignore file fi describes looks like.
-func ruleStampOf(fi fs.FileInfo) ruleStamp {
-	if fi == nil {
-		return ruleStamp{}
-	}
-	st := ruleStamp{size: fi.Size(), mod: fi.ModTime(), change: changeTime(fi)}
-	st.id, st.hasID = fileID(fi)
-	return st
 }
 
 // ruleFiles keeps the rules of each ignore file of a workspace, read once
@@ -632,33 +631,25 @@ type ruleFiles struct {
 	m  map[string]keptRules
 }
 
+// keptRules are the rules of an ignore file, with what it looked like
+// when they were read: a file rewritten at its size, its time set back,
+// still has another change time.
 type keptRules struct {
-	st    ruleStamp
+	st    folderStamp
 	rules []ignoreRule
 }
 
-// ruleStamp is what an ignore file looked like when its rules were kept:
-// a file rewritten at its size, its time set back, still has another
-// change time.
-type ruleStamp struct {
-	size   int64
-	mod    time.Time
-	change int64
-	id     id
-	hasID  bool
-}
-
-func (f *ruleFiles) get(name string, st ruleStamp) ([]ignoreRule, bool) {
+func (f *ruleFiles) get(name string, st folderStamp) ([]ignoreRule, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	k, ok := f.m[name]
-	if !ok || k.st.size != st.size || !k.st.mod.Equal(st.mod) || k.st.change != st.change || k.st.id != st.id || k.st.hasID != st.hasID {
+	if !ok || k.st != st {
 		return nil, false
 	}
 	return k.rules, true
 }
 
-func (f *ruleFiles) put(name string, st ruleStamp, rules []ignoreRule) {
+func (f *ruleFiles) put(name string, st folderStamp, rules []ignoreRule) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.m == nil {

@@ -68,7 +68,7 @@ func stampOf(p string) stamp {
 	if err != nil {
 		return stamp{}
 	}
-	return stamp{exists: true, mod: fi.ModTime(), size: fi.Size(), change: changeTime(fi)}
+	return stampFrom(fi)
 }
 
 // targetStampOf returns, when p is a link, what the file it leads to
@@ -83,7 +83,7 @@ func targetStampOf(p string) stamp {
 	if err != nil {
 		return stamp{}
 	}
-	return stamp{exists: true, mod: fi.ModTime(), size: fi.Size(), change: changeTime(fi)}
+	return stampFrom(fi)
 }
 
 // hiddenList is the paths of a workspace that commands must not see: files
