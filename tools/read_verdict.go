@@ -153,8 +153,8 @@ func (w *Workspace) dependsOn(abs string, now time.Time) ([]look, fs.FileInfo, b
 		// Without a change time (some systems give none), a file
 		// rewritten at its size with its time set back, or linked anew,
 		// looks as it did: nothing is kept then.
-		st, ok := fileStampOf(fi)
-		if !ok || st.change == 0 || !settled(st.stamp, now) {
+		st, ok := versionOf(fi, now)
+		if !ok || st.change == 0 {
 			return nil, nil, false
 		}
 		looks = append(looks, look{p, st})
