@@ -76,10 +76,7 @@ func (v *verdicts) get(abs string) (verdict, bool) {
 func (v *verdicts) put(abs string, got verdict) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if v.m == nil || len(v.m) >= maxVerdicts {
-		v.m = make(map[string]verdict)
-	}
-	v.m[abs] = got
+	putBounded(&v.m, abs, got, maxVerdicts)
 }
 
 // gone reports whether p was not there when its folder looked as in.
@@ -94,10 +91,7 @@ func (v *verdicts) gone(p string, in folderStamp) bool {
 func (v *verdicts) goneFrom(p string, in folderStamp) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if v.absent == nil || len(v.absent) >= maxVerdicts {
-		v.absent = make(map[string]folderStamp)
-	}
-	v.absent[p] = in
+	putBounded(&v.absent, p, in, maxVerdicts)
 }
 
 func (v *verdicts) count() {

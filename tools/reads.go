@@ -147,8 +147,15 @@ func (c *leakCache) get(abs string, v folderStamp) (string, bool) {
 func (c *leakCache) put(abs string, v folderStamp, what string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.files == nil || len(c.files) >= maxLeakCache {
-		c.files = make(map[string]leakVerdict)
+	putBounded(&c.files, abs, leakVerdict{v, what}, maxLeakCache)
+}
+
+// putBounded puts v under k in *m, which it makes, or makes anew, and so
+// forgets every other entry, when it holds max: a cache that a long run
+// cannot grow past max entries.
+func putBounded[K comparable, V any](m *map[K]V, k K, v V, max int) {
+	if *m == nil || len(*m) >= max {
+		*m = make(map[K]V)
 	}
-	c.files[abs] = leakVerdict{v, what}
+	(*m)[k] = v
 }

@@ -135,10 +135,7 @@ func (w *Workspace) HistorySecrets(ctx context.Context, specs []string) ([]Histo
 
 // keep notes what the text of the object id seemed to hold.
 func (h *historyList) keep(id, what string) {
-	if h.leaks == nil || len(h.leaks) >= maxHistoryPaths {
-		h.leaks = make(map[string]string)
-	}
-	h.leaks[id] = what
+	putBounded(&h.leaks, id, what, maxHistoryPaths)
 }
 
 // gitRun is how the harness runs git on the workspace's repository.

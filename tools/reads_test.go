@@ -378,3 +378,19 @@ func TestRecentByChangeTime(t *testing.T) {
 		}
 	}
 }
+
+// A bounded cache forgets every entry when one more would pass its
+// bound, and keeps the new one.
+func TestPutBounded(t *testing.T) {
+	var m map[string]int
+	for i := range 3 {
+		putBounded(&m, fmt.Sprint(i), i, 3)
+	}
+	if len(m) != 3 {
+		t.Fatalf("%d entries under the bound, want 3", len(m))
+	}
+	putBounded(&m, "x", 9, 3)
+	if len(m) != 1 || m["x"] != 9 {
+		t.Errorf("past the bound: %v, want only x", m)
+	}
+}
