@@ -112,15 +112,6 @@ func (r *bodyReader) WriteTo(w io.Writer) (int64, error) {
 
 var messagesKey = []byte(`"messages":[`)
 
-// body returns the body of req with msgs as its messages.
-func (s *sent) body(req api.ChatRequest, msgs []protocol.Message) (body, error) {
-	frame, err := frameOf(req)
-	if err != nil {
-		return body{}, err
-	}
-	return s.framed(frame, msgs)
-}
-
 // frameOf is the JSON of req without its messages (see framed).
 func frameOf(req api.ChatRequest) ([]byte, error) {
 	req.Messages = []api.Message{}

@@ -29,12 +29,16 @@ func TestSentBody(t *testing.T) {
 		Options:  map[string]any{"num_ctx": 4096, "stop": []string{`"messages":[`}},
 	}
 	var s sent
+	frame, err := frameOf(req)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var earlier []body
 	var earlierBytes [][]byte
 	for i, conv := range [][]protocol.Message{
 		{sys}, {sys, u1}, {sys, u1, a1, r1}, {sys, u1}, {sys, u2}, {sys, u2, a1}, {}, {sys, u1, a1, r1, a1, r1},
 	} {
-		b, err := s.body(req, conv)
+		b, err := s.framed(frame, conv)
 		if err != nil {
 			t.Fatal(err)
 		}
