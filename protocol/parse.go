@@ -103,8 +103,8 @@ type callObject struct {
 // decodeCall decodes {"name":...,"arguments":{...}} and checks that nothing
 // but closing backticks follows it. A call that is valid JSON, a string
 // name and an object of arguments each given once, and nothing else, is
-// read in one pass with no decoder (two encoding/json decoders cost a
-// call about 3 KB); every other payload, and every one that fails, is read
+// checked by json.Valid and read with no decoder (two encoding/json
+// decoders cost a call about 3 KB); every other payload, and every one that fails, is read
 // by decodeCallTokens, whose results it gives exactly (FuzzDecodeCall).
 func decodeCall(payload string) (callObject, error) {
 	if obj, ok := decodeValidCall(payload); ok {
