@@ -98,3 +98,15 @@ func FuzzDecodeCall(f *testing.F) {
 		sameDecode(t, payload)
 	})
 }
+
+// Of several unknown keys, decodeCall names the first in byte order, not
+// in the order of the map it read them into: the same payload always
+// gets the same error.
+func TestDecodeCallNamesFirstUnknownKey(t *testing.T) {
+	for range 20 {
+		_, err := decodeCall(`{"name":"x","arguments":{},"b":1,"a":2,"c":3}`)
+		if err == nil || !strings.Contains(err.Error(), `unexpected key "a"`) {
+			t.Fatalf("err = %v, want one naming \"a\"", err)
+		}
+	}
+}
