@@ -37,8 +37,10 @@ type Budget struct {
 	calls     int
 	tokens    int
 	recent    []repeat
-	seed      maphash.Seed // of the sums of recent, made with the first
 }
+
+// repeatSeed seeds the sums of Budget.recent, anew in each process.
+var repeatSeed = maphash.MakeSeed()
 
 // repeat is a call that ended, as Repeats compares calls: the
 // conversation it was in, and a sum of its name, arguments and result.
@@ -125,11 +127,8 @@ func (b *Budget) repeated(e Event) error {
 	if b.Repeats <= 0 || !e.Ran && !e.Result.Refused { // a refusal asked for again repeats too
 		return nil
 	}
-	if b.seed == (maphash.Seed{}) {
-		b.seed = maphash.MakeSeed()
-	}
 	var h maphash.Hash
-	h.SetSeed(b.seed)
+	h.SetSeed(repeatSeed)
 	var size [8]byte
 	field := func(s string) { // its length first, so that no field runs into the next
 		h.Write(binary.LittleEndian.AppendUint64(size[:0], uint64(len(s))))
