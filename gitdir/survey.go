@@ -204,7 +204,7 @@ func surveyed(root string, skip []string, prev *survey, changeTime func(fs.FileI
 			if !e.IsDir() || fence.GitName(name) {
 				continue // a file's path is never made: most entries are files
 			}
-			if p := entryPath(dir, e); !slices.Contains(skip, p) {
+			if p := EntryPath(dir, e); !slices.Contains(skip, p) {
 				queue = append(queue, p)
 				f.subdirs = append(f.subdirs, p)
 			}
@@ -231,13 +231,18 @@ type pathEntry interface {
 	Path() string
 }
 
-// entryPath returns the path of e, an entry of folder dir: its own, when
-// it knows it, else dir and its name joined.
-func entryPath(dir string, e fs.DirEntry) string {
+// EntryPath returns the path of e, an entry of the clean folder path dir:
+// its own, when it knows it (a method Path() string, which a walk that
+// keeps entries can give to share one string for each), else dir and its
+// name joined.
+func EntryPath(dir string, e fs.DirEntry) string {
 	if pe, ok := e.(pathEntry); ok {
 		return pe.Path()
 	}
-	return filepath.Join(dir, e.Name())
+	if strings.HasSuffix(dir, string(filepath.Separator)) {
+		return dir + e.Name()
+	}
+	return dir + string(filepath.Separator) + e.Name()
 }
 
 // readSome returns up to n entries of dir, sorted by name, and how many

@@ -180,15 +180,6 @@ func (e *keptEntry) Path() string {
 	return join(e.dir, e.name)
 }
 
-// entryPath returns the path of e, an entry of folder dir: the census's,
-// for an entry it kept, else dir and e's name joined.
-func entryPath(dir string, e fs.DirEntry) string {
-	if k, ok := e.(*keptEntry); ok && k.path != "" {
-		return k.path
-	}
-	return join(dir, e.Name())
-}
-
 // loadCensus returns the census of the workspace at root kept in file,
 // or an empty one when there is none to trust (see census).
 // It reads file when first used.

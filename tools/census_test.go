@@ -558,7 +558,7 @@ func TestCensusSharesFolderPaths(t *testing.T) {
 	}
 	for d, f := range got {
 		for _, e := range f.kept {
-			p := entryPath(d, e)
+			p := gitdir.EntryPath(d, e)
 			if want := filepath.Join(d, e.Name()); p != want {
 				t.Errorf("the path of %s in %s is %s", e.Name(), d, p)
 			}

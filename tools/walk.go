@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"harness/gitdir"
 )
 
 // walkTree walks the tree at root as filepath.WalkDir does, depth first
@@ -51,7 +53,7 @@ func (t tree) walk(p string, d fs.DirEntry) error {
 	entries, err := t.read(p)
 	t.listed(p, entries, err)
 	for _, e := range entries {
-		switch err := t.walk(entryPath(p, e), e); err {
+		switch err := t.walk(gitdir.EntryPath(p, e), e); err {
 		case nil:
 		case filepath.SkipDir: // from a file: the rest of its folder
 			return nil
