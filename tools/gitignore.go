@@ -563,18 +563,11 @@ func (ig *ignores) load(dir string) []ignoreRule {
 	return rules
 }
 
-// none records that folder dir, not the root, has no rules, when its
-// entries, as just read, hold no .gitignore, and reports whether it did:
-// its ignore file need not be looked for. Frozen rules record nothing:
-// a folder they did not load has none.
+// none reports whether folder dir, not the root, has no ignore file, by
+// its entries as just read: frozen rules (the only ones that ask) need
+// not look for one.
 func (ig *ignores) none(dir string, entries []fs.DirEntry) bool {
-	if dir == "" || holdsIgnoreFile(entries) {
-		return false
-	}
-	if _, ok := ig.rules[dir]; !ok && !ig.frozen {
-		ig.rules[dir] = nil
-	}
-	return true
+	return dir != "" && !holdsIgnoreFile(entries)
 }
 
 // excludeFile is the repository's own ignore file, by its path from the
