@@ -184,8 +184,8 @@ func (f readFolder) stamp(dir string) stamp {
 // walk that took it began: then no name was made, removed or moved in it
 // since, which would have stamped it with a later time.
 func (f readFolder) unchanged(dir string, began time.Time) bool {
-	was, ok := fileStampOf(f.fi)
-	if !ok || !settled(was.stamp, began) {
+	was, ok := versionOf(f.fi, began)
+	if !ok {
 		return false
 	}
 	now, ok := folderStampOf(dir)
