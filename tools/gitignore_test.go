@@ -368,3 +368,19 @@ func TestLinkedExcludeSwapToLookAlike(t *testing.T) {
 		t.Errorf("hidden %q after the swap, want othersx.txt among them", got)
 	}
 }
+
+// The file a linked exclude file leads to, written just before a walk,
+// may change again within the same tick of the clock, unseen by its
+// times: the next check walks again.
+func TestLinkedExcludeRecentDistrusted(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("links need privileges on Windows")
+	}
+	ws := linkedRules(t, excludeFile, "notes.txt")
+	write(t, filepath.Join(ws.Root(), "shared", "rules"), "private.txt\nother.txt\n")
+	mustHidden(t, ws)
+	mustHidden(t, ws)
+	if ws.hidden.walks != 2 {
+		t.Errorf("%d walks, want 2: the second after a change too recent to trust", ws.hidden.walks)
+	}
+}
