@@ -3,7 +3,6 @@ package tools
 import (
 	"os"
 	"path/filepath"
-	"runtime"
 	"testing"
 	"time"
 )
@@ -12,9 +11,7 @@ import (
 // before, as long as the file is the version it read; whatever changed
 // since is read, or refused, as without it.
 func TestReadTakesHeldText(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("skipped: files have no identity to hold a text by here")
-	}
+	needFileIDs(t)
 	outside := t.TempDir()
 	if err := os.WriteFile(filepath.Join(outside, "a.txt"), []byte("outside\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -84,9 +81,7 @@ func TestReadTakesHeldText(t *testing.T) {
 // A file with another name is refused by read_file (openRegular), held
 // or not.
 func TestReadHeldRefusesLinkedFiles(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("skipped: files have no identity to hold a text by here")
-	}
+	needFileIDs(t)
 	ws := newWorkspace(t, map[string]string{"a.txt": "first\n"})
 	if err := os.Link(filepath.Join(ws.Root(), "a.txt"), filepath.Join(ws.Root(), "b.txt")); err != nil {
 		t.Fatal(err)
@@ -115,9 +110,7 @@ func TestReadHeldOnlySettled(t *testing.T) {
 
 // A part of a held text reads as the same part of the file read anew.
 func TestReadHeldPart(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("skipped: files have no identity to hold a text by here")
-	}
+	needFileIDs(t)
 	ws := newWorkspace(t, map[string]string{"a.txt": "one\ntwo\nthree\nfour\n"})
 	age(t, ws.Root())
 	args := map[string]any{"path": "a.txt", "offset": int64(2), "limit": int64(2)}

@@ -12,9 +12,7 @@ import (
 // and again as soon as anything does: each change below makes the file
 // secret without touching the file or, but where it must, its folder.
 func TestSecretKeptUntilChange(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("skipped: files have no identity to keep an answer by here")
-	}
+	needFileIDs(t)
 	write := func(rel, text string) func(t *testing.T, root string) {
 		return func(t *testing.T, root string) {
 			writeFiles(t, root, map[string]string{rel: text})
@@ -82,9 +80,7 @@ func TestSecretNotKeptWhenRecent(t *testing.T) {
 // Where .git points elsewhere, what the answer depends on lies outside
 // the folders looked at: it is decided every time.
 func TestSecretDecidedEachTimeWhenGitPoints(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("skipped: no answer is kept here")
-	}
+	needFileIDs(t)
 	for _, tt := range []struct {
 		name  string
 		files map[string]string
@@ -117,9 +113,7 @@ func TestSecretDecidedEachTimeWhenGitPoints(t *testing.T) {
 // folder looks the same; once it changed, the name is looked at, and an
 // ignore file made then counts for the answers decided after.
 func TestSecretLooksOnceForWhatIsNotThere(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("skipped: no answer is kept here")
-	}
+	needFileIDs(t)
 	ws := newWorkspace(t, map[string]string{"a.txt": "", "b.txt": "", "c.txt": ""})
 	age(t, ws.Root())
 	ws.Secret(filepath.Join(ws.Root(), "a.txt"))
@@ -171,4 +165,13 @@ func decisions(ws *Workspace, abs string) int {
 	before := ws.verdicts.decided
 	ws.Secret(abs)
 	return ws.verdicts.decided - before
+}
+
+// needFileIDs skips a test of what is kept by a file's identity and
+// change time, which Windows does not give: nothing is kept there.
+func needFileIDs(t *testing.T) {
+	t.Helper()
+	if runtime.GOOS == "windows" {
+		t.Skip("skipped: files have no identity and change time to keep anything by here")
+	}
 }
