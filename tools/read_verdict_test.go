@@ -138,6 +138,7 @@ func TestSecretLooksOnceForWhatIsNotThere(t *testing.T) {
 // after: from the start on, those rules decide too, and they protect by
 // identity what the rules of the moment know only by path.
 func TestSecretKeptBeforeTheStartDecidedAgain(t *testing.T) {
+	needFileIDs(t)
 	ws := newWorkspace(t, map[string]string{".gitignore": "a.txt\n", "a.txt": "hunter2\n", ".git/HEAD": "ref: refs/heads/main\n", ".git/info/x": ""})
 	age(t, ws.Root())
 	abs := filepath.Join(ws.Root(), "a.txt")
