@@ -135,7 +135,7 @@ func ParseHost(s string) (*url.URL, error) {
 // Chat sends the conversation and streams the reply. On failure it returns
 // what had arrived so far with the error.
 func (m *Model) Chat(ctx context.Context, req protocol.Request, stream func(protocol.Delta)) (protocol.Reply, error) {
-	frame, err := m.framed(req.Stop)
+	frame, err := m.frameFor(req.Stop)
 	if err != nil {
 		return protocol.Reply{}, err
 	}
@@ -170,10 +170,10 @@ func (m *Model) Chat(ctx context.Context, req protocol.Request, stream func(prot
 	return reply, nil
 }
 
-// framed returns the JSON of a request with the stop sequences stop,
+// frameFor returns the JSON of a request with the stop sequences stop,
 // without its messages (frameOf): made once, and again only for other
 // stop sequences.
-func (m *Model) framed(stop []string) ([]byte, error) {
+func (m *Model) frameFor(stop []string) ([]byte, error) {
 	m.frame.Lock()
 	defer m.frame.Unlock()
 	if m.frame.json != nil && slices.Equal(m.frame.stop, stop) {
