@@ -261,8 +261,11 @@ func (h *hiddenList) walk(w *Workspace) {
 	// protects) is not needed: else every entry is read.
 	read := func(dir string) ([]fs.DirEntry, error) {
 		k := known[dir]
-		l, ok := k.list, k.taken()
-		if !ok {
+		var l folderList
+		ok := k.taken()
+		if ok {
+			l = keep.listOf(k)
+		} else {
 			h.reads++
 			var err error
 			if l, err = w.census.look(dir, nil); err != nil {

@@ -96,6 +96,7 @@ func isIgnoreFile(name string) bool {
 type readFolders struct {
 	fw      *folderWatch          // nil where folders are not watched
 	entries map[string]readFolder // by absolute path; nil once given up
+	lists   []folderList          // what was read of them, by readFolder.list
 	// began is when the walk that kept them began: where they are not
 	// watched, a folder's look must have settled by then for a later
 	// look at the same times to show that it did not change.
@@ -106,15 +107,14 @@ type readFolders struct {
 // after it was watched, where folders are, and before its names were
 // read, and what was read of it, when listed.
 type readFolder struct {
-	fi     fs.FileInfo // nil when not known
-	list   folderList
-	listed bool
+	fi   fs.FileInfo // nil when not known
+	list int         // 1 + its index in lists; 0 when not listed
 }
 
 // newReadFolders returns one to keep, for about size folders, that
 // watches them with watch where the system can.
 func newReadFolders(size int, watch bool) *readFolders {
-	l := &readFolders{entries: make(map[string]readFolder, size)}
+	l := &readFolders{entries: make(map[string]readFolder, size), lists: make([]folderList, 0, size)}
 	if fw := newFolderWatch(); watch && fw.reset() {
 		l.fw = fw
 	}
@@ -145,7 +145,8 @@ func (l *readFolders) look(dir string, fi fs.FileInfo) {
 func (l *readFolders) keep(dir string, entries folderList) {
 	if l != nil && l.entries != nil {
 		f := l.entries[dir]
-		f.list, f.listed = entries, true
+		l.lists = append(l.lists, entries)
+		f.list = len(l.lists)
 		l.entries[dir] = f
 	}
 }
@@ -165,9 +166,12 @@ func (l *readFolders) still() map[string]readFolder {
 	return l.entries
 }
 
+// listOf returns what was read of f, which must be taken.
+func (l *readFolders) listOf(f readFolder) folderList { return l.lists[f.list-1] }
+
 // taken reports whether a walk may take the folder as the walk that kept
 // it read it: that walk looked at it, then read it.
-func (f readFolder) taken() bool { return f.listed && f.fi != nil }
+func (f readFolder) taken() bool { return f.list > 0 && f.fi != nil }
 
 // stamp returns the times dir had before the walk that kept it read it,
 // when that walk did; else those it has now.
