@@ -533,7 +533,9 @@ func decodeCensus(data []byte, root string) (map[string]*censusFolder, error) {
 		f.count = int(count)
 		f.kept = make([]fs.DirEntry, n)
 		if uint64(cap(slab)-len(slab)) < n {
-			slab = make([]keptEntry, 0, max(n, 4096))
+			// Most folders keep a few entries, or none: a slab serves
+			// many, and one that keeps many has its own.
+			slab = make([]keptEntry, 0, max(n, 256))
 		}
 		for i := range f.kept {
 			typ := fs.FileMode(uv())
