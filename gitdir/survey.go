@@ -61,6 +61,7 @@ type Surveys struct {
 	changeTime func(fs.FileInfo) int64
 	read       func(dir string, fi fs.FileInfo) ([]fs.DirEntry, int, error)
 	stat       func() func(dir string) (fs.FileInfo, error)
+	size       func() int
 }
 
 // NewSurveys returns the memory of surveys of one workspace; changeTime
@@ -93,11 +94,20 @@ func (sv *Surveys) StatWith(stat func() func(dir string) (fs.FileInfo, error)) {
 	sv.stat = stat
 }
 
+// SizeWith has the first survey make room for as many folders as size
+// returns when it begins: one that knows about how many there are. Later
+// ones make room for as many as the survey before them saw.
+func (sv *Surveys) SizeWith(size func() int) {
+	sv.mu.Lock()
+	defer sv.mu.Unlock()
+	sv.size = size
+}
+
 // survey surveys root, reading again only what changed since the last
 // survey, and remembers it. sv may be nil: then every folder is read.
 func (sv *Surveys) survey(root string, skip []string) survey {
 	if sv == nil {
-		return surveyed(root, skip, nil, nil, nil, os.Lstat)
+		return surveyed(root, skip, nil, 0, nil, nil, os.Lstat)
 	}
 	sv.mu.Lock()
 	defer sv.mu.Unlock()
@@ -105,7 +115,13 @@ func (sv *Surveys) survey(root string, skip []string) survey {
 	if sv.stat != nil {
 		stat = sv.stat()
 	}
-	s := surveyed(root, skip, sv.last, sv.changeTime, sv.read, stat)
+	size := 0
+	if sv.last != nil {
+		size = len(sv.last.folders)
+	} else if sv.size != nil {
+		size = sv.size()
+	}
+	s := surveyed(root, skip, sv.last, size, sv.changeTime, sv.read, stat)
 	sv.last = &s
 	return s
 }
@@ -141,13 +157,12 @@ func shaped(names []string) bool {
 // following links, up to maxSurvey entries. A folder whose times are
 // those prev saw, with a change time (from changeTime) that is known, is
 // taken from prev without reading it again; its folders are still looked
-// at, each by its own times. read, when not nil, reads a folder's
-// entries in the place of os.ReadDir; stat looks at a folder.
-func surveyed(root string, skip []string, prev *survey, changeTime func(fs.FileInfo) int64, read func(string, fs.FileInfo) ([]fs.DirEntry, int, error), stat func(string) (fs.FileInfo, error)) survey {
-	size := 0 // as many folders as the last survey saw
-	if prev != nil {
-		size = len(prev.folders)
-	}
+// at, each by its own times. size is about how many folders there are:
+// a hint, taken up to the most a survey looks at.
+// read, when not nil, reads a folder's entries in the place of
+// os.ReadDir; stat looks at a folder.
+func surveyed(root string, skip []string, prev *survey, size int, changeTime func(fs.FileInfo) int64, read func(string, fs.FileInfo) ([]fs.DirEntry, int, error), stat func(string) (fs.FileInfo, error)) survey {
+	size = min(max(size, 0), maxSurvey)
 	s := survey{parts: make(map[string][]string), folders: make(map[string]*folder, size)}
 	// The queue keeps the folders taken from it, before next: those
 	// looked at, but those that could not be read (unread).

@@ -4,6 +4,7 @@ package gitdir
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -120,5 +121,35 @@ func TestSurveyCutLeavesWhatItDidNotSee(t *testing.T) {
 	}
 	if _, err := os.Lstat(filepath.Join(root, "z", "HEAD")); err != nil {
 		t.Errorf("z/HEAD, in a folder not looked at, was taken out: %v", err)
+	}
+}
+
+// The first survey makes room for as many folders as it is told there
+// are, where later ones make room for as many as the one before saw: it
+// then grows nothing as it goes.
+func TestFirstSurveyMakesRoom(t *testing.T) {
+	files := map[string]string{}
+	for i := range 300 {
+		files[fmt.Sprintf("d%03d/f.txt", i)] = "x"
+	}
+	root := tree(t, files)
+	first := func(size func() int) float64 {
+		return testing.AllocsPerRun(5, func() {
+			sv := NewSurveys(ctime)
+			if size != nil {
+				sv.SizeWith(size)
+			}
+			sv.survey(root, nil)
+		})
+	}
+	told, untold := first(func() int { return 301 }), first(nil)
+	if told >= untold {
+		t.Errorf("a first survey told of 301 folders made %.0f allocations, one told nothing %.0f", told, untold)
+	}
+	// A hint past any survey's bound is not taken at its word.
+	sv := NewSurveys(ctime)
+	sv.SizeWith(func() int { return 1 << 50 })
+	if s := sv.survey(root, nil); s.reads != 301 {
+		t.Errorf("a first survey told of 2^50 folders read %d; want 301", s.reads)
 	}
 }

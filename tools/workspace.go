@@ -87,6 +87,7 @@ func NewWorkspace(root string) (*Workspace, error) {
 	w := &Workspace{root: real, hidden: new(hiddenList), history: new(historyList), files: new(ruleFiles), places: ownPlaces(real),
 		surveys: gitdir.NewSurveys(changeTime), global: globalExcludes(real), census: loadCensus("", real)}
 	w.surveys.ReadWith(w.census.read)
+	w.surveys.SizeWith(w.census.size)
 	w.surveys.StatWith(w.surveyStat)
 	return w, nil
 }
@@ -109,6 +110,7 @@ func (w *Workspace) surveyed() {
 func (w *Workspace) KeepCensus(file string) {
 	w.census = loadCensus(file, w.root)
 	w.surveys.ReadWith(w.census.read)
+	w.surveys.SizeWith(w.census.size)
 }
 
 // begin returns the ignore rules of the start of the run (startIgnores),
