@@ -210,10 +210,10 @@ type ignores struct {
 	// (hard links) when the rules were read.
 	linked bool
 	// folders holds what each folder the start read looked like just
-	// before, by absolute path (see unmoved), and for the walk that takes
-	// them over what was read of it (readFolders); began is when that
-	// walk began.
-	folders map[string]readFolder
+	// before, by absolute path (see unmoved); began is when that walk
+	// began. The look itself is kept, not a stamp of it: the walk's other
+	// keeper holds the same one (see readFolders).
+	folders map[string]fs.FileInfo
 	began   time.Time
 	// marks are those of the rules of the folders read (see ruleMarks).
 	marks ruleMarks
@@ -278,10 +278,10 @@ func startIgnoresReading(root string, global []ignoreRule, limit int, keep *read
 	ig := newIgnores(r)
 	ig.global, ig.frozen = global, true
 	size := c.size() // about how many folders the walk reads
-	ig.protected, ig.folders, ig.began = make(map[id]string), make(map[string]readFolder, size), began
+	ig.protected, ig.folders, ig.began = make(map[id]string), make(map[string]fs.FileInfo, size), began
 	ig.marks = make(ruleMarks, size)
 	if keep != nil {
-		keep.began, keep.entries = began, ig.folders
+		keep.began = began
 	}
 	seen := 0
 	// The walk reads folders by their path, which gives each entry's
@@ -360,7 +360,8 @@ func startIgnoresReading(root string, global []ignoreRule, limit int, keep *read
 				looked.fi = nil
 				return nil
 			}
-			ig.folders[abs] = readFolder{fi: fi}
+			keep.look(abs, fi)
+			ig.folders[abs] = fi
 		}
 		return nil
 	}, func(dir string, entries []fs.DirEntry, err error) {
@@ -445,11 +446,11 @@ func appendString(b []byte, s string) []byte {
 // was made, removed or renamed in it since, which would have changed its
 // change time, so that nothing moved in nor was linked there anew.
 func (ig *ignores) unmoved(dir string) bool {
-	f, ok := ig.folders[dir]
+	fi, ok := ig.folders[dir]
 	if !ok {
 		return false
 	}
-	was, ok := versionOf(f.fi, ig.began)
+	was, ok := versionOf(fi, ig.began)
 	if !ok {
 		return false
 	}

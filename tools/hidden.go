@@ -125,7 +125,6 @@ type hiddenList struct {
 	reads    int  // how many folders they read, for tests
 	scan     int  // the entries a walk looks at, if not maxSecretScan, for tests
 	watchMax int  // the folders the watch takes before it fails, if not 0, for tests
-	keepMax  int  // the same of the watch of the start's walk
 	// lookedAt is when the walk began that looked at the folders before
 	// it read them: the start's, when this one took them unwatched.
 	lookedAt time.Time
@@ -210,7 +209,6 @@ func (h *hiddenList) walk(w *Workspace) {
 	var keep *readFolders
 	if !w.started.Load() {
 		keep = newReadFolders(size, !h.noWatch)
-		keep.max = h.keepMax
 	}
 	start := w.beginWith(keep)
 	known := keep.still()
@@ -254,9 +252,6 @@ func (h *hiddenList) walk(w *Workspace) {
 	// last one read: the walk goes depth first, so a folder's entries are
 	// classified while it is held.
 	var unmoved folderChain[bool]
-	// The folders of known that changed since the start's walk read
-	// them, where they are not watched: they are read again.
-	var untaken map[string]bool
 	seen, cut, lost := 0, "", false
 	// A folder is read as the start's walk read it, or through the
 	// census: either may give only the entries a walk does something
@@ -267,7 +262,7 @@ func (h *hiddenList) walk(w *Workspace) {
 	read := func(dir string) ([]fs.DirEntry, error) {
 		k := known[dir]
 		var l folderList
-		ok := k.taken() && !untaken[dir]
+		ok := k.taken()
 		if ok {
 			l = keep.listOf(k)
 		} else {
@@ -335,12 +330,7 @@ func (h *hiddenList) walk(w *Workspace) {
 			// taken only unchanged since, and read again else.
 			k := known[p]
 			if !h.watching && k.taken() && !k.unchanged(p, h.lookedAt) {
-				// known is the start's, which keeps its look for its
-				// own use (ignores.unmoved): it is left as it is.
-				if untaken == nil {
-					untaken = make(map[string]bool)
-				}
-				untaken[p] = true
+				delete(known, p)
 				k = readFolder{}
 			}
 			if h.watching && !k.taken() && (h.watchMax > 0 && len(h.dirs) >= h.watchMax || !h.watch.add(p)) {

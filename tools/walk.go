@@ -94,22 +94,16 @@ func isIgnoreFile(name string) bool {
 // must not see, which comes right after it at the first command, need not
 // read the folders again. Its methods do nothing on nil.
 type readFolders struct {
-	fw *folderWatch // nil where folders are not watched
-	// entries are the folders the walk looked at, by absolute path: the
-	// map the rules of the start keep their looks in (ignores.folders),
-	// nil until the walk begins.
-	entries map[string]readFolder
-	lists   []folderList // what was read of them, by readFolder.list
-	gaveUp  bool         // a folder could not be watched
-	adds    int          // how many folders were given to the watch
-	max     int          // the folders the watch takes before it fails, if not 0, for tests
+	fw      *folderWatch          // nil where folders are not watched
+	entries map[string]readFolder // by absolute path; nil once given up
+	lists   []folderList          // what was read of them, by readFolder.list
 	// began is when the walk that kept them began: where they are not
 	// watched, a folder's look must have settled by then for a later
 	// look at the same times to show that it did not change.
 	began time.Time
 }
 
-// readFolder is one folder a walk looked at: what os.Lstat told of it,
+// readFolder is one folder of readFolders: what os.Lstat told of it,
 // after it was watched, where folders are, and before its names were
 // read, and what was read of it, when listed.
 type readFolder struct {
@@ -120,7 +114,7 @@ type readFolder struct {
 // newReadFolders returns one to keep, for about size folders, that
 // watches them with watch where the system can.
 func newReadFolders(size int, watch bool) *readFolders {
-	l := &readFolders{lists: make([]folderList, 0, size)}
+	l := &readFolders{entries: make(map[string]readFolder, size), lists: make([]folderList, 0, size)}
 	if fw := newFolderWatch(); watch && fw.reset() {
 		l.fw = fw
 	}
@@ -130,25 +124,27 @@ func newReadFolders(size int, watch bool) *readFolders {
 // watch watches dir before its names are read, where folders are
 // watched; when it cannot, the keeping is given up.
 func (l *readFolders) watch(dir string) {
-	if l == nil || l.gaveUp || l.fw == nil {
-		return
+	if l != nil && l.entries != nil && l.fw != nil && !l.fw.add(dir) {
+		l.entries = nil
 	}
-	if l.max > 0 && l.adds >= l.max || !l.fw.add(dir) {
-		l.gaveUp = true
-	}
-	l.adds++
 }
 
 // watched reports whether the folders kept are watched, each since
 // before it was read.
 func (l *readFolders) watched() bool { return l != nil && l.fw != nil }
 
-// keep keeps what was read of dir, when the walk looked at it.
-func (l *readFolders) keep(dir string, entries folderList) {
-	if l == nil || l.gaveUp {
-		return
+// look keeps what dir looked like, after it was watched where folders
+// are.
+func (l *readFolders) look(dir string, fi fs.FileInfo) {
+	if l != nil && l.entries != nil {
+		l.entries[dir] = readFolder{fi: fi}
 	}
-	if f, ok := l.entries[dir]; ok {
+}
+
+// keep keeps what was read of dir.
+func (l *readFolders) keep(dir string, entries folderList) {
+	if l != nil && l.entries != nil {
+		f := l.entries[dir]
 		l.lists = append(l.lists, entries)
 		f.list = len(l.lists)
 		l.entries[dir] = f
@@ -161,7 +157,7 @@ func (l *readFolders) keep(dir string, entries folderList) {
 // ignore file written since changes no folder's names: the walk that
 // takes them reads the rules as they are.
 func (l *readFolders) still() map[string]readFolder {
-	if l == nil || l.gaveUp || l.entries == nil || l.began.IsZero() { // the start was read by another walk
+	if l == nil || l.entries == nil || l.began.IsZero() { // the start was read by another walk
 		return nil
 	}
 	if l.fw != nil && l.fw.changed() {
