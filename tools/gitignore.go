@@ -210,11 +210,10 @@ type ignores struct {
 	// (hard links) when the rules were read.
 	linked bool
 	// folders holds what each folder the start read looked like just
-	// before, by absolute path (see unmoved); began is when that walk
-	// began. The look itself is kept, not a stamp of it: the walk's other
-	// keeper holds the same one (see readFolders).
-	folders map[string]fs.FileInfo
-	began   time.Time
+	// before, by absolute path, when it had not changed for a while
+	// (see unmoved). The rules are kept for the whole run: a stamp is
+	// kept, not the look it came from.
+	folders map[string]folderStamp
 	// marks are those of the rules of the folders read (see ruleMarks).
 	marks ruleMarks
 }
@@ -278,7 +277,7 @@ func startIgnoresReading(root string, global []ignoreRule, limit int, keep *read
 	ig := newIgnores(r)
 	ig.global, ig.frozen = global, true
 	size := c.size() // about how many folders the walk reads
-	ig.protected, ig.folders, ig.began = make(map[id]string), make(map[string]fs.FileInfo, size), began
+	ig.protected, ig.folders = make(map[id]string), make(map[string]folderStamp, size)
 	ig.marks = make(ruleMarks, size)
 	if keep != nil {
 		keep.began = began
@@ -361,7 +360,9 @@ func startIgnoresReading(root string, global []ignoreRule, limit int, keep *read
 				return nil
 			}
 			keep.look(abs, fi)
-			ig.folders[abs] = fi
+			if st, ok := versionOf(fi, began); ok {
+				ig.folders[abs] = st
+			}
 		}
 		return nil
 	}, func(dir string, entries []fs.DirEntry, err error) {
@@ -442,15 +443,11 @@ func appendString(b []byte, s string) []byte {
 }
 
 // unmoved reports whether the folder dir, whose names were just read, is
-// as the start read it, and had not changed for a while then: no name
-// was made, removed or renamed in it since, which would have changed its
-// change time, so that nothing moved in nor was linked there anew.
+// as the start read it: no name was made, removed or renamed in it
+// since, which would have changed its change time, so that nothing moved
+// in nor was linked there anew.
 func (ig *ignores) unmoved(dir string) bool {
-	fi, ok := ig.folders[dir]
-	if !ok {
-		return false
-	}
-	was, ok := versionOf(fi, ig.began)
+	was, ok := ig.folders[dir]
 	if !ok {
 		return false
 	}
