@@ -125,6 +125,7 @@ type hiddenList struct {
 	reads    int  // how many folders they read, for tests
 	scan     int  // the entries a walk looks at, if not maxSecretScan, for tests
 	watchMax int  // the folders the watch takes before it fails, if not 0, for tests
+	keepMax  int  // the same of the watch of the start's walk
 	// lookedAt is when the walk began that looked at the folders before
 	// it read them: the start's, when this one took them unwatched.
 	lookedAt time.Time
@@ -209,6 +210,7 @@ func (h *hiddenList) walk(w *Workspace) {
 	var keep *readFolders
 	if !w.started.Load() {
 		keep = newReadFolders(size, !h.noWatch)
+		keep.max = h.keepMax
 	}
 	start := w.beginWith(keep)
 	known := keep.still()

@@ -14,7 +14,8 @@ import (
 // protected file moved there), is hidden from the first command, whether
 // folders are watched or not: unwatched, the walk of what commands must
 // not see takes a folder the start's walk read only when it finds it
-// unchanged since.
+// unchanged since, and it takes none when the start's watch failed part
+// way.
 func TestChangeDuringTheStartWalk(t *testing.T) {
 	for _, tt := range []struct {
 		name   string
@@ -28,15 +29,18 @@ func TestChangeDuringTheStartWalk(t *testing.T) {
 			return os.Rename(filepath.Join(root, "a", ".env"), filepath.Join(root, "b", "notes.txt"))
 		}, "b/notes.txt"},
 	} {
-		for _, noWatch := range []bool{true, false} {
-			t.Run(fmt.Sprintf("%s, watched %v", tt.name, !noWatch), func(t *testing.T) {
+		for _, mode := range []string{"times", "watched", "watch of the start lost"} {
+			t.Run(fmt.Sprintf("%s, %s", tt.name, mode), func(t *testing.T) {
 				files := map[string]string{"a/.env": "API_KEY=x\n", "0b/readme.go": "package b\n", "b/readme.go": "package b\n"}
 				for i := range 2000 { // the walk takes a while past a0000
 					files[fmt.Sprintf("a%04d/x", i)] = ""
 				}
 				ws := newWorkspace(t, files)
 				age(t, ws.Root())
-				ws.hidden.noWatch = noWatch
+				ws.hidden.noWatch = mode == "times"
+				if mode == "watch of the start lost" {
+					ws.hidden.keepMax = 1 // the root only
+				}
 				// The change is made when the start's walk has read a0000.
 				fd, err := syscall.InotifyInit1(syscall.IN_CLOEXEC)
 				if err != nil {

@@ -97,6 +97,8 @@ type readFolders struct {
 	fw      *folderWatch          // nil where folders are not watched
 	entries map[string]readFolder // by absolute path; nil once given up
 	lists   []folderList          // what was read of them, by readFolder.list
+	adds    int                   // how many folders were given to the watch
+	max     int                   // the folders the watch takes before it fails, if not 0, for tests
 	// began is when the walk that kept them began: where they are not
 	// watched, a folder's look must have settled by then for a later
 	// look at the same times to show that it did not change.
@@ -124,9 +126,13 @@ func newReadFolders(size int, watch bool) *readFolders {
 // watch watches dir before its names are read, where folders are
 // watched; when it cannot, the keeping is given up.
 func (l *readFolders) watch(dir string) {
-	if l != nil && l.entries != nil && l.fw != nil && !l.fw.add(dir) {
+	if l == nil || l.entries == nil || l.fw == nil {
+		return
+	}
+	if l.max > 0 && l.adds >= l.max || !l.fw.add(dir) {
 		l.entries = nil
 	}
+	l.adds++
 }
 
 // watched reports whether the folders kept are watched, each since
