@@ -94,9 +94,9 @@ func (sv *Surveys) StatWith(stat func() func(dir string) (fs.FileInfo, error)) {
 	sv.stat = stat
 }
 
-// SizeWith has the first survey make room for as many folders as size
-// returns when it begins: one that knows about how many there are. Later
-// ones make room for as many as the survey before them saw.
+// SizeWith has each survey make room for as many folders as size returns
+// when it begins, one that knows about how many there are, or as many as
+// the survey before it kept, when that is more.
 func (sv *Surveys) SizeWith(size func() int) {
 	sv.mu.Lock()
 	defer sv.mu.Unlock()
@@ -117,9 +117,10 @@ func (sv *Surveys) survey(root string, skip []string) survey {
 	}
 	size := 0
 	if sv.last != nil {
-		size = len(sv.last.folders)
-	} else if sv.size != nil {
-		size = sv.size()
+		size = len(sv.last.folders) // those it read that had settled
+	}
+	if sv.size != nil {
+		size = max(size, sv.size())
 	}
 	s := surveyed(root, skip, sv.last, size, sv.changeTime, sv.read, stat)
 	sv.last = &s

@@ -124,15 +124,17 @@ func TestSurveyCutLeavesWhatItDidNotSee(t *testing.T) {
 	}
 }
 
-// The first survey makes room for as many folders as it is told there
-// are, where later ones make room for as many as the one before saw: it
+// A survey makes room for as many folders as it is told there are, even
+// the first, or after one that kept few because they had just changed: it
 // then grows nothing as it goes.
-func TestFirstSurveyMakesRoom(t *testing.T) {
+func TestSurveyMakesRoom(t *testing.T) {
 	files := map[string]string{}
 	for i := range 300 {
 		files[fmt.Sprintf("d%03d/f.txt", i)] = "x"
 	}
 	root := tree(t, files)
+	defer func(s time.Duration) { settle = s }(settle)
+	settle = -time.Hour // every folder is kept, and fills the room made
 	first := func(size func() int) float64 {
 		return testing.AllocsPerRun(5, func() {
 			sv := NewSurveys(ctime)
@@ -146,8 +148,23 @@ func TestFirstSurveyMakesRoom(t *testing.T) {
 	if told >= untold {
 		t.Errorf("a first survey told of 301 folders made %.0f allocations, one told nothing %.0f", told, untold)
 	}
-	// A hint past any survey's bound is not taken at its word.
+	// After a survey that kept nothing, all its folders just made.
+	settle = time.Hour
 	sv := NewSurveys(ctime)
+	sv.survey(root, nil)
+	settle = -time.Hour
+	after := func(size func() int) float64 {
+		return testing.AllocsPerRun(5, func() {
+			again := NewSurveys(ctime)
+			again.last, again.size = sv.last, size
+			again.survey(root, nil)
+		})
+	}
+	if told, untold := after(func() int { return 301 }), after(nil); told >= untold {
+		t.Errorf("a survey told of 301 folders, after one that kept none, made %.0f allocations, one told nothing %.0f", told, untold)
+	}
+	// A hint past any survey's bound is not taken at its word.
+	sv = NewSurveys(ctime)
 	sv.SizeWith(func() int { return 1 << 50 })
 	if s := sv.survey(root, nil); s.reads != 301 {
 		t.Errorf("a first survey told of 2^50 folders read %d; want 301", s.reads)
