@@ -211,9 +211,9 @@ type ignores struct {
 	linked bool
 	// folders holds what each folder the start read looked like just
 	// before, by absolute path, when it had not changed for a while
-	// (see unmoved). The rules are kept for the whole run: a stamp is
-	// kept, not the look it came from.
-	folders map[string]folderStamp
+	// (see unmoved): its identity and times, as the census marks it. The
+	// rules are kept for the whole run, so no more is kept.
+	folders map[string]folderMark
 	// marks are those of the rules of the folders read (see ruleMarks).
 	marks ruleMarks
 }
@@ -277,7 +277,7 @@ func startIgnoresReading(root string, global []ignoreRule, limit int, keep *read
 	ig := newIgnores(r)
 	ig.global, ig.frozen = global, true
 	size := c.size() // about how many folders the walk reads
-	ig.protected, ig.folders = make(map[id]string), make(map[string]folderStamp, size)
+	ig.protected, ig.folders = make(map[id]string), make(map[string]folderMark, size)
 	ig.marks = make(ruleMarks, size)
 	if keep != nil {
 		keep.began = began
@@ -360,8 +360,8 @@ func startIgnoresReading(root string, global []ignoreRule, limit int, keep *read
 				return nil
 			}
 			keep.look(abs, fi)
-			if st, ok := versionOf(fi, began); ok {
-				ig.folders[abs] = st
+			if m, ok := markOf(fi); ok && m.settledBy(began, racyFor) {
+				ig.folders[abs] = m
 			}
 		}
 		return nil
@@ -451,7 +451,11 @@ func (ig *ignores) unmoved(dir string) bool {
 	if !ok {
 		return false
 	}
-	now, ok := folderStampOf(dir)
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return false
+	}
+	now, ok := markOf(fi)
 	return ok && now == was
 }
 
