@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 )
 
 // Parsed is a reply read line by line.
@@ -314,9 +315,14 @@ func firstLines(s string, n int) string {
 	return s[:idx]
 }
 
+// clip cuts s to at most n bytes and a mark, at a character's start:
+// what it quotes in an error is never half a character.
 func clip(s string, n int) string {
 	if len(s) <= n {
 		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
 	}
 	return s[:n] + "..."
 }

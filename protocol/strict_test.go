@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestParseStrict(t *testing.T) {
@@ -161,5 +162,27 @@ func TestCheckWithoutTools(t *testing.T) {
 	err := Check(nil, &call)
 	if err == nil || !strings.Contains(err.Error(), "There are no tools here") || strings.Contains(err.Error(), "Valid tools") {
 		t.Errorf("Check without tools = %v", err)
+	}
+}
+
+// What an error quotes of a reply is cut at a character's start, never
+// inside one: the quote stays text the model can read back.
+func TestClipKeepsCharactersWhole(t *testing.T) {
+	tests := []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"abcdef", 3, "abc..."},
+		{"ééé", 3, "é..."}, // é is two bytes: the third byte starts the second é
+		{"日本語", 4, "日..."},
+		{"日本語", 2, "..."},
+	}
+	for _, tt := range tests {
+		got := clip(tt.s, tt.n)
+		if got != tt.want || !utf8.ValidString(got) {
+			t.Errorf("clip(%q, %d) = %q, want %q", tt.s, tt.n, got, tt.want)
+		}
 	}
 }
