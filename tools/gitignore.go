@@ -559,7 +559,7 @@ func (ig *ignores) load(dir string) []ignoreRule {
 	files := []string{path.Join(dir, ".gitignore")}
 	if dir == "" {
 		rules = append(rules, ig.global...)
-		files = []string{excludeFile, ".gitignore"}
+		files = []string{ig.exclude(), ".gitignore"}
 	}
 	for _, name := range files {
 		rules = append(rules, ig.parsed(name, dir)...)
@@ -576,15 +576,61 @@ func (ig *ignores) none(dir string, entries []fs.DirEntry) bool {
 }
 
 // excludeFile is the repository's own ignore file, by its path from the
-// root.
+// root, where the root's .git is its git directory.
 const excludeFile = ".git/info/exclude"
 
+// excludeOf returns the file git reads the repository's own ignore rules
+// from, for the workspace at root with the repository l: info/exclude in
+// the common directory. That is .git/info/exclude where .git is the git
+// directory, and elsewhere for a worktree (its main repository's) or a
+// submodule (in the git directory of the repository above it).
+func excludeOf(root string, l gitdir.Layout) string {
+	if l.Common == "" {
+		return filepath.Join(root, filepath.FromSlash(excludeFile))
+	}
+	return filepath.Join(l.Common, "info", "exclude")
+}
+
+// exclude names the repository's own ignore file as the rules read it:
+// by its path from the root, excludeFile, where it is there, else by its
+// absolute path, outside the workspace.
+func (ig *ignores) exclude() string {
+	if ig.root == nil {
+		return excludeFile
+	}
+	root := ig.root.Name()
+	if p := excludeOf(root, ig.git(root)); p != filepath.Join(root, filepath.FromSlash(excludeFile)) {
+		return p
+	}
+	return excludeFile
+}
+
 // follows reports whether the rules of the ignore file name, a path from
-// the root, are read through a link there, as git reads them: at
-// .git/info/exclude, not at a .gitignore, which git skips when it is a
-// link (a link can only be followed where it is relative and stays in the
-// workspace: os.Root follows no other).
-func follows(name string) bool { return name == excludeFile }
+// the root or an absolute one outside the workspace, are read through a
+// link there, as git reads them: at the repository's exclude file, not at
+// a .gitignore, which git skips when it is a link. At .git/info/exclude a
+// link can only be followed where it is relative and stays in the
+// workspace (os.Root follows no other); the exclude file of a worktree or
+// a submodule is read as git reads it, through any link.
+func follows(name string) bool { return name == excludeFile || filepath.IsAbs(name) }
+
+// stat looks at the ignore file name as look (Lstat or Stat of ig.root)
+// would, through the workspace's root, or, for an absolute name, the
+// exclude file outside it, through any link.
+func (ig *ignores) stat(name string, look func(string) (fs.FileInfo, error)) (fs.FileInfo, error) {
+	if filepath.IsAbs(name) {
+		return os.Stat(name)
+	}
+	return look(name)
+}
+
+// open opens the ignore file name as stat looks at it.
+func (ig *ignores) open(name string) (*os.File, error) {
+	if filepath.IsAbs(name) {
+		return os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	}
+	return ig.root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+}
 
 // parsed returns the rules of the ignore file name, of folder dir: those
 // ig.files kept, when the file is as it was then, else those read now.
@@ -598,7 +644,7 @@ func (ig *ignores) parsed(name, dir string) []ignoreRule {
 	if follows(name) {
 		look = ig.root.Stat
 	}
-	fi, err := look(name)
+	fi, err := ig.stat(name, look)
 	if err != nil || !fi.Mode().IsRegular() {
 		return nil
 	}
@@ -671,7 +717,7 @@ func (ig *ignores) read(name string) ([]byte, fs.FileInfo) {
 	}
 	// Without blocking: a named pipe put where .gitignore goes must not
 	// hang every tool that checks for secrets.
-	f, err := ig.root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := ig.open(name)
 	if err != nil {
 		return nil, nil
 	}

@@ -384,3 +384,56 @@ func TestLinkedExcludeRecentDistrusted(t *testing.T) {
 		t.Errorf("%d walks, want 2: the second after a change too recent to trust", ws.hidden.walks)
 	}
 }
+
+// A worktree keeps its repository's own ignore rules in its main
+// repository's git directory, the common one, and a submodule in the git
+// directory the repository above it keeps for it: git reads them there,
+// outside the workspace, and so do the rules of the moment and those of
+// the start. A file they ignore is secret from the first read on, hidden
+// from commands, and a rule written there later is seen.
+func TestExcludeOutsideTheWorkspace(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		// repo makes the repository of the workspace root in outside,
+		// and returns its exclude file.
+		repo func(root, outside string) string
+	}{
+		{"worktree", func(root, outside string) string {
+			git := filepath.Join(outside, "main", ".git", "worktrees", "wt")
+			write(t, filepath.Join(git, "HEAD"), "ref: refs/heads/wt\n")
+			write(t, filepath.Join(git, "commondir"), "../..\n")
+			write(t, filepath.Join(root, ".git"), "gitdir: "+git+"\n")
+			return filepath.Join(outside, "main", ".git", "info", "exclude")
+		}},
+		{"submodule", func(root, outside string) string {
+			git := filepath.Join(outside, "super", ".git", "modules", "sub")
+			write(t, filepath.Join(git, "HEAD"), "ref: refs/heads/main\n")
+			write(t, filepath.Join(root, ".git"), "gitdir: "+git+"\n")
+			return filepath.Join(git, "info", "exclude")
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ws := newWorkspace(t, map[string]string{"private.txt": "token\n", "notes.txt": "notes\n"})
+			exclude := tt.repo(ws.Root(), filepath.Dir(ws.Root()))
+			write(t, exclude, "private.txt\n")
+			age(t, ws.Root())
+			private, notes := filepath.Join(ws.Root(), "private.txt"), filepath.Join(ws.Root(), "notes.txt")
+			if ws.Secret(private) == "" {
+				t.Error("before the start's rules were read, private.txt was not secret")
+			}
+			if got := rels(ws, mustHidden(t, ws)); !slices.Contains(got, "private.txt") || slices.Contains(got, "notes.txt") {
+				t.Errorf("hidden %q, want private.txt and not notes.txt", got)
+			}
+			if ws.Secret(private) == "" {
+				t.Error("after the start's rules were read, private.txt was not secret")
+			}
+			write(t, exclude, "private.txt\nnotes.txt\n")
+			if ws.Secret(notes) == "" {
+				t.Error("notes.txt was not secret after a rule for it was written")
+			}
+			if got := rels(ws, mustHidden(t, ws)); !slices.Contains(got, "notes.txt") {
+				t.Errorf("hidden %q after a rule for notes.txt was written, want it among them", got)
+			}
+		})
+	}
+}

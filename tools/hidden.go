@@ -246,7 +246,7 @@ func (h *hiddenList) walk(w *Workspace) {
 	ig.frozen = true
 	var marks folderChain[ruleMark]
 	layout := gitdir.Find(w.root)
-	h.exclude = filepath.Join(w.root, ".git", "info", "exclude")
+	h.exclude = excludeOf(w.root, layout)
 	h.files[h.exclude] = stampOf(h.exclude)
 	h.excludeTarget = targetStampOf(h.exclude)
 	var secrets, ignored, unseen []string
