@@ -592,27 +592,29 @@ func excludeOf(root string, l gitdir.Layout) string {
 }
 
 // exclude names the repository's own ignore file as the rules read it:
-// by its path from the root, excludeFile, where it is there, else by its
-// absolute path, outside the workspace.
+// by its path from the root where it is in the workspace (excludeFile,
+// mostly), else by its absolute path.
 func (ig *ignores) exclude() string {
 	if ig.root == nil {
 		return excludeFile
 	}
 	root := ig.root.Name()
-	if p := excludeOf(root, ig.git(root)); p != filepath.Join(root, filepath.FromSlash(excludeFile)) {
-		return p
+	p := excludeOf(root, ig.git(root))
+	if rel, err := filepath.Rel(root, p); err == nil && filepath.IsLocal(rel) {
+		return filepath.ToSlash(rel)
 	}
-	return excludeFile
+	return p
 }
 
 // follows reports whether the rules of the ignore file name, a path from
 // the root or an absolute one outside the workspace, are read through a
 // link there, as git reads them: at the repository's exclude file, not at
-// a .gitignore, which git skips when it is a link. At .git/info/exclude a
-// link can only be followed where it is relative and stays in the
-// workspace (os.Root follows no other); the exclude file of a worktree or
-// a submodule is read as git reads it, through any link.
-func follows(name string) bool { return name == excludeFile || filepath.IsAbs(name) }
+// a .gitignore, which git skips when it is a link. In the workspace, a
+// link can only be followed where it is relative and stays in it
+// (os.Root follows no other), lest a link planted there show the rules
+// a file outside holds; the exclude file of a worktree or a submodule,
+// outside, is read as git reads it, through any link.
+func (ig *ignores) follows(name string) bool { return filepath.IsAbs(name) || name == ig.exclude() }
 
 // stat looks at the ignore file name as look (Lstat or Stat of ig.root)
 // would, through the workspace's root, or, for an absolute name, the
@@ -641,7 +643,7 @@ func (ig *ignores) parsed(name, dir string) []ignoreRule {
 		return parseIgnore(bytes.NewReader(data), dir, name)
 	}
 	look := ig.root.Lstat
-	if follows(name) {
+	if ig.follows(name) {
 		look = ig.root.Stat
 	}
 	fi, err := ig.stat(name, look)
@@ -708,7 +710,7 @@ func (f *ruleFiles) put(name string, st folderStamp, rules []ignoreRule) {
 func (ig *ignores) read(name string) ([]byte, fs.FileInfo) {
 	// A link is read through only where git reads through it (follows).
 	var named fs.FileInfo
-	if !follows(name) {
+	if !ig.follows(name) {
 		fi, err := ig.root.Lstat(name)
 		if err != nil || !fi.Mode().IsRegular() {
 			return nil, nil

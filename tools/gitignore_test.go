@@ -437,3 +437,50 @@ func TestExcludeOutsideTheWorkspace(t *testing.T) {
 		})
 	}
 }
+
+// An exclude file in the workspace that is a link leading out of it is
+// not read: a link planted there (an unpacked archive) would otherwise
+// have the rules quote and probe a file the sandbox keeps from commands.
+// That holds at .git/info/exclude and where a .git file or link points
+// to a git directory inside the workspace.
+func TestExcludeLinkOutOfTheWorkspaceNotFollowed(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("links need privileges on Windows")
+	}
+	for _, tt := range []struct {
+		name string
+		git  func(root string) string // makes the repository, returns its exclude file
+	}{
+		{".git folder", func(root string) string {
+			write(t, filepath.Join(root, ".git", "HEAD"), "ref: refs/heads/main\n")
+			return filepath.Join(root, ".git", "info", "exclude")
+		}},
+		{".git file to a folder inside", func(root string) string {
+			write(t, filepath.Join(root, "g", "HEAD"), "ref: refs/heads/main\n")
+			write(t, filepath.Join(root, ".git"), "gitdir: g\n")
+			return filepath.Join(root, "g", "info", "exclude")
+		}},
+		{".git link to a folder inside", func(root string) string {
+			write(t, filepath.Join(root, "g", "HEAD"), "ref: refs/heads/main\n")
+			must(t, os.Symlink("g", filepath.Join(root, ".git")))
+			return filepath.Join(root, "g", "info", "exclude")
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ws := newWorkspace(t, map[string]string{"private.txt": "token\n"})
+			outside := filepath.Join(filepath.Dir(ws.Root()), "outside-rules")
+			write(t, outside, "private.txt\n")
+			exclude := tt.git(ws.Root())
+			must(t, os.MkdirAll(filepath.Dir(exclude), 0o755))
+			must(t, os.Symlink(outside, exclude))
+			age(t, ws.Root())
+			private := filepath.Join(ws.Root(), "private.txt")
+			if why := ws.Secret(private); why != "" {
+				t.Errorf("before the start's rules were read, private.txt was secret: %s", why)
+			}
+			if got := rels(ws, mustHidden(t, ws)); slices.Contains(got, "private.txt") {
+				t.Errorf("hidden %q: the rules of the file outside were read", got)
+			}
+		})
+	}
+}
