@@ -136,3 +136,35 @@ func TestIgnoresChanged(t *testing.T) {
 		t.Errorf("notice %q", n)
 	}
 }
+
+// In a worktree, the exclude file whose change is told is the one git
+// reads, in the main repository's git directory, outside the workspace.
+func TestIgnoresChangedInAWorktree(t *testing.T) {
+	root, _, dirs, _ := stateWorkspace(t)
+	git := filepath.Join(t.TempDir(), "main", ".git")
+	exclude := filepath.Join(git, "info", "exclude")
+	for p, text := range map[string]string{
+		filepath.Join(git, "worktrees", "wt", "HEAD"):      "ref: refs/heads/wt\n",
+		filepath.Join(git, "worktrees", "wt", "commondir"): "../..\n",
+		exclude:                     "*.key\n",
+		filepath.Join(root, ".git"): "gitdir: " + filepath.Join(git, "worktrees", "wt") + "\n",
+	} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, want := range [][]string{nil, nil} { // the first run, then one with no change
+		if got, err := IgnoresChanged(root, dirs, true); err != nil || !slices.Equal(got, want) {
+			t.Fatalf("IgnoresChanged = %q, %v; want %q", got, err, want)
+		}
+	}
+	if err := os.WriteFile(exclude, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := IgnoresChanged(root, dirs, true); err != nil || !slices.Equal(got, []string{".git/info/exclude"}) {
+		t.Errorf("after the main repository's exclude file was emptied, IgnoresChanged = %q, %v", got, err)
+	}
+}

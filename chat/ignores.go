@@ -17,7 +17,9 @@ import (
 const maxIgnoreHashed = 1 << 20
 
 // ignoreFiles are the workspace's ignore files whose change between runs
-// IgnoresChanged reports: the root's, which hold most rules.
+// IgnoresChanged reports: the root's, which hold most rules. The second
+// is the repository's exclude file, wherever git reads it
+// (tools.ExcludeFile): for a worktree, its main repository's.
 var ignoreFiles = []string{".gitignore", ".git/info/exclude"}
 
 // IgnoresChanged returns the ignore files of the workspace's root
@@ -32,7 +34,11 @@ var ignoreFiles = []string{".gitignore", ".git/info/exclude"}
 func IgnoresChanged(root string, dirs xdg.Dirs, record bool) ([]string, error) {
 	now := make(map[string]string)
 	for _, name := range ignoreFiles {
-		data, _, err := tools.ReadHead(filepath.Join(root, filepath.FromSlash(name)), maxIgnoreHashed)
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if name == ignoreFiles[1] {
+			p = tools.ExcludeFile(root)
+		}
+		data, _, err := tools.ReadHead(p, maxIgnoreHashed)
 		if err != nil {
 			continue
 		}

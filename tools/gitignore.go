@@ -591,6 +591,11 @@ func excludeOf(root string, l gitdir.Layout) string {
 	return filepath.Join(l.Common, "info", "exclude")
 }
 
+// ExcludeFile returns the file git reads the ignore rules of the
+// repository of the workspace at root from (see excludeOf): in a worktree
+// or a submodule, one outside the workspace.
+func ExcludeFile(root string) string { return excludeOf(root, gitdir.Find(root)) }
+
 // exclude names the repository's own ignore file as the rules read it:
 // by its path from the root where it is in the workspace (excludeFile,
 // mostly), else by its absolute path.
