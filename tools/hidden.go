@@ -246,6 +246,7 @@ func (h *hiddenList) walk(w *Workspace) {
 	ig.frozen = true
 	var marks folderChain[ruleMark]
 	layout := gitdir.Find(w.root)
+	ig.layout = &layout // the rules find the exclude file by it too
 	h.exclude = excludeOf(w.root, layout)
 	h.files[h.exclude] = stampOf(h.exclude)
 	h.excludeTarget = targetStampOf(h.exclude)
