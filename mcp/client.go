@@ -259,17 +259,19 @@ func (c *client) listTools(ctx context.Context) ([]tool, error) {
 // list lists the server's tools and makes the ones offered, within ctx's
 // deadline.
 func (c *client) list(ctx context.Context) error {
-	have := map[string]bool{}
+	listed := map[string]bool{} // by the server, offered or not
 	c.resolved = map[string]*validator{}
 	list, err := c.listTools(ctx)
 	if err != nil {
 		return c.failure(ctx, "could not list its tools", err)
 	}
 	for _, t := range list {
-		if have[t.Name] || !nameOK(t.Name) {
+		if listed[t.Name] || !nameOK(t.Name) {
+			listed[t.Name] = true
 			c.status.Unnamed = append(c.status.Unnamed, t.Name)
 			continue
 		}
+		listed[t.Name] = true
 		if c.server.Tools != nil && !slices.Contains(c.server.Tools, t.Name) {
 			c.status.Left = append(c.status.Left, t.Name)
 			continue
@@ -283,13 +285,12 @@ func (c *client) list(ctx context.Context) error {
 		if spec.Description == "" {
 			spec.Description = "a tool of the MCP server " + c.server.Name
 		}
-		have[t.Name] = true
 		c.resolved[spec.Name] = resolve(t.InputSchema)
 		c.tools = append(c.tools, tools.Described(spec, c.caller(t.Name)))
 		c.status.Tools = append(c.status.Tools, spec)
 	}
 	for _, name := range c.server.Tools {
-		if !have[name] {
+		if !listed[name] {
 			c.status.Missing = append(c.status.Missing, name)
 		}
 	}

@@ -281,7 +281,9 @@ func TestSessionEnded(t *testing.T) {
 func TestToolsLeftOutForTheirNames(t *testing.T) {
 	ts := httptest.NewServer(mcptest.New(mcptest.Options{Odd: true}))
 	t.Cleanup(ts.Close)
-	for _, allow := range [][]string{nil, {"echo", "two words"}} {
+	// The setting names both, or neither, or leaves echo out: its
+	// second tool is still left out for its name, not by the setting.
+	for _, allow := range [][]string{nil, {"echo", "two words"}, {"picture"}} {
 		ss := mcp.Start(context.Background(), []mcp.Server{{Name: "web", URL: ts.URL, Tools: allow}})
 		st := ss.Status()[0]
 		ss.Close()
@@ -291,8 +293,11 @@ func TestToolsLeftOutForTheirNames(t *testing.T) {
 		if got := strings.Join(st.Unnamed, ","); got != "echo,two words" {
 			t.Errorf("tools %q: left out for their names %q", allow, got)
 		}
-		if slices.Contains(st.Left, "two words") || slices.Contains(st.Left, "echo") {
+		if slices.Contains(st.Left, "two words") || len(st.Left) != len(slices.Compact(slices.Clone(st.Left))) {
 			t.Errorf("tools %q: left out by the setting %q", allow, st.Left)
+		}
+		if len(st.Missing) > 0 { // offered, if under a name no call can carry
+			t.Errorf("tools %q: named but not offered %q", allow, st.Missing)
 		}
 		var b strings.Builder
 		if err := st.Write(&b); err != nil {
