@@ -46,8 +46,10 @@ type stdioConn struct {
 	done   chan struct{} // closed when the connection has ended
 }
 
-// startStdio starts the program of s, in its own session, with only the
-// environment s names; what it writes to stderr goes to stderr.
+// startStdio starts the program of s apart from the harness's terminal
+// (procAttr: in a process group of its own on Linux, a session of its own
+// on other Unix systems), with only the environment s names; what it
+// writes to stderr goes to stderr.
 func startStdio(s Server, stderr io.Writer) (*stdioConn, error) {
 	cmd := exec.Command(s.Command, s.Args...)
 	cmd.Dir = s.Dir

@@ -18,8 +18,9 @@ import (
 )
 
 // wantDigest is the SHA-256 of the GGUF file. It changes only when the
-// model does, or when the ggml package writes GGUF differently; update it
-// then, after checking the model still drives a turn on a real Ollama.
+// model does, or when writeGGUF writes it differently; update it then,
+// after checking the model still drives a turn on a real Ollama (and
+// that Ollama's ggml package still reads it, as TestDecode does).
 const wantDigest = "e633b1d432ec32770da13f7e7b213d13d0fd6473b33fe4975c27e9504ddd6661"
 
 func writeTemp(t *testing.T) (dir string, data []byte) {
