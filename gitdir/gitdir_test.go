@@ -330,3 +330,13 @@ func TestRemotes(t *testing.T) {
 		t.Errorf("no repository: Remotes() = %q", got)
 	}
 }
+
+// Join is filepath.Join for a clean folder and an entry's name, the root
+// folder included.
+func TestJoin(t *testing.T) {
+	for _, dir := range []string{string(filepath.Separator), filepath.Join(string(filepath.Separator), "a"), filepath.Join(string(filepath.Separator), "a", "b")} {
+		if got, want := Join(dir, "c.txt"), filepath.Join(dir, "c.txt"); got != want {
+			t.Errorf("Join(%q, c.txt) = %q, want %q", dir, got, want)
+		}
+	}
+}

@@ -255,10 +255,16 @@ func EntryPath(dir string, e fs.DirEntry) string {
 	if pe, ok := e.(pathEntry); ok {
 		return pe.Path()
 	}
+	return Join(dir, e.Name())
+}
+
+// Join is filepath.Join for a clean folder path and a name of an entry of
+// it, which need no cleaning: what a walk does for every entry.
+func Join(dir, name string) string {
 	if strings.HasSuffix(dir, string(filepath.Separator)) {
-		return dir + e.Name()
+		return dir + name
 	}
-	return dir + string(filepath.Separator) + e.Name()
+	return dir + string(filepath.Separator) + name
 }
 
 // readSome returns up to n entries of dir, sorted by name, and how many

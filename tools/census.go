@@ -177,7 +177,7 @@ func (e *keptEntry) Path() string {
 	if e.path != "" {
 		return e.path
 	}
-	return join(e.dir, e.name)
+	return gitdir.Join(e.dir, e.name)
 }
 
 // loadCensus returns the census of the workspace at root kept in file,

@@ -352,7 +352,7 @@ func (h *hiddenList) walk(w *Workspace) {
 		// A folder whose names hold no ignore file has none: made, it
 		// changes the folder (see changed, ignoreFilesChanged).
 		if err != nil || !ig.none(below(w.root, dir), entries) {
-			gi := join(dir, ".gitignore")
+			gi := gitdir.Join(dir, ".gitignore")
 			h.files[gi] = stampOf(gi)
 		}
 	})
@@ -618,7 +618,7 @@ func (w *Workspace) ignoreFilesChanged(before ignoreStamps) []string {
 	}
 	if !quick {
 		for _, dir := range before.dirs {
-			gi := join(dir, ".gitignore")
+			gi := gitdir.Join(dir, ".gitignore")
 			if _, ok := before.files[gi]; !ok && stampOf(gi).exists {
 				out = append(out, w.Rel(gi))
 			}

@@ -64,15 +64,6 @@ func (t tree) walk(p string, d fs.DirEntry) error {
 	return nil
 }
 
-// join is filepath.Join for a clean folder path and a name from it, which
-// need no cleaning.
-func join(dir, name string) string {
-	if strings.HasSuffix(dir, string(filepath.Separator)) {
-		return dir + name
-	}
-	return dir + string(filepath.Separator) + name
-}
-
 // holdsIgnoreFile reports whether a folder's entries include its
 // .gitignore, in any case: where names are not told apart by case (macOS,
 // Windows), git reads .GitIgnore as the folder's ignore file, and so does
