@@ -154,7 +154,7 @@ func decodeCallTokens(payload string) (callObject, error) {
 		return obj, err
 	}
 	if rest := strings.Trim(payload[dec.InputOffset():], " \t\r\n`"); rest != "" {
-		return obj, fmt.Errorf("unexpected text after the JSON object: %q", clip(rest, 40))
+		return obj, fmt.Errorf("unexpected text after the JSON object: %q", Clip(rest, 40))
 	}
 	// Of several unknown keys, the first in byte order is named, so that
 	// the same payload always gets the same error.
@@ -315,9 +315,9 @@ func firstLines(s string, n int) string {
 	return s[:idx]
 }
 
-// clip cuts s to at most n bytes and a mark, at a character's start:
-// what it quotes in an error is never half a character.
-func clip(s string, n int) string {
+// Clip cuts s to at most n bytes and a mark, "...", at a character's
+// start: what a message quotes of a text is never half a character.
+func Clip(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}

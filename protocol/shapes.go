@@ -459,7 +459,7 @@ func (p *pyReader) args(args map[string]any) ([]string, error) {
 		key := p.ident()
 		p.space()
 		if key == "" || !strings.HasPrefix(p.s[p.i:], "=") {
-			return nil, fmt.Errorf("expected an argument written as NAME=VALUE at %q", clip(p.s[p.i:], 20))
+			return nil, fmt.Errorf("expected an argument written as NAME=VALUE at %q", Clip(p.s[p.i:], 20))
 		}
 		p.i++
 		p.space()
@@ -739,7 +739,7 @@ func gemmaArgs(s string, i int, args map[string]any) ([]string, int, error) {
 		p := &pyReader{s: s, i: i}
 		key := p.ident()
 		if key == "" || !strings.HasPrefix(s[p.i:], ":") {
-			return nil, i, fmt.Errorf("expected KEY: at %q", clip(s[i:], 20))
+			return nil, i, fmt.Errorf("expected KEY: at %q", Clip(s[i:], 20))
 		}
 		i = p.i + 1
 		var v any

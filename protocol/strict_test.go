@@ -180,9 +180,9 @@ func TestClipKeepsCharactersWhole(t *testing.T) {
 		{"日本語", 2, "..."},
 	}
 	for _, tt := range tests {
-		got := clip(tt.s, tt.n)
+		got := Clip(tt.s, tt.n)
 		if got != tt.want || !utf8.ValidString(got) {
-			t.Errorf("clip(%q, %d) = %q, want %q", tt.s, tt.n, got, tt.want)
+			t.Errorf("Clip(%q, %d) = %q, want %q", tt.s, tt.n, got, tt.want)
 		}
 	}
 }

@@ -87,9 +87,9 @@ func (w *witness) event(e loop.Event) {
 		args, _ := json.Marshal(e.Call.Args) // map keys come out sorted
 		status := protocol.Success
 		if !e.Result.OK {
-			status = protocol.Error + ": " + clip(firstLine(e.Result.Body), 200)
+			status = protocol.Error + ": " + protocol.Clip(firstLine(e.Result.Body), 200)
 		}
-		w.calls = append(w.calls, e.Call.Name+" "+clip(string(args), 120)+": "+status)
+		w.calls = append(w.calls, e.Call.Name+" "+protocol.Clip(string(args), 120)+": "+status)
 	case loop.TurnEnded:
 		w.report = e.Report
 	}
@@ -138,15 +138,4 @@ func (w *witness) found() string {
 func firstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return line
-}
-
-// clip cuts s to at most n bytes and a mark, at a rune's start.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "..."
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"unicode/utf8"
 
 	"harness/approve"
 	"harness/loop"
@@ -243,7 +242,7 @@ func summary(body string) string {
 	if n := strings.Count(body, "\n") + 1; n > 1 {
 		return fmt.Sprintf("%d lines", n)
 	}
-	return clip(body, 100)
+	return protocol.Clip(body, 100)
 }
 
 // toolName names the tool of a call; a call too malformed to name one is
@@ -274,9 +273,9 @@ const maxErrorLines = 6
 func ErrorLines(body string) string {
 	lines := strings.Split(strings.TrimRight(body, "\n"), "\n")
 	var b strings.Builder
-	b.WriteString(clip(strings.TrimRight(lines[0], "\r"), 200))
+	b.WriteString(protocol.Clip(strings.TrimRight(lines[0], "\r"), 200))
 	if last := lines[len(lines)-1]; len(lines) > 1 && strings.HasPrefix(last, "[") {
-		b.WriteString(" ... " + clip(last, 200))
+		b.WriteString(" ... " + protocol.Clip(last, 200))
 		lines = lines[:len(lines)-1]
 	}
 	rest := lines[1:]
@@ -285,7 +284,7 @@ func ErrorLines(body string) string {
 			fmt.Fprintf(&b, "\n%s… %s", errorIndent, plural.Count(len(rest)-i, "more line"))
 			break
 		}
-		b.WriteString("\n" + errorIndent + clip(strings.TrimRight(line, "\r"), 200))
+		b.WriteString("\n" + errorIndent + protocol.Clip(strings.TrimRight(line, "\r"), 200))
 	}
 	return b.String()
 }
@@ -295,17 +294,5 @@ const errorIndent = "    "
 
 func firstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
-	return clip(line, 200)
-}
-
-// clip cuts s to n bytes at most, at the start of a character, marking
-// the cut.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "..."
+	return protocol.Clip(line, 200)
 }
