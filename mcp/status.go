@@ -3,11 +3,11 @@ package mcp
 import (
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 
 	"harness/approve"
 	"harness/plural"
+	"harness/protocol"
 )
 
 // Write shows st as harness mcp list does: whether the server started,
@@ -41,7 +41,7 @@ func (st Status) Write(w io.Writer) error {
 		fmt.Fprintf(&b, "  left out by its tools setting: %s\n", strings.Join(st.Left, ", "))
 	}
 	if len(st.Unnamed) > 0 {
-		fmt.Fprintf(&b, "  left out for their names, which a call cannot carry or an earlier tool has: %s\n", quoted(st.Unnamed))
+		fmt.Fprintf(&b, "  left out for their names, which a call cannot carry or an earlier tool has: %s\n", protocol.QuoteAll(st.Unnamed))
 	}
 	if len(st.Missing) > 0 {
 		fmt.Fprintf(&b, "  named by its tools setting but not offered: %s\n", strings.Join(st.Missing, ", "))
@@ -74,14 +74,4 @@ func (st Status) note() string {
 		note += fmt.Sprintf("; %s left out for their names (harness mcp list names them)", plural.Count(n, "tool"))
 	}
 	return note
-}
-
-// quoted gives names in double quotes, Go's way, as such a name may hold
-// spaces, quotes or nothing at all.
-func quoted(names []string) string {
-	q := make([]string, len(names))
-	for i, n := range names {
-		q[i] = strconv.Quote(n)
-	}
-	return strings.Join(q, ", ")
 }

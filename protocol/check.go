@@ -81,7 +81,7 @@ func Check(specs []ToolSpec, call *Call) error {
 	}
 	if len(unknown) > 0 {
 		sort.Strings(unknown)
-		return &CallError{Line: call.Line, Reason: fmt.Sprintf("%s does not take argument %s", spec.Name, quoteAll(unknown)), Hint: hint}
+		return &CallError{Line: call.Line, Reason: fmt.Sprintf("%s does not take argument %s", spec.Name, QuoteAll(unknown)), Hint: hint}
 	}
 	for _, a := range spec.Args {
 		v, present := call.Args[a.Name]
@@ -202,10 +202,12 @@ func describe(v any) string {
 	return fmt.Sprintf("%T", v)
 }
 
-func quoteAll(names []string) string {
+// QuoteAll quotes each of names as Go quotes a string, and joins them
+// with commas: how a message lists names that may hold any character.
+func QuoteAll(names []string) string {
 	q := make([]string, len(names))
 	for i, n := range names {
-		q[i] = fmt.Sprintf("%q", n)
+		q[i] = strconv.Quote(n)
 	}
 	return strings.Join(q, ", ")
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -180,9 +179,5 @@ func quoteAll(ss []string) string {
 	if len(ss) == 0 {
 		return "nothing"
 	}
-	q := make([]string, len(ss))
-	for i, s := range ss {
-		q[i] = strconv.Quote(s)
-	}
-	return strings.Join(q, ", ")
+	return protocol.QuoteAll(ss)
 }
