@@ -17,10 +17,20 @@ import (
 const maxIgnoreHashed = 1 << 20
 
 // ignoreFiles are the workspace's ignore files whose change between runs
-// IgnoresChanged reports: the root's, which hold most rules. The second
-// is the repository's exclude file, wherever git reads it
-// (tools.ExcludeFile): for a worktree, its main repository's.
+// IgnoresChanged reports, by the names it keeps their hashes under: the
+// root's, which hold most rules.
 var ignoreFiles = []string{".gitignore", ".git/info/exclude"}
+
+// ignoreFilePath returns where the ignore file name, one of ignoreFiles,
+// is for the workspace at root: the repository's exclude file is where
+// git reads it (tools.ExcludeFile), for a worktree its main
+// repository's.
+func ignoreFilePath(root, name string) string {
+	if name == ".git/info/exclude" {
+		return tools.ExcludeFile(root)
+	}
+	return filepath.Join(root, filepath.FromSlash(name))
+}
 
 // IgnoresChanged returns the ignore files of the workspace's root
 // (.gitignore, .git/info/exclude) that changed or went since the last run
@@ -34,11 +44,7 @@ var ignoreFiles = []string{".gitignore", ".git/info/exclude"}
 func IgnoresChanged(root string, dirs xdg.Dirs, record bool) ([]string, error) {
 	now := make(map[string]string)
 	for _, name := range ignoreFiles {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if name == ignoreFiles[1] {
-			p = tools.ExcludeFile(root)
-		}
-		data, _, err := tools.ReadHead(p, maxIgnoreHashed)
+		data, _, err := tools.ReadHead(ignoreFilePath(root, name), maxIgnoreHashed)
 		if err != nil {
 			continue
 		}
