@@ -126,9 +126,6 @@ type hiddenList struct {
 	scan     int  // the entries a walk looks at, if not maxSecretScan, for tests
 	watchMax int  // the folders the watch takes before it fails, if not 0, for tests
 	keepMax  int  // the same of the watch of the start's walk
-	// lookedAt is when the walk began that looked at the folders before
-	// it read them: the start's, when this one took them unwatched.
-	lookedAt time.Time
 	err      error
 }
 
@@ -216,13 +213,15 @@ func (h *hiddenList) walk(w *Workspace) {
 	known := keep.still()
 	h.seen = false
 	h.looks = nil
-	h.lookedAt = began
+	// lookedAt is when the walk began that looked at the folders before
+	// it read them: the start's, when this one took them unwatched.
+	lookedAt := began
 	switch {
 	case known != nil && keep.watched():
 		h.watch.take(keep.fw)
 		h.watching, h.looks = true, known
 	case known != nil:
-		h.watching, h.lookedAt = false, keep.began
+		h.watching, lookedAt = false, keep.began
 	default:
 		keep.close()
 		h.watching = !h.noWatch && h.watch.reset()
@@ -288,12 +287,13 @@ func (h *hiddenList) walk(w *Workspace) {
 		}
 		was, marked := start.mark(rel)
 		if !marked || was != l.rules || markIn(&marks, ig, rel) != was || start.linked || len(start.protected) > 0 && !still {
+			l, err := w.census.whole(dir, nil)
 			if ok {
 				// Its names are read now, not taken: what moved in since
-				// the start's walk read them shows by the folder's times.
+				// the start's walk read them shows by the folder's times,
+				// looked at after the read, as above.
 				unmoved.push(dir, start != nil && start.unmoved(dir))
 			}
-			l, err := w.census.whole(dir, nil)
 			return l.entries, err
 		}
 		seen += l.count - len(l.entries) // looked at by the walk that kept them
@@ -332,7 +332,7 @@ func (h *hiddenList) walk(w *Workspace) {
 			// start's walk read is watched already; unwatched, it is
 			// taken only unchanged since, and read again else.
 			k := known[p]
-			if !h.watching && k.taken() && !k.unchanged(p, h.lookedAt) {
+			if !h.watching && k.taken() && !k.unchanged(p, lookedAt) {
 				delete(known, p)
 				k = readFolder{}
 			}
@@ -391,7 +391,7 @@ func (h *hiddenList) walk(w *Workspace) {
 	w.census.save(false) // a census not kept costs the next run a walk, nothing more
 	h.distrust = lost || recent(h.files, began) || h.excludeTarget.exists && !settled(h.excludeTarget, began)
 	if !h.watching {
-		h.distrust = h.distrust || recent(h.stamps, h.lookedAt)
+		h.distrust = h.distrust || recent(h.stamps, lookedAt)
 	}
 }
 
