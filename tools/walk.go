@@ -174,8 +174,7 @@ func (f readFolder) taken() bool { return f.list > 0 && f.fi != nil }
 // when that walk did; else those it has now.
 func (f readFolder) stamp(dir string) stamp {
 	if f.taken() {
-		st, _ := fileStampOf(f.fi)
-		return st.stamp
+		return stampFrom(f.fi)
 	}
 	return stampOf(dir)
 }
