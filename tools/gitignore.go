@@ -197,6 +197,9 @@ type ignores struct {
 	// without one then take no room.
 	frozen bool
 	layout *gitdir.Layout // the repository's, found on first use
+	// excluded names the repository's exclude file (see exclude), found
+	// on first use.
+	excluded string
 	// global are the rules of the user's global excludes file, which
 	// come before the root's own (see globalExcludes).
 	global []ignoreRule
@@ -603,12 +606,14 @@ func (ig *ignores) exclude() string {
 	if ig.root == nil {
 		return excludeFile
 	}
-	root := ig.root.Name()
-	p := excludeOf(root, ig.git(root))
-	if rel, err := filepath.Rel(root, p); err == nil && filepath.IsLocal(rel) {
-		return filepath.ToSlash(rel)
+	if ig.excluded == "" {
+		root := ig.root.Name()
+		ig.excluded = excludeOf(root, ig.git(root))
+		if rel, err := filepath.Rel(root, ig.excluded); err == nil && filepath.IsLocal(rel) {
+			ig.excluded = filepath.ToSlash(rel)
+		}
 	}
-	return p
+	return ig.excluded
 }
 
 // follows reports whether the rules of the ignore file name, a path from
