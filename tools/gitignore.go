@@ -379,8 +379,8 @@ func startIgnoresReading(root string, global []ignoreRule, limit int, keep *read
 
 // ruleMarks are the fingerprints of the ignore rules that apply to the
 // entries of each folder, by its path from the root: the rules of the
-// folders above it, the root's with the global excludes and
-// .git/info/exclude, and its own. Two folders at the same path with the
+// folders above it, the root's with the global excludes and the
+// repository's exclude file, and its own. Two folders at the same path with the
 // same mark have the same rules: what one's walk decided of an entry
 // holds for the other's entry of the same name and kind. SHA-256, so that
 // no ignore file can be written to give other rules a mark seen before.
@@ -544,8 +544,9 @@ func (ig *ignores) git(root string) gitdir.Layout {
 }
 
 // forDir returns the rules that come from folder dir: its .gitignore, and
-// for the root also the user's global excludes and .git/info/exclude,
-// which come first, in that order, as git reads them.
+// for the root also the user's global excludes and the repository's
+// exclude file (see exclude), which come first, in that order, as git
+// reads them.
 func (ig *ignores) forDir(dir string) []ignoreRule {
 	if rules, ok := ig.rules[dir]; ok || ig.frozen {
 		return rules

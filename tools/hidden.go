@@ -135,8 +135,8 @@ var ErrHideTooMany = errors.New("too many secret or ignored paths to hide")
 
 // Hidden returns the paths in the workspace that commands must not see,
 // for a sandbox to hide: those whose names hold secrets
-// (fence.SecretName) and those the workspace's .gitignore files and
-// .git/info/exclude ignore, or ignored when the run started, under this
+// (fence.SecretName) and those the workspace's .gitignore files and the
+// repository's exclude file (excludeOf) ignore, or ignored when the run started, under this
 // path or, renamed since, another, a folder standing for everything in
 // it. It leaves out the git directory and
 // folders named node_modules that nothing ignores. It fails closed: it

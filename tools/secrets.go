@@ -43,7 +43,8 @@ func secretsAllowed(ctx context.Context) bool {
 // secret when it is or lies inside .git or the git directory wherever
 // .git points (gitdir.Find), when it or a folder above it has a name that
 // holds secrets (fence.SecretName: .env*, *.pem, *.key, SSH keys, .netrc,
-// ...), or when the workspace's .gitignore files (and .git/info/exclude)
+// ...), or when the workspace's .gitignore files (and the repository's
+// exclude file: .git/info/exclude, or a worktree's main repository's)
 // ignore it.
 //
 // An answer is kept, with what it depended on, and given again while
