@@ -259,10 +259,11 @@ func (c *census) look(dir string, fi fs.FileInfo) (folderList, error) {
 		return disk(dir)
 	}
 	if fi == nil {
-		var err error
-		if fi, err = os.Lstat(dir); err != nil {
+		l, err := lookAt(dir)
+		if err != nil {
 			return disk(dir)
 		}
+		fi = &l
 	}
 	c.load()
 	mark, ok := markOf(fi)

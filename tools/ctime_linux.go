@@ -5,12 +5,17 @@ import (
 	"syscall"
 )
 
-// changeTime returns when fi's file last changed in any way (its
-// contents, its mode, its times), which no program can set back: 0 where
-// the system does not say.
-func changeTime(fi fs.FileInfo) int64 {
+// sysChangeTime is changeTime of os.Lstat's answer.
+func sysChangeTime(fi fs.FileInfo) int64 {
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
 		return st.Ctim.Nano()
 	}
 	return 0
+}
+
+// statTimes returns st's modification time, as os.Lstat tells it, and
+// its change time, as changeTime does.
+func statTimes(st *syscall.Stat_t) (modSec, modNsec, change int64) {
+	sec, nsec := st.Mtim.Unix()
+	return sec, nsec, st.Ctim.Nano()
 }

@@ -231,11 +231,11 @@ type folderStamp struct {
 // folderStampOf returns what the folder p looks like now, and false when
 // it cannot be told apart from another folder later.
 func folderStampOf(p string) (folderStamp, bool) {
-	fi, err := os.Lstat(p)
+	l, err := lookAt(p)
 	if err != nil {
 		return folderStamp{}, false
 	}
-	return fileStampOf(fi)
+	return folderStamp{l.stamp(), l.id}, l.hasID
 }
 
 // fileStampOf returns what the file fi describes looks like, and false when
@@ -296,6 +296,7 @@ func startIgnoresReading(root string, global []ignoreRule, limit int, keep *read
 		dir string
 		fi  fs.FileInfo
 	}
+	var looks lookSlab // what keep keeps of each folder
 	// A folder the census kept is taken as it kept it, the entries a walk
 	// does something with, when the rules that apply to it are those it
 	// was kept under; else every entry is read, and those are chosen.
@@ -356,12 +357,13 @@ func startIgnoresReading(root string, global []ignoreRule, limit int, keep *read
 		if d.IsDir() {
 			// Before its names are read: a change after shows.
 			keep.watch(abs)
-			fi, err := os.Lstat(abs)
-			looked.dir, looked.fi = abs, fi
+			l, err := lookAt(abs)
 			if err != nil {
-				looked.fi = nil
+				looked.dir, looked.fi = abs, nil
 				return nil
 			}
+			fi := looks.keep(l)
+			looked.dir, looked.fi = abs, fi
 			keep.look(abs, fi)
 			if m, ok := markOf(fi); ok && m.settledBy(began, racyFor) {
 				ig.folders[abs] = m
@@ -454,11 +456,11 @@ func (ig *ignores) unmoved(dir string) bool {
 	if !ok {
 		return false
 	}
-	fi, err := os.Lstat(dir)
+	l, err := lookAt(dir)
 	if err != nil {
 		return false
 	}
-	now, ok := markOf(fi)
+	now, ok := markOf(&l)
 	return ok && now == was
 }
 
@@ -514,15 +516,11 @@ func (ig *ignores) movedFrom(root, rel string) string {
 	p, at := root, ""
 	for _, seg := range strings.Split(rel, "/") {
 		p, at = filepath.Join(p, seg), path.Join(at, seg)
-		fi, err := os.Lstat(p)
-		if err != nil {
+		l, err := lookAt(p)
+		if err != nil || !l.hasID {
 			return ""
 		}
-		fid, ok := fileID(fi)
-		if !ok {
-			return ""
-		}
-		if was, ok := ig.protected[fid]; ok && was != at {
+		if was, ok := ig.protected[l.id]; ok && was != at {
 			return was
 		}
 	}

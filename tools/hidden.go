@@ -64,11 +64,11 @@ type stamp struct {
 }
 
 func stampOf(p string) stamp {
-	fi, err := os.Lstat(p)
+	l, err := lookAt(p)
 	if err != nil {
 		return stamp{}
 	}
-	return stampFrom(fi)
+	return l.stamp()
 }
 
 // targetStampOf returns, when p is a link, what the file it leads to
@@ -477,7 +477,11 @@ func (w *Workspace) surveyStat() func(string) (fs.FileInfo, error) {
 		if f := looks[dir]; f.fi != nil {
 			return f.fi, nil
 		}
-		return os.Lstat(dir)
+		l, err := lookAt(dir)
+		if err != nil {
+			return nil, err
+		}
+		return &l, nil
 	}
 }
 
