@@ -212,13 +212,10 @@ type ignores struct {
 	// linked is set when one of the protected files had other names
 	// (hard links) when the rules were read.
 	linked bool
-	// folders holds what each folder the start read looked like just
-	// before, by absolute path, when it had not changed for a while
-	// (see unmoved): its identity and times, as the census marks it. The
-	// rules are kept for the whole run, so no more is kept.
-	folders map[string]folderMark
-	// marks are those of the rules of the folders read (see ruleMarks).
-	marks ruleMarks
+	// folders is what the start's walk kept of each folder it read: the
+	// mark of its rules, and what it looked like (see startFolders).
+	// Nil for other rules.
+	folders *startFolders
 }
 
 // folderStamp is what a folder looked like: its times, and its identity,
@@ -280,8 +277,7 @@ func startIgnoresReading(root string, global []ignoreRule, limit int, keep *read
 	ig := newIgnores(r)
 	ig.global, ig.frozen = global, true
 	size := c.size() // about how many folders the walk reads
-	ig.protected, ig.folders = make(map[id]string), make(map[string]folderMark, size)
-	ig.marks = make(ruleMarks, size)
+	ig.protected, ig.folders = make(map[id]string), newStartFolders(size)
 	if keep != nil {
 		keep.began = began
 	}
@@ -313,7 +309,7 @@ func startIgnoresReading(root string, global []ignoreRule, limit int, keep *read
 		if !ig.none(rel, l.entries) { // its ignore file is among what is kept
 			ig.load(rel)
 		}
-		mark := ig.marks.of(ig, rel)
+		mark := markIn(ig.folders, ig, rel)
 		if !l.whole && l.rules != mark {
 			if l, err = c.whole(dir, fi); err != nil {
 				return nil, err
@@ -366,7 +362,7 @@ func startIgnoresReading(root string, global []ignoreRule, limit int, keep *read
 			looked.dir, looked.fi = abs, fi
 			keep.look(abs, fi)
 			if m, ok := markOf(fi); ok && m.settledBy(began, racyFor) {
-				ig.folders[abs] = m
+				ig.folders.look(below(root, abs), m)
 			}
 		}
 		return nil
@@ -379,28 +375,59 @@ func startIgnoresReading(root string, global []ignoreRule, limit int, keep *read
 	return ig
 }
 
-// ruleMarks are the fingerprints of the ignore rules that apply to the
-// entries of each folder, by its path from the root: the rules of the
-// folders above it, the root's with the global excludes and the
-// repository's exclude file, and its own. Two folders at the same path with the
-// same mark have the same rules: what one's walk decided of an entry
-// holds for the other's entry of the same name and kind. SHA-256, so that
-// no ignore file can be written to give other rules a mark seen before.
-type ruleMarks map[string]ruleMark
-
-// of returns the mark of folder rel (a path from the root, "" for it)
-// under ig, reading the rules of its folders as ig.forDir does.
-func (m ruleMarks) of(ig *ignores, rel string) ruleMark { return markIn(m, ig, rel) }
-
-func (m ruleMarks) find(rel string) (ruleMark, bool) {
-	mark, ok := m[rel]
-	return mark, ok
+// startFolders is what the start's walk kept of each folder it read, by
+// its path from the root ("" for it): the mark of the ignore rules that
+// apply to its entries (see ruleMark), and, when it had not changed for a
+// while, what it looked like just before its names were read (see
+// unmoved): its identity and times, as the census marks it. The rules are
+// kept for the whole run, so no more is kept, and each folder takes one
+// slot of a map and one of each list: a map for each would take twice
+// the room.
+type startFolders struct {
+	at    map[string]int32 // each folder's place in the lists
+	rules []ruleMark       // zero where not known
+	looks []folderMark     // zero where it had not settled
 }
 
-func (m ruleMarks) push(rel string, mark ruleMark) { m[rel] = mark }
+func newStartFolders(size int) *startFolders {
+	return &startFolders{at: make(map[string]int32, size), rules: make([]ruleMark, 0, size), looks: make([]folderMark, 0, size)}
+}
+
+// slot returns rel's place in the lists, made when it has none.
+func (f *startFolders) slot(rel string) int32 {
+	i, ok := f.at[rel]
+	if !ok {
+		i = int32(len(f.rules))
+		f.at[rel] = i
+		f.rules, f.looks = append(f.rules, ruleMark{}), append(f.looks, folderMark{})
+	}
+	return i
+}
+
+func (f *startFolders) find(rel string) (ruleMark, bool) {
+	i, ok := f.at[rel]
+	if !ok || f.rules[i] == (ruleMark{}) {
+		return ruleMark{}, false
+	}
+	return f.rules[i], true
+}
+
+func (f *startFolders) push(rel string, mark ruleMark) { f.rules[f.slot(rel)] = mark }
+
+// look keeps what folder rel looked like, once it had settled.
+func (f *startFolders) look(rel string, m folderMark) { f.looks[f.slot(rel)] = m }
+
+// looked returns what folder rel looked like, when it had settled.
+func (f *startFolders) looked(rel string) (folderMark, bool) {
+	i, ok := f.at[rel]
+	if !ok || f.looks[i] == (folderMark{}) {
+		return folderMark{}, false
+	}
+	return f.looks[i], true
+}
 
 // marksKept is where markIn keeps the marks it made: every folder's
-// (ruleMarks), or, for a walk that goes depth first, those of the
+// (startFolders), or, for a walk that goes depth first, those of the
 // folders above where it is (folderChain).
 type marksKept interface {
 	find(rel string) (ruleMark, bool)
@@ -447,12 +474,15 @@ func appendString(b []byte, s string) []byte {
 	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
 }
 
-// unmoved reports whether the folder dir, whose names were just read, is
-// as the start read it: no name was made, removed or renamed in it
-// since, which would have changed its change time, so that nothing moved
-// in nor was linked there anew.
-func (ig *ignores) unmoved(dir string) bool {
-	was, ok := ig.folders[dir]
+// unmoved reports whether the folder dir, whose names were just read and
+// whose path from the root is rel, is as the start read it: no name was
+// made, removed or renamed in it since, which would have changed its
+// change time, so that nothing moved in nor was linked there anew.
+func (ig *ignores) unmoved(dir, rel string) bool {
+	if ig.folders == nil {
+		return false
+	}
+	was, ok := ig.folders.looked(rel)
 	if !ok {
 		return false
 	}
@@ -467,11 +497,10 @@ func (ig *ignores) unmoved(dir string) bool {
 // mark returns the mark of the rules the start read for folder rel (see
 // ruleMarks), and whether it read that folder.
 func (ig *ignores) mark(rel string) (ruleMark, bool) {
-	if ig == nil {
+	if ig == nil || ig.folders == nil {
 		return ruleMark{}, false
 	}
-	m, ok := ig.marks[rel]
-	return m, ok
+	return ig.folders.find(rel)
 }
 
 // settled reports whether st changed long enough before a walk began that
@@ -528,7 +557,7 @@ func (ig *ignores) movedFrom(root, rel string) string {
 }
 
 func newIgnores(root *os.Root) *ignores {
-	return &ignores{root: root, rules: make(map[string][]ignoreRule), marks: make(ruleMarks)}
+	return &ignores{root: root, rules: make(map[string][]ignoreRule)}
 }
 
 // git returns the layout of the repository of the workspace at root,

@@ -176,7 +176,7 @@ func TestFolderChain(t *testing.T) {
 }
 
 // TestChainedMark checks that the marks a depth-first walk takes from a
-// chain are those ruleMarks gives, folder by folder, that the rules and
+// chain are those the start's folders keep, folder by folder, that the rules and
 // the folder's path both change a mark, and that a folder with few rules
 // is marked without the heap.
 func TestChainedMark(t *testing.T) {
@@ -184,13 +184,16 @@ func TestChainedMark(t *testing.T) {
 	ig.frozen = true
 	ig.rules[""] = parseIgnore(strings.NewReader("*.log\n"), "", ".gitignore")
 	ig.rules["a/b"] = parseIgnore(strings.NewReader("!keep.log\nbuild/\n"), "a/b", "a/b/.gitignore")
-	marks := make(ruleMarks)
+	marks := newStartFolders(0)
 	var chain folderChain[ruleMark]
 	seen := map[ruleMark]string{}
 	for _, rel := range []string{"", "a", "a/b", "a/b/c", "a/bc", "b", "b/a/b", "a/b"} {
-		want, got := marks.of(ig, rel), markIn(&chain, ig, rel)
+		want, got := markIn(marks, ig, rel), markIn(&chain, ig, rel)
 		if got != want {
-			t.Errorf("the chain's mark of %q is not ruleMarks'", rel)
+			t.Errorf("the chain's mark of %q is not the start's", rel)
+		}
+		if kept, ok := marks.find(rel); !ok || kept != want {
+			t.Errorf("the start's folders keep %x, %v for %q; want %x", kept, ok, rel, want)
 		}
 		if other, ok := seen[got]; ok && other != rel {
 			t.Errorf("%q and %q have one mark", rel, other)
@@ -201,7 +204,7 @@ func TestChainedMark(t *testing.T) {
 	other.frozen = true
 	other.rules[""] = ig.rules[""]
 	other.rules["a/b"] = parseIgnore(strings.NewReader("!keep.log\n"), "a/b", "a/b/.gitignore")
-	if make(ruleMarks).of(other, "a/b/c") == marks.of(ig, "a/b/c") {
+	if markIn(newStartFolders(0), other, "a/b/c") == markIn(marks, ig, "a/b/c") {
 		t.Error("other rules above a folder left its mark as it was")
 	}
 	rules := ig.rules["a/b"]
@@ -482,5 +485,31 @@ func TestExcludeLinkOutOfTheWorkspaceNotFollowed(t *testing.T) {
 				t.Errorf("hidden %q: the rules of the file outside were read", got)
 			}
 		})
+	}
+}
+
+// TestStartFoldersKeepOneSlotAFolder checks that a folder's rules and its
+// look share one place, that each is told only once kept, and that a
+// folder only looked at has no rules known.
+func TestStartFoldersKeepOneSlotAFolder(t *testing.T) {
+	f := newStartFolders(0)
+	look := folderMark{id: id{dev: 1, ino: 2}, mod: 3, change: 4}
+	f.look("a", look)
+	if _, ok := f.find("a"); ok {
+		t.Error("a folder only looked at has rules")
+	}
+	f.push("a", ruleMark{7})
+	f.push("b", ruleMark{8})
+	if got, ok := f.looked("a"); !ok || got != look {
+		t.Errorf("looked(a) = %+v, %v after its rules were kept", got, ok)
+	}
+	if _, ok := f.looked("b"); ok {
+		t.Error("a folder never looked at has a look")
+	}
+	if got, ok := f.find("a"); !ok || got != (ruleMark{7}) {
+		t.Errorf("find(a) = %x, %v", got, ok)
+	}
+	if len(f.at) != 2 || len(f.rules) != 2 || len(f.looks) != 2 {
+		t.Errorf("two folders took %d, %d, %d places", len(f.at), len(f.rules), len(f.looks))
 	}
 }

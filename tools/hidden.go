@@ -274,11 +274,11 @@ func (h *hiddenList) walk(w *Workspace) {
 				return nil, err
 			}
 		}
+		rel := below(w.root, dir)
 		// Nothing moved in or was linked anew in a folder the start's
 		// walk read and watched since, or one as it was then.
-		still := ok || start != nil && len(start.protected) > 0 && start.unmoved(dir)
+		still := ok || start != nil && len(start.protected) > 0 && start.unmoved(dir, rel)
 		unmoved.push(dir, still)
-		rel := below(w.root, dir)
 		if !ig.none(rel, l.entries) {
 			ig.load(rel)
 		}
@@ -292,7 +292,7 @@ func (h *hiddenList) walk(w *Workspace) {
 				// Its names are read now, not taken: what moved in since
 				// the start's walk read them shows by the folder's times,
 				// looked at after the read, as above.
-				unmoved.push(dir, start != nil && start.unmoved(dir))
+				unmoved.push(dir, start != nil && start.unmoved(dir, rel))
 			}
 			return l.entries, err
 		}
