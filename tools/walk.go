@@ -100,8 +100,8 @@ type readFolders struct {
 // after it was watched, where folders are, and before its names were
 // read, and what was read of it, when listed.
 type readFolder struct {
-	fi   fs.FileInfo // nil when not known
-	list int         // 1 + its index in lists; 0 when not listed
+	fi   *lookInfo // nil when not known
+	list int32     // 1 + its index in lists; 0 when not listed
 }
 
 // newReadFolders returns one to keep, for about size folders, that
@@ -132,7 +132,7 @@ func (l *readFolders) watched() bool { return l != nil && l.fw != nil }
 
 // look keeps what dir looked like, after it was watched where folders
 // are.
-func (l *readFolders) look(dir string, fi fs.FileInfo) {
+func (l *readFolders) look(dir string, fi *lookInfo) {
 	if l != nil && l.entries != nil {
 		l.entries[dir] = readFolder{fi: fi}
 	}
@@ -143,7 +143,7 @@ func (l *readFolders) keep(dir string, entries folderList) {
 	if l != nil && l.entries != nil {
 		f := l.entries[dir]
 		l.lists = append(l.lists, entries)
-		f.list = len(l.lists)
+		f.list = int32(len(l.lists))
 		l.entries[dir] = f
 	}
 }
