@@ -164,11 +164,26 @@ func shaped(names []string) bool {
 // os.ReadDir; stat looks at a folder.
 func surveyed(root string, skip []string, prev *survey, size int, changeTime func(fs.FileInfo) int64, read func(string, fs.FileInfo) ([]fs.DirEntry, int, error), stat func(string) (fs.FileInfo, error)) survey {
 	size = min(max(size, 0), maxSurvey)
-	s := survey{parts: make(map[string][]string), folders: make(map[string]*folder, size)}
+	s := survey{parts: make(map[string][]string)}
 	// The queue keeps the folders taken from it, before next: those
 	// looked at, but those that could not be read (unread).
 	queue, next, seen := append(make([]string, 0, max(size, 1)), root), 0, 0
 	var unread map[string]bool
+	// While every folder looked at is taken from prev, this survey's
+	// folders are prev's: they are shared, not copied, unless one is not
+	// (own, given how many were taken).
+	own := func(taken int) {
+		if s.folders != nil {
+			return
+		}
+		s.folders = make(map[string]*folder, size)
+		for _, d := range queue[:taken] {
+			s.folders[d] = prev.folders[d]
+		}
+	}
+	if prev == nil {
+		own(0)
+	}
 	for next < len(queue) && seen < maxSurvey {
 		dir := queue[next]
 		next++
@@ -183,13 +198,16 @@ func surveyed(root string, skip []string, prev *survey, size int, changeTime fun
 		}
 		if old, ok := prev.unchanged(dir, f); ok && seen+old.entries < maxSurvey {
 			seen += old.entries
-			s.folders[dir] = old
+			if s.folders != nil {
+				s.folders[dir] = old
+			}
 			if parts := prev.parts[dir]; parts != nil {
 				s.parts[dir] = parts
 			}
 			queue = append(queue, old.subdirs...)
 			continue
 		}
+		own(next - 1)
 		entries, count, err := readSome(dir, fi, maxSurvey-seen, read)
 		if err != nil {
 			if unread == nil {
@@ -233,6 +251,10 @@ func surveyed(root string, skip []string, prev *survey, size int, changeTime fun
 			s.folders[dir] = &folder{mod: f.mod, change: f.change, entries: f.entries, subdirs: f.subdirs}
 		}
 	}
+	if s.folders == nil && next == len(prev.folders) {
+		s.folders = prev.folders // every folder prev kept, and no other
+	}
+	own(next)
 	if s.cut {
 		s.visited = make(map[string]bool, next)
 		for _, dir := range queue[:next] {

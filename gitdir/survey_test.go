@@ -170,3 +170,44 @@ func TestSurveyMakesRoom(t *testing.T) {
 		t.Errorf("a first survey told of 2^50 folders read %d; want 301", s.reads)
 	}
 }
+
+// A survey that finds every folder as the one before it shares that
+// one's folders rather than copying them; one that finds a change keeps
+// its own, with the folders that did not change shared one by one.
+func TestSurveysShareWhatDidNotChange(t *testing.T) {
+	root := tree(t, map[string]string{"a/f.txt": "x", "b/f.txt": "x", "c/d/f.txt": "x"})
+	defer func(s time.Duration) { settle = s }(settle)
+	settle = -time.Hour
+	sv := NewSurveys(ctime)
+	first := sv.survey(root, nil)
+	second := sv.survey(root, nil)
+	same := func(a, b survey) bool {
+		return len(a.folders) > 0 && fmt.Sprintf("%p", a.folders) == fmt.Sprintf("%p", b.folders)
+	}
+	if !same(first, second) || second.reads != 0 {
+		t.Fatalf("a survey after no change has folders of its own (read %d)", second.reads)
+	}
+	if err := os.RemoveAll(filepath.Join(root, "b")); err != nil {
+		t.Fatal(err)
+	}
+	third := sv.survey(root, nil)
+	if same(second, third) {
+		t.Fatal("a survey after a folder went shares the folders of the one before")
+	}
+	if _, ok := third.folders[filepath.Join(root, "b")]; ok {
+		t.Error("a folder that went is still surveyed")
+	}
+	for _, d := range []string{"a", "c", "c/d"} {
+		p := filepath.Join(root, d)
+		if third.folders[p] == nil || third.folders[p] != second.folders[p] {
+			t.Errorf("%s did not change, yet its record is not the one before", d)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(root, "c", "d", "e"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	fourth := sv.survey(root, nil)
+	if same(third, fourth) || fourth.folders[filepath.Join(root, "c", "d", "e")] == nil || len(fourth.folders) != 5 {
+		t.Errorf("a survey after a folder was made has %d folders; want 5, with the new one", len(fourth.folders))
+	}
+}
