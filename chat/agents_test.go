@@ -138,10 +138,19 @@ func TestIgnoresChanged(t *testing.T) {
 }
 
 // In a worktree, the exclude file whose change is told is the one git
-// reads, in the main repository's git directory, outside the workspace.
+// reads, in the main repository's git directory, outside the workspace,
+// and the notice names it by its absolute path: the worktree's
+// .git/info/exclude does not exist, .git being a file there. Its hash is
+// kept under the name it has always been kept under, lest every
+// workspace's exclude file be told as changed once.
 func TestIgnoresChangedInAWorktree(t *testing.T) {
-	root, _, dirs, _ := stateWorkspace(t)
-	git := filepath.Join(t.TempDir(), "main", ".git")
+	_, _, dirs, ws := stateWorkspace(t)
+	root := ws.Root()
+	tmp, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	git := filepath.Join(tmp, "main", ".git")
 	exclude := filepath.Join(git, "info", "exclude")
 	for p, text := range map[string]string{
 		filepath.Join(git, "worktrees", "wt", "HEAD"):      "ref: refs/heads/wt\n",
@@ -161,10 +170,21 @@ func TestIgnoresChangedInAWorktree(t *testing.T) {
 			t.Fatalf("IgnoresChanged = %q, %v; want %q", got, err, want)
 		}
 	}
+	kept, err := dirs.ForWorkspace("ignores", root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if data, err := os.ReadFile(kept); err != nil || !strings.HasSuffix(string(data), " .git/info/exclude\n") {
+		t.Errorf("kept hashes %q, %v; want the exclude file's under .git/info/exclude", data, err)
+	}
 	if err := os.WriteFile(exclude, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := IgnoresChanged(root, dirs, true); err != nil || !slices.Equal(got, []string{".git/info/exclude"}) {
-		t.Errorf("after the main repository's exclude file was emptied, IgnoresChanged = %q, %v", got, err)
+	got, err := IgnoresChanged(root, dirs, true)
+	if err != nil || !slices.Equal(got, []string{exclude}) {
+		t.Errorf("after the main repository's exclude file was emptied, IgnoresChanged = %q, %v; want %q", got, err, exclude)
+	}
+	if n := IgnoresNotice(got); !strings.HasPrefix(n, "notice: "+exclude+" changed since the last run") {
+		t.Errorf("notice %q names not %s", n, exclude)
 	}
 }

@@ -18,37 +18,48 @@ const maxIgnoreHashed = 1 << 20
 
 // ignoreFiles are the workspace's ignore files whose change between runs
 // IgnoresChanged reports, by the names it keeps their hashes under: the
-// root's, which hold most rules.
+// root's, which hold most rules. The exclude file's hash is kept under
+// .git/info/exclude wherever git reads it from, as it always has been, so
+// that a name kept by an older run still matches.
 var ignoreFiles = []string{".gitignore", ".git/info/exclude"}
 
-// ignoreFilePath returns where the ignore file name, one of ignoreFiles,
-// is for the workspace at root: the repository's exclude file is where
-// git reads it (tools.ExcludeFile), for a worktree its main
-// repository's.
-func ignoreFilePath(root, name string) string {
-	if name == ".git/info/exclude" {
+// ignoreFile returns where the ignore file key, one of ignoreFiles, is
+// for the workspace at root, and the name to tell the user for it. The
+// repository's exclude file is where git reads it (tools.ExcludeFile), for
+// a worktree its main repository's and for a submodule in the git
+// directory of the repository above it, and is named by its absolute
+// path when that is outside the workspace: there, the workspace's own
+// .git/info/exclude is not the file git reads, nor likely one that exists.
+func ignoreFile(root, key string) (path, name string) {
+	if key == ".git/info/exclude" {
 		return tools.ExcludeFile(root)
 	}
-	return filepath.Join(root, filepath.FromSlash(name))
+	return filepath.Join(root, filepath.FromSlash(key)), key
 }
 
 // IgnoresChanged returns the ignore files of the workspace's root
-// (.gitignore, .git/info/exclude) that changed or went since the last run
-// in the workspace, whose hashes it keeps in the state folder of dirs
+// (.gitignore, the repository's exclude file) that changed or went since
+// the last run in the workspace, by the names to tell the user for them
+// (see ignoreFile), whose hashes it keeps in the state folder of dirs
 // (when record is set), never in the workspace. Each run protects what
 // the rules ignore when it starts, and keeps that for the run; a command
 // of the last run that weakened them (test code that emptied .gitignore)
 // would leave this run protecting less with nothing said. A file that is
 // new is not reported: it can only protect more. Nothing is reported on
-// a workspace's first run.
+// a workspace's first run. The root is absolute, with its symlinks
+// resolved (tools.Workspace.Root), as the exclude file's path is, so that
+// one in the workspace is named from the root.
 func IgnoresChanged(root string, dirs xdg.Dirs, record bool) ([]string, error) {
 	now := make(map[string]string)
-	for _, name := range ignoreFiles {
-		data, _, err := tools.ReadHead(ignoreFilePath(root, name), maxIgnoreHashed)
+	names := make(map[string]string)
+	for _, key := range ignoreFiles {
+		path, name := ignoreFile(root, key)
+		names[key] = name
+		data, _, err := tools.ReadHead(path, maxIgnoreHashed)
 		if err != nil {
 			continue
 		}
-		now[name] = hashOf(data)
+		now[key] = hashOf(data)
 	}
 	path, data, err := readKept(dirs, "ignores", root)
 	if err != nil {
@@ -60,23 +71,23 @@ func IgnoresChanged(root string, dirs xdg.Dirs, record bool) ([]string, error) {
 	var changed []string
 	kept := make(map[string]string)
 	for line := range strings.Lines(string(data)) {
-		sum, name, ok := strings.Cut(strings.TrimSpace(line), " ")
-		if ok && slices.Contains(ignoreFiles, name) {
-			kept[name] = sum
+		sum, key, ok := strings.Cut(strings.TrimSpace(line), " ")
+		if ok && slices.Contains(ignoreFiles, key) {
+			kept[key] = sum
 		}
 	}
-	for _, name := range ignoreFiles {
-		if was, ok := kept[name]; ok && now[name] != was {
-			changed = append(changed, name)
+	for _, key := range ignoreFiles {
+		if was, ok := kept[key]; ok && now[key] != was {
+			changed = append(changed, names[key])
 		}
 	}
 	if !record {
 		return changed, nil
 	}
 	var b strings.Builder
-	for _, name := range ignoreFiles {
-		if sum, ok := now[name]; ok {
-			fmt.Fprintf(&b, "%s %s\n", sum, name)
+	for _, key := range ignoreFiles {
+		if sum, ok := now[key]; ok {
+			fmt.Fprintf(&b, "%s %s\n", sum, key)
 		}
 	}
 	if err := writeKept(path, data, []byte(b.String())); err != nil {

@@ -622,24 +622,36 @@ func excludeOf(root string, l gitdir.Layout) string {
 	return filepath.Join(l.Common, "info", "exclude")
 }
 
-// ExcludeFile returns the file git reads the ignore rules of the
-// repository of the workspace at root from (see excludeOf): in a worktree
-// or a submodule, one outside the workspace.
-func ExcludeFile(root string) string { return excludeOf(root, gitdir.Find(root)) }
+// excludeName returns the name the rules give the exclude file at path,
+// of the workspace at root, both to read it by and in what they say: its
+// path from the root, slash-separated, where it lies in the workspace
+// (excludeFile, mostly), else path itself, absolute.
+func excludeName(root, path string) string {
+	if rel, err := filepath.Rel(root, path); err == nil && filepath.IsLocal(rel) {
+		return filepath.ToSlash(rel)
+	}
+	return path
+}
 
-// exclude names the repository's own ignore file as the rules read it:
-// by its path from the root where it is in the workspace (excludeFile,
-// mostly), else by its absolute path.
+// ExcludeFile returns the file git reads the ignore rules of the
+// repository of the workspace at root from (see excludeOf), at path, and
+// the name to tell the user for it, as the rules name it in what they say
+// (see excludeName): in a worktree or a submodule, the file is outside
+// the workspace and named by its absolute path.
+func ExcludeFile(root string) (path, name string) {
+	path = excludeOf(root, gitdir.Find(root))
+	return path, excludeName(root, path)
+}
+
+// exclude names the repository's own ignore file as the rules read it
+// (see excludeName).
 func (ig *ignores) exclude() string {
 	if ig.root == nil {
 		return excludeFile
 	}
 	if ig.excluded == "" {
 		root := ig.root.Name()
-		ig.excluded = excludeOf(root, ig.git(root))
-		if rel, err := filepath.Rel(root, ig.excluded); err == nil && filepath.IsLocal(rel) {
-			ig.excluded = filepath.ToSlash(rel)
-		}
+		ig.excluded = excludeName(root, excludeOf(root, ig.git(root)))
 	}
 	return ig.excluded
 }
