@@ -494,6 +494,17 @@ func (ig *ignores) unmoved(dir, rel string) bool {
 	return ok && now == was
 }
 
+// steady reports whether folder rel had not changed for a while when the
+// start's walk looked at it: a name made in it during that walk, before
+// the look, would have shown in its times.
+func (ig *ignores) steady(rel string) bool {
+	if ig == nil || ig.folders == nil {
+		return false
+	}
+	_, ok := ig.folders.looked(rel)
+	return ok
+}
+
 // mark returns the mark of the rules the start read for folder rel (see
 // ruleMarks), and whether it read that folder.
 func (ig *ignores) mark(rel string) (ruleMark, bool) {

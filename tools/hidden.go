@@ -276,8 +276,11 @@ func (h *hiddenList) walk(w *Workspace) {
 		}
 		rel := below(w.root, dir)
 		// Nothing moved in or was linked anew in a folder the start's
-		// walk read and watched since, or one as it was then.
-		still := ok || start != nil && len(start.protected) > 0 && start.unmoved(dir, rel)
+		// walk read and watched since, when it had not changed for a
+		// while when that walk looked at it (a protected file linked in
+		// before that look, while the walk went on elsewhere, was read
+		// as a name like any other), or in one as it was then.
+		still := ok && start.steady(rel) || start != nil && len(start.protected) > 0 && start.unmoved(dir, rel)
 		unmoved.push(dir, still)
 		if !ig.none(rel, l.entries) {
 			ig.load(rel)

@@ -28,6 +28,11 @@ func TestChangeDuringTheStartWalk(t *testing.T) {
 		{"a protected file moved where it reads next", func(root string) error {
 			return os.Rename(filepath.Join(root, "a", ".env"), filepath.Join(root, "b", "notes.txt"))
 		}, "b/notes.txt"},
+		// The folder it was in does not change: only the one it reads next
+		// shows the link, by its times, as it had no watch yet.
+		{"a protected file linked where it reads next", func(root string) error {
+			return os.Link(filepath.Join(root, "a", ".env"), filepath.Join(root, "b", "notes.txt"))
+		}, "b/notes.txt"},
 	} {
 		for _, mode := range []string{"times", "watched", "watch of the start lost"} {
 			t.Run(fmt.Sprintf("%s, %s", tt.name, mode), func(t *testing.T) {
