@@ -85,9 +85,18 @@ type ruleMark [sha256.Size]byte
 // ones (see censusFolder), sorted by name.
 type folderList struct {
 	entries []fs.DirEntry
-	whole   bool     // entries holds every entry
-	rules   ruleMark // when not whole, the rules kept was chosen under
-	count   int      // how many entries the folder holds
+	whole   bool // entries holds every entry
+	// rules is, when not whole, the mark of the rules kept was chosen
+	// under: the census's own, which a walk that keeps many lists shares.
+	rules *ruleMark
+	count int // how many entries the folder holds
+}
+
+// chosenUnder reports whether l holds the entries a walk does something
+// with under the rules of mark, whether every entry or those kept under
+// them.
+func (l folderList) chosenUnder(mark ruleMark) bool {
+	return l.whole || l.rules != nil && *l.rules == mark
 }
 
 // walkedName reports whether every walk looks at an entry whatever the
@@ -273,7 +282,7 @@ func (c *census) look(dir string, fi fs.FileInfo) (folderList, error) {
 		kept.used = true
 		l := folderList{entries: kept.entries, whole: true, count: kept.count}
 		if kept.entries == nil {
-			l = folderList{entries: kept.kept, rules: kept.rules, count: kept.count}
+			l = folderList{entries: kept.kept, rules: &kept.rules, count: kept.count}
 		}
 		c.mu.Unlock()
 		return l, nil

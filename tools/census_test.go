@@ -624,3 +624,21 @@ func TestIgnoreFileInAnyCase(t *testing.T) {
 		}
 	}
 }
+
+func TestChosenUnder(t *testing.T) {
+	a, b := ruleMark{1}, ruleMark{2}
+	for _, tt := range []struct {
+		name string
+		l    folderList
+		want bool
+	}{
+		{"every entry", folderList{whole: true}, true},
+		{"kept under the same rules", folderList{rules: &a}, true},
+		{"kept under other rules", folderList{rules: &b}, false},
+		{"kept under no rules known", folderList{}, false},
+	} {
+		if got := tt.l.chosenUnder(a); got != tt.want {
+			t.Errorf("%s: chosenUnder = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}

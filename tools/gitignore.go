@@ -310,7 +310,7 @@ func startIgnoresReading(root string, global []ignoreRule, limit int, keep *read
 			ig.load(rel)
 		}
 		mark := markIn(ig.folders, ig, rel)
-		if !l.whole && l.rules != mark {
+		if !l.chosenUnder(mark) {
 			if l, err = c.whole(dir, fi); err != nil {
 				return nil, err
 			}

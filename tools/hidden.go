@@ -289,7 +289,7 @@ func (h *hiddenList) walk(w *Workspace) {
 			return l.entries, nil
 		}
 		was, marked := start.mark(rel)
-		if !marked || was != l.rules || markIn(&marks, ig, rel) != was || start.linked || len(start.protected) > 0 && !still {
+		if !marked || !l.chosenUnder(was) || markIn(&marks, ig, rel) != was || start.linked || len(start.protected) > 0 && !still {
 			l, err := w.census.whole(dir, nil)
 			if ok {
 				// Its names are read now, not taken: what moved in since
