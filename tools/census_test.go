@@ -3,6 +3,7 @@ package tools
 import (
 	"crypto/sha256"
 	"encoding/binary"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -640,5 +641,41 @@ func TestChosenUnder(t *testing.T) {
 		if got := tt.l.chosenUnder(a); got != tt.want {
 			t.Errorf("%s: chosenUnder = %v, want %v", tt.name, got, tt.want)
 		}
+	}
+}
+
+// TestSettledFoldersTakenWithProtectedFiles checks that where the start
+// protects a file, a run that finds every folder as the census and the
+// start's walk saw it takes their kept entries, and reads none of them
+// again: the walk knows, folder by folder, that nothing moved in since
+// the start (see ignores.steady and unmoved), whether folders are
+// watched or only looked at.
+func TestSettledFoldersTakenWithProtectedFiles(t *testing.T) {
+	needCensus(t)
+	for _, watched := range []bool{true, false} {
+		t.Run(fmt.Sprintf("watched %v", watched), func(t *testing.T) {
+			base := t.TempDir()
+			root := filepath.Join(base, "ws")
+			writeFiles(t, root, map[string]string{".env": "K=v\n", "src/a.go": "package a\n", "src/b/c.go": "package b\n", "doc/x.md": ""})
+			file := filepath.Join(base, "census")
+			open := func() *Workspace {
+				ws, err := NewWorkspace(root)
+				must(t, err)
+				ws.KeepCensus(file)
+				ws.census.settle = settleAfter(0)
+				ws.hidden.noWatch = !watched
+				return ws
+			}
+			age(t, root)
+			mustHidden(t, open()) // the run before, which keeps the census
+			ws := open()
+			got := rels(ws, mustHidden(t, ws))
+			if !slices.Equal(got, []string{".env"}) {
+				t.Errorf("hidden %q, want .env", got)
+			}
+			if ws.census.reads != 0 || ws.hidden.reads != 0 {
+				t.Errorf("the walks read %d and %d folders again; want none, all as the census and the start saw them", ws.census.reads, ws.hidden.reads)
+			}
+		})
 	}
 }

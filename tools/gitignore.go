@@ -412,10 +412,16 @@ func (f *startFolders) find(rel string) (ruleMark, bool) {
 	return f.rules[i], true
 }
 
-func (f *startFolders) push(rel string, mark ruleMark) { f.rules[f.slot(rel)] = mark }
+func (f *startFolders) push(rel string, mark ruleMark) {
+	i := f.slot(rel) // before f.rules is read: slot may grow it
+	f.rules[i] = mark
+}
 
 // look keeps what folder rel looked like, once it had settled.
-func (f *startFolders) look(rel string, m folderMark) { f.looks[f.slot(rel)] = m }
+func (f *startFolders) look(rel string, m folderMark) {
+	i := f.slot(rel)
+	f.looks[i] = m
+}
 
 // looked returns what folder rel looked like, when it had settled.
 func (f *startFolders) looked(rel string) (folderMark, bool) {

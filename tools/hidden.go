@@ -290,6 +290,7 @@ func (h *hiddenList) walk(w *Workspace) {
 		}
 		was, marked := start.mark(rel)
 		if !marked || !l.chosenUnder(was) || markIn(&marks, ig, rel) != was || start.linked || len(start.protected) > 0 && !still {
+			h.reads++
 			l, err := w.census.whole(dir, nil)
 			if ok {
 				// Its names are read now, not taken: what moved in since
