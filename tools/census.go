@@ -342,7 +342,10 @@ func disk(dir string) (folderList, error) {
 
 // choose has the census keep, of dir, the entries kept that a walk
 // chose from every entry of it under the rules of rules (see
-// keptEntries), for the next run to take under the same rules.
+// keptEntries), for the next run to take under the same rules. It
+// changes only a folder read whole this run: look hands out the rules of
+// the others by pointer (folderList.rules), and they must not change
+// under a list that holds them.
 func (c *census) choose(dir string, rules ruleMark, kept []fs.DirEntry) {
 	if c == nil {
 		return
