@@ -77,8 +77,14 @@ type censusFolder struct {
 	used  bool // looked at by this run
 }
 
-// ruleMark is the fingerprint of the ignore rules that applied to a
-// folder's entries (see ruleMarks); zero stands for none known.
+// ruleMark is the fingerprint of the ignore rules that apply to the
+// entries of a folder at a path from the root (markIn): the rules of the
+// folders above it, the root's with the global excludes and the
+// repository's exclude file, and its own. Two folders at the same path
+// with the same mark have the same rules: what one's walk decided of an
+// entry holds for the other's entry of the same name and kind. SHA-256,
+// so that no ignore file can be written to give other rules a mark seen
+// before. Zero stands for none known.
 type ruleMark [sha256.Size]byte
 
 // folderList is what a walk is given of a folder: every entry, or the kept
@@ -109,7 +115,7 @@ func walkedName(name string) bool {
 
 // walkedPolicy is the mark of the names walkedName looks at: the patterns
 // of secret names and the shape of a git directory. It begins the mark of
-// the rules of every folder (ruleMarks.of), so that a census kept by a
+// the rules of every folder (markIn), so that a census kept by a
 // harness that knew other names is not trusted: a folder's kept entries
 // would lack a name that is secret now.
 var walkedPolicy = sync.OnceValue(func() ruleMark {

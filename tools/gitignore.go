@@ -512,7 +512,7 @@ func (ig *ignores) steady(rel string) bool {
 }
 
 // mark returns the mark of the rules the start read for folder rel (see
-// ruleMarks), and whether it read that folder.
+// ruleMark), and whether it read that folder.
 func (ig *ignores) mark(rel string) (ruleMark, bool) {
 	if ig == nil || ig.folders == nil {
 		return ruleMark{}, false
