@@ -22,12 +22,7 @@ import (
 // many folders it read from the disk.
 func censusRun(t *testing.T, root, file string) (hidden []string, reads int) {
 	t.Helper()
-	ws, err := NewWorkspace(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ws.KeepCensus(file)
-	ws.census.settle = settleAfter(0) // the test waits out the clock's tick itself
+	ws := censusWorkspace(t, root, file)
 	paths, err := ws.Hidden()
 	if err != nil {
 		t.Fatal(err)
@@ -36,6 +31,18 @@ func censusRun(t *testing.T, root, file string) (hidden []string, reads int) {
 		hidden = append(hidden, ws.Rel(p))
 	}
 	return hidden, ws.census.reads
+}
+
+// censusWorkspace opens the workspace at root for a run that keeps its
+// census in file, and trusts every folder's times at once: the tests wait
+// out the clock's tick themselves (age).
+func censusWorkspace(t *testing.T, root, file string) *Workspace {
+	t.Helper()
+	ws, err := NewWorkspace(root)
+	must(t, err)
+	ws.KeepCensus(file)
+	ws.census.settle = settleAfter(0)
+	return ws
 }
 
 // TestCensusSeesEveryChange runs twice in a workspace, changing it
@@ -193,10 +200,7 @@ func TestCensusUnderRulesChangedInTheRun(t *testing.T) {
 	must(t, f.Close())
 
 	run := func() *Workspace {
-		ws, err := NewWorkspace(root)
-		must(t, err)
-		ws.KeepCensus(file)
-		ws.census.settle = settleAfter(0)
+		ws := censusWorkspace(t, root, file)
 		mustHidden(t, ws)
 		return ws
 	}
@@ -388,10 +392,7 @@ func TestCensusKeepsWhatOnlyTheSurveyReads(t *testing.T) {
 	})
 	file := filepath.Join(base, "census")
 	command := func() int {
-		ws, err := NewWorkspace(root)
-		must(t, err)
-		ws.KeepCensus(file)
-		ws.census.settle = settleAfter(0)
+		ws := censusWorkspace(t, root, file)
 		mustHidden(t, ws)
 		gitdir.SnapWith(ws.root, ws.surveys)
 		ws.surveyed()
@@ -423,10 +424,7 @@ func TestSurveyTakesWatchedLooks(t *testing.T) {
 	writeFiles(t, root, map[string]string{"sub/a.txt": "a\n", "other/b.txt": "b\n"})
 	file := filepath.Join(base, "census")
 	command := func(run func()) []gitdir.Change {
-		ws, err := NewWorkspace(root)
-		must(t, err)
-		ws.KeepCensus(file)
-		ws.census.settle = settleAfter(0)
+		ws := censusWorkspace(t, root, file)
 		mustHidden(t, ws)
 		snap := gitdir.SnapWith(ws.root, ws.surveys)
 		ws.surveyed()
@@ -659,10 +657,7 @@ func TestSettledFoldersTakenWithProtectedFiles(t *testing.T) {
 			writeFiles(t, root, map[string]string{".env": "K=v\n", "src/a.go": "package a\n", "src/b/c.go": "package b\n", "doc/x.md": ""})
 			file := filepath.Join(base, "census")
 			open := func() *Workspace {
-				ws, err := NewWorkspace(root)
-				must(t, err)
-				ws.KeepCensus(file)
-				ws.census.settle = settleAfter(0)
+				ws := censusWorkspace(t, root, file)
 				ws.hidden.noWatch = !watched
 				return ws
 			}

@@ -190,16 +190,9 @@ func TestHiddenLooksAtWhatMovedInBeforeTheReadAgain(t *testing.T) {
 			root := filepath.Join(base, "ws")
 			writeFiles(t, root, map[string]string{".gitignore": "local.yml\n", "local.yml": "token: abc\n", "sub/main.go": "package main\n"})
 			file := filepath.Join(base, "census")
-			open := func() *Workspace {
-				ws, err := NewWorkspace(root)
-				must(t, err)
-				ws.KeepCensus(file)
-				ws.census.settle = settleAfter(0)
-				return ws
-			}
 			age(t, root)
-			mustHidden(t, open()) // the run before, which keeps the census
-			ws := open()
+			mustHidden(t, censusWorkspace(t, root, file)) // the run before, which keeps the census
+			ws := censusWorkspace(t, root, file)
 			ws.files.mu.Lock()
 			done := hiddenIn(ws)
 			stackReached(t, "(*hiddenList).walk", "(*ruleFiles).get")
