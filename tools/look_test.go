@@ -96,8 +96,9 @@ func TestLookAtTellsWhatLstatTells(t *testing.T) {
 	}
 }
 
-// TestLookSlabKeepsEach checks that the looks a slab hands out stay as
-// they were kept when later ones fill its blocks.
+// TestLookSlabKeepsEach checks that a slab makes one allocation for
+// every 256 looks it keeps, and that each look it hands out stays as it
+// was kept while later ones fill its blocks.
 func TestLookSlabKeepsEach(t *testing.T) {
 	var s lookSlab
 	var kept []*lookInfo
@@ -108,5 +109,13 @@ func TestLookSlabKeepsEach(t *testing.T) {
 		if l.size != int64(i) {
 			t.Fatalf("look %d holds %d", i, l.size)
 		}
+	}
+	if n := testing.AllocsPerRun(20, func() {
+		var s lookSlab
+		for range 600 {
+			s.keep(lookInfo{})
+		}
+	}); n != 3 {
+		t.Errorf("600 looks took %v allocations; want 3 blocks of 256", n)
 	}
 }
